@@ -1,0 +1,408 @@
+package synthient
+
+import (
+	"crypto/tls"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/synthient-go/synthient/retry"
+)
+
+// DefaultBaseURL is the base URL of the Synthient API, including the
+// version prefix.
+const DefaultBaseURL = "https://api.synthient.com/api/v4"
+
+// Version is the version of this module, sent in the User-Agent header.
+const Version = "0.1.0"
+
+// Defaults of the options.
+const (
+	DefaultMaxRetries    = retry.DefaultMaxRetries
+	DefaultTimeout       = 30 * time.Second
+	DefaultOpenTimeout   = 5 * time.Second
+	DefaultBackoffBase   = retry.DefaultBase
+	DefaultBackoffMax    = retry.DefaultMax
+	DefaultMaxRetryAfter = retry.DefaultMaxRetryAfter
+)
+
+// Client calls the Synthient API. Create one with NewClient and share it:
+// a Client is safe for concurrent use by multiple goroutines, and reuses
+// its connections across calls.
+//
+// Each method applies the retry class of its operation (see the package
+// documentation); none sets an overall deadline, which is the caller's
+// ctx.
+type Client struct {
+	apiKey    string
+	base      string   // base URL without a trailing slash
+	baseURL   *url.URL // parsed base, for the origin checks of downloads
+	hc        *http.Client
+	owned     *http.Transport // nil when the caller gave the transport
+	userAgent string
+	logger    *slog.Logger
+	hook      func(*ResponseInfo) error
+	policy    retry.Policy // retry settings; the class is set per operation
+	loops     sync.Pool    // *attemptLoop
+	closed    atomic.Bool
+}
+
+// Option configures a Client. An invalid value makes NewClient return an
+// error matching ErrInvalidArgument; an Option never panics.
+type Option func(*settings) error
+
+type settings struct {
+	baseURL       string
+	maxRetries    int
+	timeout       time.Duration
+	openTimeout   time.Duration
+	backoffBase   time.Duration
+	backoffMax    time.Duration
+	maxRetryAfter time.Duration
+	maxTotalDelay time.Duration
+	transport     http.RoundTripper
+	tlsConfig     *tls.Config
+	userAgent     string
+	logger        *slog.Logger
+	hook          func(*ResponseInfo) error
+	rand          func() float64
+}
+
+func invalid(format string, args ...any) error {
+	return fmt.Errorf("synthient: %w: "+format, append([]any{ErrInvalidArgument}, args...)...)
+}
+
+// WithBaseURL sets the API's base URL: an absolute http or https URL
+// including the /api/v4 prefix, without user info, query or fragment.
+// The default is DefaultBaseURL. The API key is sent only to this origin.
+func WithBaseURL(rawURL string) Option {
+	return func(s *settings) error {
+		u, err := url.Parse(rawURL)
+		if err != nil {
+			return invalid("base URL does not parse")
+		}
+		switch {
+		case u.Scheme != "http" && u.Scheme != "https":
+			return invalid("base URL must be http or https, not %q", u.Scheme)
+		case u.Host == "" || u.Hostname() == "":
+			return invalid("base URL has no host")
+		case u.User != nil:
+			return invalid("base URL must not hold user info")
+		case u.RawQuery != "" || u.ForceQuery || u.Fragment != "":
+			return invalid("base URL must not hold a query or fragment")
+		}
+		s.baseURL = rawURL
+		return nil
+	}
+}
+
+// WithMaxRetries sets how many times a failed request may be sent again
+// after the first attempt, where its retry class allows it. Zero turns
+// retrying off; a negative value is an error; more than 16 is read as 16.
+// The default is 2.
+func WithMaxRetries(n int) Option {
+	return func(s *settings) error {
+		if n < 0 {
+			return invalid("max retries must not be negative, got %d", n)
+		}
+		s.maxRetries = min(n, retry.MaxRetriesCap)
+		return nil
+	}
+}
+
+// WithTimeout bounds each wait for a read or a write on a connection:
+// waiting for the response headers after the request was written, and
+// each read of a body or stream. It is not a bound on the whole call (a
+// stream that gets a heartbeat line every 15 s lives on); that is the
+// caller's ctx. The default is 30 s; d must be positive. It applies to the
+// client's own transport, not to one given with WithTransport.
+func WithTimeout(d time.Duration) Option {
+	return func(s *settings) error {
+		if d <= 0 {
+			return invalid("timeout must be positive, got %v", d)
+		}
+		s.timeout = d
+		return nil
+	}
+}
+
+// WithOpenTimeout bounds each wait for a connection: the dial, and the TLS
+// handshake with it. The default is 5 s; d must be positive. It applies to
+// the client's own transport, not to one given with WithTransport.
+func WithOpenTimeout(d time.Duration) Option {
+	return func(s *settings) error {
+		if d <= 0 {
+			return invalid("open timeout must be positive, got %v", d)
+		}
+		s.openTimeout = d
+		return nil
+	}
+}
+
+// WithBackoff sets the exponential backoff: the wait before retry k is
+// drawn from [0.75*b, b] with b = min(base*2^k, max). The defaults are 1 s
+// and 30 s. base must be positive and max at least base. A Retry-After
+// from the server is always waited out in full, whatever the backoff.
+func WithBackoff(base, max time.Duration) Option {
+	return func(s *settings) error {
+		if base <= 0 || max < base {
+			return invalid("backoff needs 0 < base <= max, got %v and %v", base, max)
+		}
+		s.backoffBase, s.backoffMax = base, max
+		return nil
+	}
+}
+
+// WithMaxRetryAfter sets the longest Retry-After that is waited out. A
+// response asking for a longer wait is returned at once as an *APIError
+// with RetryAfter set, whatever the retry count. The default is 60 s; d
+// must be positive.
+func WithMaxRetryAfter(d time.Duration) Option {
+	return func(s *settings) error {
+		if d <= 0 {
+			return invalid("max Retry-After must be positive, got %v", d)
+		}
+		s.maxRetryAfter = d
+		return nil
+	}
+}
+
+// WithRetryBudget bounds the total time one call spends waiting between
+// attempts: retrying stops (retry.BudgetExhausted) when the next wait would
+// make the waits add up to more than d. The default is no budget; d must
+// be positive.
+func WithRetryBudget(d time.Duration) Option {
+	return func(s *settings) error {
+		if d <= 0 {
+			return invalid("retry budget must be positive, got %v", d)
+		}
+		s.maxTotalDelay = d
+		return nil
+	}
+}
+
+// WithRandom sets the source of the backoff's jitter: a function returning
+// a draw in [0, 1]. An unusable draw means the longest wait. The default is
+// math/rand/v2. fn must be safe for concurrent use; nil is an error.
+func WithRandom(fn func() float64) Option {
+	return func(s *settings) error {
+		if fn == nil {
+			return invalid("random source is nil")
+		}
+		s.rand = fn
+		return nil
+	}
+}
+
+// WithTransport sends every request through rt, for proxies, tracing or
+// tests. The client then does not apply Timeout and OpenTimeout (rt owns
+// its connections) and Close leaves rt's connections alone. The client
+// still never follows redirects on JSON endpoints and still makes billed
+// requests non-replayable. nil is an error.
+func WithTransport(rt http.RoundTripper) Option {
+	return func(s *settings) error {
+		if rt == nil {
+			return invalid("transport is nil")
+		}
+		s.transport = rt
+		return nil
+	}
+}
+
+// WithTLSConfig sets the TLS configuration of the client's own transport,
+// for example a private root CA. It is cloned; its NextProtos is replaced
+// (the client speaks HTTP/1.1). nil is an error.
+func WithTLSConfig(cfg *tls.Config) Option {
+	return func(s *settings) error {
+		if cfg == nil {
+			return invalid("TLS config is nil")
+		}
+		s.tlsConfig = cfg.Clone()
+		return nil
+	}
+}
+
+// WithUserAgent appends s to the User-Agent header, which is
+// "synthient-go/<version>" by default. s must be printable ASCII.
+func WithUserAgent(ua string) Option {
+	return func(s *settings) error {
+		ua = strings.TrimSpace(ua)
+		for i := 0; i < len(ua); i++ {
+			if ua[i] < 0x20 || ua[i] > 0x7e {
+				return invalid("user agent must be printable ASCII")
+			}
+		}
+		s.userAgent = ua
+		return nil
+	}
+}
+
+// WithLogger logs each attempt's retry decision to l as one structured
+// event: at Debug for a retry or a success, at Info for a final stop. The
+// events hold the method, the route template, the class, the attempt and
+// its maximum, the status or error kind, the parsed Retry-After, the
+// chosen wait, the time left before the deadline, the decision and the
+// stop reason; never the API key, a header or a URL's query. nil (the
+// default) logs nothing.
+func WithLogger(l *slog.Logger) Option {
+	return func(s *settings) error {
+		s.logger = l
+		return nil
+	}
+}
+
+// WithResponseHook calls fn for every response from the API: each attempt,
+// and the 307 of a download; never for the export storage host. An error
+// fn returns ends the call and is returned unchanged. fn must be safe for
+// concurrent use. The header copy in ResponseInfo can hold a presigned
+// storage URL (a download's Location): treat it as a secret.
+func WithResponseHook(fn func(*ResponseInfo) error) Option {
+	return func(s *settings) error {
+		s.hook = fn
+		return nil
+	}
+}
+
+// ResponseInfo describes one response from the API, for a response hook.
+type ResponseInfo struct {
+	// Status is the HTTP status code.
+	Status int
+	// RequestID is the X-Request-Id header.
+	RequestID string
+	// RateLimit is the team's rate-limit state; nil when the response has no
+	// RateLimit-* headers (as /health).
+	RateLimit *RateLimit
+	// Header is a copy of the response header.
+	Header http.Header
+}
+
+// RateLimit is the state of a rate limit, from the RateLimit-Limit,
+// RateLimit-Remaining and RateLimit-Reset headers. A header that is absent
+// or malformed leaves its field zero.
+type RateLimit struct {
+	Limit, Remaining int
+	// Reset is the time until the window resets.
+	Reset time.Duration
+}
+
+func newResponseInfo(resp *http.Response) *ResponseInfo {
+	return &ResponseInfo{
+		Status:    resp.StatusCode,
+		RequestID: resp.Header.Get("X-Request-Id"),
+		RateLimit: parseRateLimit(resp.Header),
+		Header:    resp.Header.Clone(),
+	}
+}
+
+func parseRateLimit(h http.Header) *RateLimit {
+	limit, okL := headerInt(h, "Ratelimit-Limit")
+	remaining, okR := headerInt(h, "Ratelimit-Remaining")
+	reset, okS := headerInt(h, "Ratelimit-Reset")
+	if !okL && !okR && !okS {
+		return nil
+	}
+	return &RateLimit{Limit: limit, Remaining: remaining, Reset: time.Duration(reset) * time.Second}
+}
+
+// headerInt reads a non-negative integer header; ok reports that the
+// header is present.
+func headerInt(h http.Header, key string) (int, bool) {
+	v, ok := h[key]
+	if !ok || len(v) == 0 {
+		return 0, false
+	}
+	n, err := strconv.Atoi(strings.TrimSpace(v[0]))
+	if err != nil || n < 0 {
+		return 0, true
+	}
+	return n, true
+}
+
+// NewClient returns a client that authenticates with apiKey. It does no
+// I/O. An empty or malformed key, or an invalid option, gives an error
+// matching ErrInvalidArgument; the error never holds the key.
+func NewClient(apiKey string, opts ...Option) (*Client, error) {
+	if apiKey == "" {
+		return nil, invalid("API key is empty")
+	}
+	for i := 0; i < len(apiKey); i++ {
+		if apiKey[i] <= 0x20 || apiKey[i] > 0x7e {
+			return nil, invalid("API key holds white space or a character that is not printable ASCII")
+		}
+	}
+	s := settings{
+		baseURL:       DefaultBaseURL,
+		maxRetries:    DefaultMaxRetries,
+		timeout:       DefaultTimeout,
+		openTimeout:   DefaultOpenTimeout,
+		backoffBase:   DefaultBackoffBase,
+		backoffMax:    DefaultBackoffMax,
+		maxRetryAfter: DefaultMaxRetryAfter,
+	}
+	for _, opt := range opts {
+		if opt == nil {
+			continue
+		}
+		if err := opt(&s); err != nil {
+			return nil, err
+		}
+	}
+	base, err := url.Parse(strings.TrimRight(s.baseURL, "/"))
+	if err != nil { // WithBaseURL checked it; DefaultBaseURL parses
+		return nil, invalid("base URL does not parse")
+	}
+	c := &Client{
+		apiKey:    apiKey,
+		base:      base.String(),
+		baseURL:   base,
+		userAgent: "synthient-go/" + Version,
+		logger:    s.logger,
+		hook:      s.hook,
+		policy: retry.Policy{
+			MaxRetries:    s.maxRetries,
+			Base:          s.backoffBase,
+			Max:           s.backoffMax,
+			MaxRetryAfter: s.maxRetryAfter,
+			MaxTotalDelay: s.maxTotalDelay,
+			Rand:          s.rand,
+		},
+	}
+	if s.userAgent != "" {
+		c.userAgent += " " + s.userAgent
+	}
+	rt := s.transport
+	if rt == nil {
+		c.owned = newTransport(s.timeout, s.openTimeout, s.tlsConfig)
+		rt = c.owned
+	}
+	c.hc = &http.Client{
+		// poolGuard hides CloseIdleConnections from go-retryablehttp,
+		// which would otherwise empty the shared pool each time it gives
+		// up on a call.
+		Transport: poolGuard{rt},
+		// JSON endpoints never follow redirects; downloads follow their
+		// one 307 themselves.
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+	}
+	c.loops.New = func() any { return newAttemptLoop(c) }
+	return c, nil
+}
+
+// Close releases the client's idle connections. Calls made after Close
+// fail with an error matching ErrClosed; calls in progress are not
+// interrupted. Close is safe to call more than once; it returns nil.
+func (c *Client) Close() error {
+	if c.closed.Swap(true) {
+		return nil
+	}
+	if c.owned != nil {
+		c.owned.CloseIdleConnections()
+	}
+	return nil
+}

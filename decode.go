@@ -1,0 +1,65 @@
+package synthient
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+
+	"github.com/synthient-go/synthient/retry"
+)
+
+// maxJSONBody bounds a success body that is decoded in memory; a batch of
+// 1000 full results is well under a megabyte.
+const maxJSONBody = 32 << 20
+
+// getJSON sends op and decodes its 2xx JSON body into out. m describes
+// the call, for errors the caller finds in out.
+func (c *Client) getJSON(ctx context.Context, op *operation, out any) (m meta, err error) {
+	resp, m, err := c.do(ctx, op)
+	if err != nil {
+		return m, err
+	}
+	return m, decodeJSON(ctx, resp, m, out)
+}
+
+// decodeJSON reads a success body (never retried: a failure while reading
+// is a *ConnectionError or *TimeoutError, a body that does not decode a
+// *DecodeError) and closes it.
+func decodeJSON(ctx context.Context, resp *http.Response, m meta, out any) error {
+	defer resp.Body.Close()
+	body, err := io.ReadAll(io.LimitReader(resp.Body, maxJSONBody+1))
+	if err != nil {
+		return readError(ctx, m, err)
+	}
+	switch {
+	case len(body) > maxJSONBody:
+		return decodeError(m, resp.StatusCode, fmt.Errorf("body is larger than %d bytes", maxJSONBody))
+	case len(body) == 0:
+		return decodeError(m, resp.StatusCode, errors.New("empty body"))
+	}
+	if err := json.Unmarshal(body, out); err != nil {
+		return decodeError(m, resp.StatusCode, err)
+	}
+	return nil
+}
+
+func decodeError(m meta, status int, err error) *DecodeError {
+	return &DecodeError{Status: status, Err: err, meta: m}
+}
+
+// readError is the error for a failure while reading a 2xx body: the
+// request was processed, so it is never sent again.
+func readError(ctx context.Context, m meta, err error) error {
+	if ctx.Err() != nil {
+		return &Error{Op: m.op, Attempts: m.attempts, StopReason: retry.ContextDone, Err: ctx.Err()}
+	}
+	m.reason = retry.NotRetryable
+	f := retry.ClassifyError(err)
+	if f.Timeout {
+		return &TimeoutError{ConnectionError{Err: err, meta: m}}
+	}
+	return &ConnectionError{Err: err, meta: m}
+}

@@ -1,0 +1,270 @@
+package synthient
+
+import (
+	"errors"
+	"net/http"
+	"net/netip"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/synthient-go/synthient/retry"
+)
+
+var (
+	// ErrInvalidArgument is matched (errors.Is) by every error for an
+	// argument or option that was rejected before anything was sent.
+	ErrInvalidArgument = errors.New("invalid argument")
+	// ErrClosed is matched (errors.Is) by the error of every call made
+	// after Close.
+	ErrClosed = errors.New("client is closed")
+)
+
+// StopReason says why a call stopped sending requests; see the constants
+// of package retry (retry.AttemptsExhausted, retry.MayHaveBeenProcessed, ...).
+type StopReason = retry.StopReason
+
+// Error is the base of every failure of a request: errors.As(err,
+// new(*Error)) holds for an *APIError, *ConnectionError, *TimeoutError and
+// *DecodeError too, and gives the operation, the number of requests sent
+// and why the client stopped.
+//
+// An *Error is also returned itself: for an export listing that repeats a
+// cursor, a download redirect the client cannot follow, and a call whose
+// context was cancelled or expired (then errors.Is(err, ctx.Err()) holds,
+// and errors.As still reaches the last *APIError or *ConnectionError).
+type Error struct {
+	// Op is the method that failed, such as "LookupIP".
+	Op string
+	// Attempts is the number of requests the call sent.
+	Attempts int
+	// StopReason says why the client stopped sending; empty when the
+	// failure did not come from the attempt loop.
+	StopReason StopReason
+	// Message describes the failure; empty when Err says it all.
+	Message string
+	// Err is the underlying error, if any.
+	Err error
+
+	last error // the last attempt's error, under a cancellation
+}
+
+// Error returns "synthient: <Op>: <Message or Err>". It holds no URL, key
+// or response text.
+func (e *Error) Error() string {
+	var b strings.Builder
+	b.WriteString("synthient: ")
+	if e.Op != "" {
+		b.WriteString(e.Op)
+		b.WriteString(": ")
+	}
+	switch {
+	case e.Message != "" && e.Err != nil:
+		b.WriteString(e.Message)
+		b.WriteString(": ")
+		b.WriteString(e.Err.Error())
+	case e.Message != "":
+		b.WriteString(e.Message)
+	case e.Err != nil:
+		b.WriteString(e.Err.Error())
+	default:
+		b.WriteString("request failed")
+	}
+	if e.last != nil {
+		b.WriteString(" (last error: ")
+		b.WriteString(e.last.Error())
+		b.WriteString(")")
+	}
+	return b.String()
+}
+
+// Unwrap returns the underlying error and, for a cancelled call, the last
+// attempt's error.
+func (e *Error) Unwrap() []error {
+	switch {
+	case e.Err != nil && e.last != nil:
+		return []error{e.Err, e.last}
+	case e.Err != nil:
+		return []error{e.Err}
+	case e.last != nil:
+		return []error{e.last}
+	}
+	return nil
+}
+
+// meta is what the attempt loop records on the typed errors, exposed
+// through errors.As(err, new(*Error)).
+type meta struct {
+	op       string
+	attempts int
+	reason   StopReason
+}
+
+// base builds the *Error that errors.As gives for a typed error e.
+func (m meta) as(target any, e error) bool {
+	p, ok := target.(**Error)
+	if !ok {
+		return false
+	}
+	*p = &Error{Op: m.op, Attempts: m.attempts, StopReason: m.reason, Err: e}
+	return true
+}
+
+// APIError is an error status from the API or from the export storage
+// host. Its fields come from the RFC 9457 problem details of the body, or
+// from a text/plain body (Detail).
+//
+// The fields other than Status hold server text: show them to people, but
+// do not log them blindly. Error() holds the status alone.
+type APIError struct {
+	// Status is the HTTP status code.
+	Status int
+	// Type is the problem type URI (RFC 9457 "type").
+	Type string
+	// Title is the problem's short summary.
+	Title string
+	// Detail explains this occurrence, or is the text of a text/plain body
+	// (at most 64 KiB of it). For an unhealthy /health it lists the
+	// problems.
+	Detail string
+	// Errors holds validation messages by request field (a 422); nil when
+	// there are none.
+	Errors map[string][]string
+	// RequestID identifies the request to Synthient support: the
+	// X-Request-Id header, else the problem's "instance".
+	RequestID string
+	// RetryAfter is the wait the response asked for; nil when it did not
+	// say, or said something unusable.
+	RetryAfter *time.Duration
+
+	meta meta
+}
+
+// Error returns the status code and its standard text, such as "429 Too
+// Many Requests", or the bare code for a status without one ("599"). It
+// holds nothing from the body, so it is safe to log.
+func (e *APIError) Error() string {
+	code := strconv.Itoa(e.Status)
+	if text := http.StatusText(e.Status); text != "" {
+		return code + " " + text
+	}
+	return code
+}
+
+// As lets errors.As(err, new(*Error)) reach the base error.
+func (e *APIError) As(target any) bool { return e.meta.as(target, e) }
+
+// ConnectionError reports that the request could not be sent or its
+// response could not be read. Unwrap gives the cause.
+//
+// NotSent tells a confirmed failure from an unknown outcome: when it is
+// true the request provably never left the client (DNS, dial or TLS
+// handshake failure) and nothing was done or charged; when it is false the
+// request was written, or partly written, and the server may have acted on
+// it. A billed lookup is never sent again in that case.
+type ConnectionError struct {
+	// NotSent reports that the request provably never reached the server.
+	NotSent bool
+	// Err is the cause, without the request URL.
+	Err error
+
+	meta meta
+}
+
+// Error describes the failure and whether the request may have reached
+// the server. It holds no URL or key.
+func (e *ConnectionError) Error() string {
+	return e.describe("connection failed")
+}
+
+func (e *ConnectionError) describe(what string) string {
+	var b strings.Builder
+	b.WriteString("synthient: ")
+	if e.meta.op != "" {
+		b.WriteString(e.meta.op)
+		b.WriteString(": ")
+	}
+	b.WriteString(what)
+	if e.NotSent {
+		b.WriteString(" (request not sent)")
+	} else {
+		b.WriteString(" (request may have been processed)")
+	}
+	if e.Err != nil {
+		b.WriteString(": ")
+		b.WriteString(e.Err.Error())
+	}
+	return b.String()
+}
+
+// Unwrap returns the cause.
+func (e *ConnectionError) Unwrap() error { return e.Err }
+
+// As lets errors.As(err, new(*Error)) reach the base error.
+func (e *ConnectionError) As(target any) bool { return e.meta.as(target, e) }
+
+// TimeoutError reports that a wait for a connection (OpenTimeout), or for
+// a read or a write on it (Timeout), ran out. It is a ConnectionError too:
+// errors.As(err, new(*ConnectionError)) holds, and NotSent tells a
+// connect timeout from one after the request was written.
+type TimeoutError struct {
+	ConnectionError
+}
+
+// Error describes the timeout and whether the request may have reached the
+// server.
+func (e *TimeoutError) Error() string {
+	if e.NotSent {
+		return e.describe("timed out connecting")
+	}
+	return e.describe("timed out")
+}
+
+// Timeout reports true.
+func (e *TimeoutError) Timeout() bool { return true }
+
+// As lets errors.As reach the embedded *ConnectionError and the base
+// *Error.
+func (e *TimeoutError) As(target any) bool {
+	if p, ok := target.(**ConnectionError); ok {
+		*p = &e.ConnectionError
+		return true
+	}
+	return e.meta.as(target, e)
+}
+
+// DecodeError reports a 2xx response whose body did not match the API's
+// schema. It is never retried: for a billed lookup, the credits were spent.
+type DecodeError struct {
+	// Status is the response's status code.
+	Status int
+	// Err is the decoding failure.
+	Err error
+	// Missing lists, for LookupIPs, the addresses the response had no
+	// result for.
+	Missing []netip.Addr
+
+	meta meta
+}
+
+// Error describes the decoding failure.
+func (e *DecodeError) Error() string {
+	var b strings.Builder
+	b.WriteString("synthient: ")
+	if e.meta.op != "" {
+		b.WriteString(e.meta.op)
+		b.WriteString(": ")
+	}
+	b.WriteString("decoding response")
+	if e.Err != nil {
+		b.WriteString(": ")
+		b.WriteString(e.Err.Error())
+	}
+	return b.String()
+}
+
+// Unwrap returns the decoding failure.
+func (e *DecodeError) Unwrap() error { return e.Err }
+
+// As lets errors.As(err, new(*Error)) reach the base error.
+func (e *DecodeError) As(target any) bool { return e.meta.as(target, e) }

@@ -1,0 +1,386 @@
+package synthient
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/netip"
+	"net/url"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"golang.org/x/net/idna"
+
+	"github.com/synthient-go/synthient/retry"
+)
+
+// MaxBatchSize is the most addresses one LookupIPs call takes.
+const MaxBatchSize = 1000
+
+// IPLookup is what the API knows of one IP address. Network, Location and
+// Intelligence are nil when the API has no such data for the address.
+// Timestamps are Unix seconds.
+type IPLookup struct {
+	IP           netip.Addr    `json:"ip"`
+	Network      *Network      `json:"network,omitempty"`
+	Location     *Location     `json:"location,omitempty"`
+	Intelligence *Intelligence `json:"intelligence,omitempty"`
+}
+
+// Network describes the network an address belongs to. The pointer fields
+// are nil when the API sends null.
+type Network struct {
+	// ASN is 0 when the address is not announced in BGP.
+	ASN int    `json:"asn"`
+	ISP string `json:"isp"`
+	// Type is one of MOBILE, SATELLITE, IN_FLIGHT_WIFI, RESIDENTIAL,
+	// CORPORATE, ACADEMIC, DATACENTER, GOVERNMENT (an open set).
+	Type       string  `json:"type"`
+	Org        *string `json:"org"`
+	Domain     *string `json:"domain"`
+	AbuseEmail *string `json:"abuse_email"`
+	AbusePhone *string `json:"abuse_phone"`
+}
+
+// Location is where an address is.
+type Location struct {
+	Country   string  `json:"country"` // ISO 3166-1 alpha-2
+	State     string  `json:"state"`
+	City      string  `json:"city"`
+	Timezone  string  `json:"timezone"` // IANA time zone
+	Latitude  float64 `json:"latitude"`
+	Longitude float64 `json:"longitude"`
+	GeoHash   string  `json:"geo_hash"`
+}
+
+// Intelligence is what was observed of an address over 90 days. Empty
+// lists do not mean the address is clean.
+type Intelligence struct {
+	// RiskScore, 0 to 100, summarises the rest; it is not a verdict.
+	RiskScore int `json:"risk_score"`
+	// Behavior holds tags such as PROGRAMMATIC_TRAFFIC or TOR_USER.
+	Behavior []string `json:"behavior"`
+	// Categories holds tags such as RESIDENTIAL_PROXY or COMMERCIAL_VPN.
+	Categories []string   `json:"categories"`
+	Devices    []Device   `json:"devices"`
+	Providers  []Provider `json:"providers"`
+}
+
+// Device is a device seen behind an address.
+type Device struct {
+	OS       string `json:"os"`
+	Version  string `json:"version"`
+	LastSeen int64  `json:"last_seen"` // Unix seconds
+}
+
+// Provider is a proxy, VPN or other service an address was seen in.
+type Provider struct {
+	Provider string `json:"provider"`  // service tag, such as NORDVPN
+	Type     string `json:"type"`      // as Intelligence.Categories
+	LastSeen int64  `json:"last_seen"` // Unix seconds
+}
+
+// DomainLookup is the honeypot intelligence for a domain.
+type DomainLookup struct {
+	Domain          string           `json:"domain"`
+	Status          string           `json:"status"`
+	Stats           DomainStats      `json:"stats"`
+	TimeSeries      []DomainDay      `json:"time_series"`
+	UniqueIPs       DomainUniqueIPs  `json:"unique_ips"`
+	TopASN          *DomainTopASN    `json:"top_asn,omitempty"` // nil when absent
+	TopSubdomains   []SubdomainCount `json:"top_subdomains"`
+	TopPorts        []PortCount      `json:"top_ports"`
+	GeoDistribution []CountryCount   `json:"geo_distribution"`
+	// HourDowHeatmap counts events by hour and day of week.
+	HourDowHeatmap [][]int64     `json:"hour_dow_heatmap"`
+	ActivityStats  ActivityStats `json:"activity_stats"`
+	// RecentEvents holds at most DomainLookupParams.Limit events.
+	RecentEvents []DomainEvent `json:"recent_events"`
+}
+
+// DomainStats counts a domain's events.
+type DomainStats struct {
+	Events24h      int64 `json:"events_24h"`
+	TotalEvents30d int64 `json:"total_events_30d"`
+}
+
+// DomainDay is one day of a domain's time series.
+type DomainDay struct {
+	Date      int64 `json:"date"` // Unix seconds, start of the day
+	Events    int64 `json:"events"`
+	UniqueIPs int64 `json:"unique_ips"`
+}
+
+// DomainUniqueIPs counts the distinct source addresses of a domain.
+type DomainUniqueIPs struct {
+	Value24h     int64   `json:"value_24h"`
+	Value30d     int64   `json:"value_30d"`
+	Sparkline24h []int64 `json:"sparkline_24h"` // hourly
+}
+
+// DomainTopASN is the network most events came from.
+type DomainTopASN struct {
+	ASN    int   `json:"asn"`
+	Events int64 `json:"events"`
+}
+
+// SubdomainCount counts the events of one subdomain.
+type SubdomainCount struct {
+	Subdomain string `json:"subdomain"`
+	Count     int64  `json:"count"`
+}
+
+// PortCount counts the events on one port.
+type PortCount struct {
+	Port  int   `json:"port"`
+	Count int64 `json:"count"`
+}
+
+// CountryCount counts the sources and events of one country.
+type CountryCount struct {
+	CountryCode string `json:"country_code"`
+	UniqueIPs   int64  `json:"unique_ips"`
+	Events      int64  `json:"events"`
+}
+
+// ActivityStats summarises when a domain sees events.
+type ActivityStats struct {
+	PeakHour      int    `json:"peak_hour"`
+	QuietHour     int    `json:"quiet_hour"`
+	MedianPerHour int64  `json:"median_per_hour"`
+	P95PerHour    int64  `json:"p95_per_hour"`
+	Cadence       string `json:"cadence"`
+}
+
+// DomainEvent is one recent event of a domain.
+type DomainEvent struct {
+	Timestamp       int64  `json:"timestamp"` // Unix seconds
+	SourceIPMasked  string `json:"source_ip_masked"`
+	TargetSubdomain string `json:"target_subdomain"`
+	Port            int    `json:"port"`
+	CountryCode     string `json:"country_code"`
+}
+
+// DomainLookupParams are the options of LookupDomain.
+type DomainLookupParams struct {
+	// Limit is the most recent events to return, 1 to 1000; zero means
+	// the API's default (50).
+	Limit int
+}
+
+// LookupIP returns what the API knows of ip. It costs one credit.
+//
+// ip must be a valid address without a zone; otherwise the error matches
+// ErrInvalidArgument and nothing is sent. The request is billed: it is sent
+// again only after a 429 with a usable Retry-After, never after a network
+// failure or a 5xx (the API may have done the work; see ConnectionError).
+func (c *Client) LookupIP(ctx context.Context, ip netip.Addr) (*IPLookup, error) {
+	if err := checkAddr("LookupIP", ip); err != nil {
+		return nil, err
+	}
+	op := &operation{
+		name:   "LookupIP",
+		method: http.MethodGet,
+		route:  "/lookup/ip/{ip}",
+		path:   "/lookup/ip/" + url.PathEscape(ip.String()),
+		class:  retry.Billed,
+		accept: "application/json",
+	}
+	var out IPLookup
+	m, err := c.getJSON(ctx, op, &out)
+	if err != nil {
+		return nil, err
+	}
+	if !out.IP.IsValid() {
+		return nil, &DecodeError{Status: http.StatusOK, Err: errors.New(`response has no "ip"`), meta: m}
+	}
+	return &out, nil
+}
+
+func checkAddr(op string, ip netip.Addr) error {
+	switch {
+	case !ip.IsValid():
+		return invalid("%s: the zero netip.Addr is not an address", op)
+	case ip.Zone() != "":
+		return invalid("%s: address %s has a zone", op, ip)
+	}
+	return nil
+}
+
+// LookupIPs looks up 1 to 1000 addresses in one request and returns one
+// result per address, in the order given (a repeated address gets a copy
+// of its result). It costs ceil(0.9 n) credits for n distinct addresses.
+//
+// An empty slice, more than MaxBatchSize addresses, or an invalid one gives
+// an error matching ErrInvalidArgument and sends nothing. The request is
+// billed, as for LookupIP. If the response lacks a result for some
+// addresses, LookupIPs returns the results it has, in order, and a
+// *DecodeError whose Missing field lists the others.
+func (c *Client) LookupIPs(ctx context.Context, ips []netip.Addr) ([]IPLookup, error) {
+	switch {
+	case len(ips) == 0:
+		return nil, invalid("LookupIPs: no addresses")
+	case len(ips) > MaxBatchSize:
+		return nil, invalid("LookupIPs: %d addresses, more than %d", len(ips), MaxBatchSize)
+	}
+	req := struct {
+		IPs []string `json:"ips"`
+	}{IPs: make([]string, len(ips))}
+	for i, ip := range ips {
+		if err := checkAddr("LookupIPs", ip); err != nil {
+			return nil, fmt.Errorf("%w (index %d)", err, i)
+		}
+		req.IPs[i] = ip.String()
+	}
+	body, err := json.Marshal(req)
+	if err != nil {
+		return nil, &Error{Op: "LookupIPs", Message: "encoding the request", Err: err}
+	}
+	op := &operation{
+		name:   "LookupIPs",
+		method: http.MethodPost,
+		route:  "/lookup/ips",
+		path:   "/lookup/ips",
+		body:   body,
+		class:  retry.Billed,
+		accept: "application/json",
+	}
+	var out struct {
+		Results *[]IPLookup `json:"results"`
+	}
+	m, err := c.getJSON(ctx, op, &out)
+	if err != nil {
+		return nil, err
+	}
+	if out.Results == nil {
+		return nil, &DecodeError{Status: http.StatusOK, Err: errors.New(`response has no "results"`), meta: m}
+	}
+	return alignResults(ips, *out.Results, m)
+}
+
+// alignResults orders results as the addresses asked for.
+func alignResults(ips []netip.Addr, results []IPLookup, m meta) ([]IPLookup, error) {
+	byAddr := make(map[netip.Addr]int, len(results))
+	for i, r := range results {
+		if _, dup := byAddr[r.IP]; !dup {
+			byAddr[r.IP] = i
+			byAddr[r.IP.Unmap()] = i
+		}
+	}
+	out := make([]IPLookup, 0, len(ips))
+	var missing []netip.Addr
+	for _, ip := range ips {
+		i, ok := byAddr[ip]
+		if !ok {
+			i, ok = byAddr[ip.Unmap()]
+		}
+		if !ok {
+			missing = append(missing, ip)
+			continue
+		}
+		out = append(out, results[i])
+	}
+	if missing != nil {
+		err := &DecodeError{
+			Status:  http.StatusOK,
+			Err:     fmt.Errorf("response has no result for %d of %d addresses", len(missing), len(ips)),
+			Missing: missing,
+			meta:    m,
+		}
+		return out, err
+	}
+	return out, nil
+}
+
+// LookupDomain returns the honeypot intelligence for domain. It costs one
+// credit. p may be nil.
+//
+// A Unicode name is sent as punycode. An empty name, one longer than 253
+// octets or with a label longer than 63, one holding '/', '?', '#' or
+// white space, one that cannot be converted to punycode, or a Limit outside
+// 0 to 1000 gives an error matching ErrInvalidArgument and sends nothing.
+// The request is billed, as for LookupIP.
+func (c *Client) LookupDomain(ctx context.Context, domain string, p *DomainLookupParams) (*DomainLookup, error) {
+	name, err := normalizeDomain(domain)
+	if err != nil {
+		return nil, err
+	}
+	op := &operation{
+		name:   "LookupDomain",
+		method: http.MethodGet,
+		route:  "/lookup/domain/{domain}",
+		path:   "/lookup/domain/" + url.PathEscape(name),
+		class:  retry.Billed,
+		accept: "application/json",
+	}
+	if p != nil {
+		switch {
+		case p.Limit < 0 || p.Limit > 1000:
+			return nil, invalid("LookupDomain: limit %d is outside 1 to 1000", p.Limit)
+		case p.Limit > 0:
+			op.query = url.Values{"limit": {strconv.Itoa(p.Limit)}}
+		}
+	}
+	var out DomainLookup
+	if _, err := c.getJSON(ctx, op, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// normalizeDomain validates a domain name and converts a Unicode one to
+// punycode. A single trailing dot is dropped.
+func normalizeDomain(domain string) (string, error) {
+	if domain == "" {
+		return "", invalid("LookupDomain: empty domain")
+	}
+	if !utf8.ValidString(domain) {
+		return "", invalid("LookupDomain: domain is not valid UTF-8")
+	}
+	if i := strings.IndexFunc(domain, func(r rune) bool {
+		return r == '/' || r == '?' || r == '#' || r == '\\' || r == '%' || isSpace(r) || r < 0x20 || r == 0x7f
+	}); i >= 0 {
+		r, _ := utf8.DecodeRuneInString(domain[i:])
+		return "", invalid("LookupDomain: domain holds %q", r)
+	}
+	name := strings.TrimSuffix(domain, ".")
+	if !isASCII(name) {
+		ascii, err := idna.Lookup.ToASCII(name)
+		if err != nil {
+			return "", invalid("LookupDomain: %q cannot be converted to punycode: %v", domain, err)
+		}
+		name = ascii
+	}
+	if len(name) > 253 {
+		return "", invalid("LookupDomain: domain is %d octets long, more than 253", len(name))
+	}
+	for _, label := range strings.Split(name, ".") {
+		switch {
+		case label == "":
+			return "", invalid("LookupDomain: domain %q has an empty label", domain)
+		case len(label) > 63:
+			return "", invalid("LookupDomain: domain has a label of %d octets, more than 63", len(label))
+		}
+	}
+	return name, nil
+}
+
+func isSpace(r rune) bool {
+	switch r {
+	case ' ', '\t', '\n', '\v', '\f', '\r', 0x85, 0xA0, 0x1680, 0x2028, 0x2029, 0x202F, 0x205F, 0x3000:
+		return true
+	}
+	return r >= 0x2000 && r <= 0x200A
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,73 @@
+package retry
+
+import (
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
+	"net"
+	"strings"
+)
+
+// ClassifyError tells what a transport error means for retrying: whether
+// the request provably never left the client, whether it is a TLS failure,
+// and whether a wait ran out.
+//
+// A request provably never left when the error comes from resolving the
+// host, dialing (including a proxy's CONNECT), or from a certificate that
+// failed verification: each of these happens before a byte of the request
+// is written. Any other error leaves the outcome unknown, because the
+// request may have been written, or partly written, when it struck.
+func ClassifyError(err error) Failure {
+	var f Failure
+	if err == nil {
+		return f
+	}
+	var ne net.Error
+	f.Timeout = errors.As(err, &ne) && ne.Timeout()
+	cert := isCertificateError(err)
+	f.TLS = !f.Timeout && (cert || isTLSError(err))
+
+	var op *net.OpError
+	var dns *net.DNSError
+	switch {
+	case errors.As(err, &dns):
+		f.NotSent = true
+	case errors.As(err, &op) && (op.Op == "dial" || op.Op == "proxyconnect"):
+		f.NotSent = true
+	case cert:
+		f.NotSent = true
+	case ne != nil && ne.Error() == "net/http: TLS handshake timeout":
+		f.NotSent = true
+	}
+	return f
+}
+
+func isCertificateError(err error) bool {
+	var (
+		verify   *tls.CertificateVerificationError
+		unknown  x509.UnknownAuthorityError
+		hostname x509.HostnameError
+		invalid  x509.CertificateInvalidError
+	)
+	return errors.As(err, &verify) || errors.As(err, &unknown) ||
+		errors.As(err, &hostname) || errors.As(err, &invalid)
+}
+
+func isTLSError(err error) bool {
+	var (
+		header tls.RecordHeaderError
+		alert  tls.AlertError
+		ech    *tls.ECHRejectionError
+	)
+	if errors.As(err, &header) || errors.As(err, &alert) || errors.As(err, &ech) {
+		return true
+	}
+	// crypto/tls reports most protocol failures as plain errors whose text
+	// starts with "tls: ".
+	for e := err; e != nil; e = errors.Unwrap(e) {
+		if strings.HasPrefix(e.Error(), "tls: ") {
+			return true
+		}
+	}
+	return false
+}

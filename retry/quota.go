@@ -1,0 +1,79 @@
+package retry
+
+import "sync/atomic"
+
+// Default costs of a Quota, in the manner of aws-sdk-go-v2's standard
+// retryer: a full quota allows 50 retries after 5xx answers or timeouts in
+// a row, or 100 after rate-limited ones, before the client stops retrying.
+const (
+	DefaultQuotaCapacity = 500
+	DefaultFailureCost   = 10 // a retry after a 5xx, a timeout or a network failure
+	DefaultThrottleCost  = 5  // a retry after a 429 with Retry-After
+)
+
+// Quota is a client-wide retry token bucket. Every retry takes tokens
+// (more after a server failure than after a rate limit); a retry that
+// succeeds gives its tokens back. When the bucket is empty, calls stop
+// retrying with QuotaExhausted until successes refill it, so an outage
+// cannot multiply a client's traffic by its retry count.
+//
+// A Quota is safe for concurrent use; share one among the policies of a
+// client.
+type Quota struct {
+	tokens       atomic.Int64
+	capacity     int64
+	failureCost  int64
+	throttleCost int64
+}
+
+// NewQuota returns a full quota of capacity tokens, where a retry after a
+// failure costs failureCost and one after a rate limit costs throttleCost.
+// Values below 1 are read as 1.
+func NewQuota(capacity, failureCost, throttleCost int) *Quota {
+	q := &Quota{
+		capacity:     int64(max(capacity, 1)),
+		failureCost:  int64(max(failureCost, 1)),
+		throttleCost: int64(max(throttleCost, 1)),
+	}
+	q.tokens.Store(q.capacity)
+	return q
+}
+
+// Available returns the tokens left.
+func (q *Quota) Available() int { return int(q.tokens.Load()) }
+
+// Capacity returns the size of the bucket.
+func (q *Quota) Capacity() int { return int(q.capacity) }
+
+// cost returns what a retry after a costs.
+func (q *Quota) cost(a Attempt) int64 {
+	if a.Err == nil && a.Status == 429 {
+		return q.throttleCost
+	}
+	return q.failureCost
+}
+
+// take removes the cost of a retry after a, if the bucket holds it.
+func (q *Quota) take(a Attempt) (int, bool) {
+	n := q.cost(a)
+	for {
+		cur := q.tokens.Load()
+		if cur < n {
+			return 0, false
+		}
+		if q.tokens.CompareAndSwap(cur, cur-n) {
+			return int(n), true
+		}
+	}
+}
+
+// refund gives n tokens back, never above the capacity.
+func (q *Quota) refund(n int) {
+	for {
+		cur := q.tokens.Load()
+		next := min(cur+int64(n), q.capacity)
+		if q.tokens.CompareAndSwap(cur, next) {
+			return
+		}
+	}
+}
