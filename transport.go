@@ -141,12 +141,11 @@ type operation struct {
 	class    retry.Class // retry class
 	noKey    bool        // send no API key (/health)
 	accept   string      // Accept header
-	redirect bool        // a 307 or 308 is the result (download API leg)
+	redirect bool        // a 3xx is the result, judged by the caller (download API leg)
 }
 
 func (op *operation) accepts(status int) bool {
-	return status >= 200 && status < 300 ||
-		op.redirect && (status == http.StatusTemporaryRedirect || status == http.StatusPermanentRedirect)
+	return status >= 200 && status < 300 || op.redirect && status >= 300 && status < 400
 }
 
 // attemptLoop is the state of one call on go-retryablehttp: its retry
