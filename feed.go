@@ -10,6 +10,7 @@ import (
 	"iter"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/synthient-go/synthient/retry"
 )
@@ -293,4 +294,34 @@ func (r *lineReader) readLine() ([]byte, error) {
 func trimEOL(b []byte) []byte {
 	b = bytes.TrimSuffix(b, []byte{'\n'})
 	return bytes.TrimSuffix(b, []byte{'\r'})
+}
+
+// MinReconnectDelay is the shortest wait before reopening a stream that
+// ended with an error.
+const MinReconnectDelay = 2 * time.Second
+
+// ReconnectDelay tells a long-running consumer how long to wait before
+// reopening a stream that ended with err, following the API's recipe: at
+// once after a clean close (err == nil: the API closes streams after about
+// 30 minutes); max(Retry-After, MinReconnectDelay) after any other error;
+// and never (ok is false) after a 401 or 403, which waiting does not fix,
+// after an invalid argument, or once the context was cancelled or expired.
+func ReconnectDelay(err error) (wait time.Duration, ok bool) {
+	if err == nil {
+		return 0, true
+	}
+	if errors.Is(err, ErrInvalidArgument) || errors.Is(err, ErrClosed) ||
+		errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return 0, false
+	}
+	var apiErr *APIError
+	if errors.As(err, &apiErr) {
+		if apiErr.Status == http.StatusUnauthorized || apiErr.Status == http.StatusForbidden {
+			return 0, false
+		}
+		if apiErr.RetryAfter != nil && *apiErr.RetryAfter > MinReconnectDelay {
+			return *apiErr.RetryAfter, true
+		}
+	}
+	return MinReconnectDelay, true
 }
