@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"os"
 	"time"
 
 	"github.com/hashicorp/go-retryablehttp"
@@ -58,8 +59,8 @@ func (d *dialer) dial(ctx context.Context, network, addr string) (net.Conn, erro
 
 // dialTLS dials and completes the TLS handshake within one open timeout.
 // Every failure is reported as a dial error: the request never left.
-func (d *dialer) dialTLS(ctx context.Context, network, addr string) (net.Conn, error) {
-	ctx, cancel := context.WithTimeout(ctx, d.open)
+func (d *dialer) dialTLS(parent context.Context, network, addr string) (net.Conn, error) {
+	ctx, cancel := context.WithTimeout(parent, d.open)
 	defer cancel()
 	raw, err := d.netDialer().DialContext(ctx, network, addr)
 	if err != nil {
@@ -81,6 +82,11 @@ func (d *dialer) dialTLS(ctx context.Context, network, addr string) (net.Conn, e
 	tc := tls.Client(conn, cfg)
 	if err := tc.HandshakeContext(ctx); err != nil {
 		raw.Close()
+		if errors.Is(err, context.DeadlineExceeded) && parent.Err() == nil {
+			// The open timeout, not the caller's deadline: report it as
+			// net.Dialer reports its own timeout.
+			err = os.ErrDeadlineExceeded
+		}
 		return nil, &net.OpError{Op: "dial", Net: network, Addr: raw.RemoteAddr(), Err: err}
 	}
 	conn.armed = true
