@@ -1,0 +1,213 @@
+package problem_test
+
+import (
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"reflect"
+	"testing"
+	"unicode/utf8"
+
+	"go.uber.org/goleak"
+
+	"github.com/synthient-go/synthient/internal/problem"
+)
+
+func TestMain(m *testing.M) {
+	goleak.VerifyTestMain(m)
+}
+
+const validation = `{
+  "type": "https://docs.synthient.com/errors/validation",
+  "title": "Validation error",
+  "status": 422,
+  "detail": "2 fields are invalid",
+  "instance": "/api/v4/lookup/ips",
+  "errors": {
+    "ips": ["must contain between 1 and 1000 entries"],
+    "ips[3]": ["must be a valid IP address", "must not be empty"]
+  }
+}`
+
+var validationDetails = problem.Details{
+	Type:     "https://docs.synthient.com/errors/validation",
+	Title:    "Validation error",
+	Status:   422,
+	Detail:   "2 fields are invalid",
+	Instance: "/api/v4/lookup/ips",
+	Errors: map[string][]string{
+		"ips":    {"must contain between 1 and 1000 entries"},
+		"ips[3]": {"must be a valid IP address", "must not be empty"},
+	},
+}
+
+type parseCase struct {
+	name        string
+	contentType string
+	body        string
+	want        problem.Details
+}
+
+var parseCases = []parseCase{
+	{"problem_json", "application/problem+json", validation, validationDetails},
+	{"problem_json_charset", "application/problem+json; charset=utf-8", validation, validationDetails},
+	{"application_json", "application/json", validation, validationDetails},
+	{"vendor_json_suffix", "application/vnd.synthient.error+json", validation, validationDetails},
+	{"json_without_content_type", "", validation, validationDetails},
+	{"json_with_text_content_type", "text/plain", validation, validationDetails},
+	{"rate_limited", "application/problem+json",
+		`{"type": "https://docs.synthient.com/errors/rate-limited", "title": "Too Many Requests", "status": 429,
+		  "detail": "Rate limit exceeded for this team; retry after 2 seconds."}`,
+		problem.Details{Type: "https://docs.synthient.com/errors/rate-limited", Title: "Too Many Requests", Status: 429,
+			Detail: "Rate limit exceeded for this team; retry after 2 seconds."}},
+	{"text_plain", "text/plain; charset=utf-8", "Invalid API Key\n", problem.Details{Detail: "Invalid API Key"}},
+	{"text_plain_no_content_type", "", "  upstream timed out  ", problem.Details{Detail: "upstream timed out"}},
+	{"html", "text/html", "<html><body><h1>502 Bad Gateway</h1></body></html>\r\n",
+		problem.Details{Detail: "<html><body><h1>502 Bad Gateway</h1></body></html>"}},
+	{"invalid_json", "application/problem+json", `{"title": "Bad`, problem.Details{Detail: `{"title": "Bad`}},
+	{"invalid_json_plain_json", "application/json", `{"title": "x",}`, problem.Details{Detail: `{"title": "x",}`}},
+	{"json_suffix_with_text_body", "application/problem+json", "oops", problem.Details{Detail: "oops"}},
+	{"json_array", "application/json", `["a", "b"]`, problem.Details{Detail: `["a", "b"]`}},
+	{"json_string", "application/json", `"just a string"`, problem.Details{Detail: `"just a string"`}},
+	{"json_number", "application/problem+json", `42`, problem.Details{Detail: `42`}},
+	{"json_null", "application/problem+json", `null`, problem.Details{Detail: `null`}},
+	{"errors_map_of_strings", "application/problem+json",
+		`{"title":"Validation error","errors":{"ip_address":"must be a valid IP address","limit":["too big"]}}`,
+		problem.Details{Title: "Validation error", Errors: map[string][]string{
+			"ip_address": {"must be a valid IP address"}, "limit": {"too big"}}}},
+	{"errors_with_unusable_entries", "application/problem+json",
+		`{"errors":{"a":5,"b":["x"],"c":{"d":"e"},"f":[1,2]}}`,
+		problem.Details{Errors: map[string][]string{"b": {"x"}}}},
+	{"errors_not_an_object", "application/problem+json", `{"title":"t","errors":["x"]}`, problem.Details{Title: "t"}},
+	{"errors_empty", "application/problem+json", `{"title":"t","errors":{}}`, problem.Details{Title: "t"}},
+	{"errors_only_unusable", "application/problem+json", `{"errors":{"a":5}}`, problem.Details{}},
+	{"health_problems", "application/json", `{"status":"unhealthy","problems":["lookup backend unreachable","feed store down"]}`,
+		problem.Details{Detail: "lookup backend unreachable; feed store down"}},
+	{"health_problems_empty", "application/json", `{"status":"unhealthy","problems":[]}`, problem.Details{}},
+	{"detail_wins_over_problems", "application/json", `{"detail":"d","problems":["p"]}`, problem.Details{Detail: "d"}},
+	{"legacy_error", "application/json", `{"error": "Invalid API Key"}`, problem.Details{Detail: "Invalid API Key"}},
+	{"legacy_message", "application/json", `{"message": "Not Found"}`, problem.Details{Detail: "Not Found"}},
+	{"docs_401", "application/json", `{"detail":"Invalid API Key"}`, problem.Details{Detail: "Invalid API Key"}},
+	{"detail_wins_over_error", "application/json", `{"detail":"d","error":"e","message":"m"}`, problem.Details{Detail: "d"}},
+	{"members_of_the_wrong_type", "application/problem+json",
+		`{"type":1,"title":5,"status":"422","detail":["x"],"instance":{},"error":false}`, problem.Details{}},
+	{"status_float", "application/problem+json", `{"status":422.5,"title":"t"}`, problem.Details{Title: "t"}},
+	{"escaped_strings", "application/problem+json", `{"title":"caf\u00e9 \"quoted\"","detail":"line\nbreak"}`,
+		problem.Details{Title: "café \"quoted\"", Detail: "line\nbreak"}},
+	{"empty", "application/problem+json", "", problem.Details{}},
+	{"white_space", "text/plain", " \r\n\t ", problem.Details{}},
+	{"malformed_content_type", "application/problem+json; =", `{"title":"t"}`, problem.Details{Title: "t"}},
+}
+
+func TestParse(t *testing.T) {
+	for _, tc := range parseCases {
+		t.Run(tc.name, func(t *testing.T) {
+			got := problem.Parse(tc.contentType, []byte(tc.body))
+			if !reflect.DeepEqual(got, tc.want) {
+				t.Errorf("Parse(%q, %q)\n got %#v\nwant %#v", tc.contentType, tc.body, got, tc.want)
+			}
+		})
+	}
+}
+
+func TestParseInvalidUTF8Text(t *testing.T) {
+	got := problem.Parse("text/plain", []byte("bad \xff\xfe byte"))
+	if !utf8.ValidString(got.Detail) {
+		t.Errorf("Detail %q is not valid UTF-8", got.Detail)
+	}
+	if got.Detail != "bad \uFFFD byte" && got.Detail != "bad \uFFFD\uFFFD byte" {
+		t.Errorf("Detail = %q", got.Detail)
+	}
+}
+
+func TestWrite(t *testing.T) {
+	cases := []struct {
+		name       string
+		in         problem.Details
+		wantStatus int
+		wantTitle  string
+	}{
+		{"validation", validationDetails, 422, "Validation error"},
+		{"title_defaults_to_status_text", problem.Details{Status: 404, Detail: "no such export"}, 404, "Not Found"},
+		{"status_zero_is_500", problem.Details{Title: "oops"}, 500, "oops"},
+		{"status_200_is_500", problem.Details{Status: 200}, 500, "Internal Server Error"},
+		{"status_399_is_500", problem.Details{Status: 399}, 500, "Internal Server Error"},
+		{"status_600_is_500", problem.Details{Status: 600}, 500, "Internal Server Error"},
+		{"status_599", problem.Details{Status: 599, Title: "custom"}, 599, "custom"},
+		{"status_400", problem.Details{Status: 400, Instance: "/api/v4/feeds/proxies/export"}, 400, "Bad Request"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			rec := httptest.NewRecorder()
+			problem.Write(rec, tc.in)
+			res := rec.Result()
+			defer res.Body.Close()
+			if res.StatusCode != tc.wantStatus {
+				t.Errorf("status %d, want %d", res.StatusCode, tc.wantStatus)
+			}
+			ct := res.Header.Get("Content-Type")
+			if ct != "application/problem+json" {
+				t.Errorf("Content-Type %q, want application/problem+json", ct)
+			}
+			want := tc.in
+			want.Status, want.Title = tc.wantStatus, tc.wantTitle
+			got := problem.Parse(ct, rec.Body.Bytes())
+			if !reflect.DeepEqual(got, want) {
+				t.Errorf("round trip\n got %#v\nwant %#v\nbody %s", got, want, rec.Body.Bytes())
+			}
+		})
+	}
+}
+
+// TestWriteServesHTTP checks Write inside a real handler.
+func TestWriteServesHTTP(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		problem.Write(w, problem.Details{Status: http.StatusTooManyRequests, Detail: "slow down"})
+	}))
+	defer srv.Close()
+	res, err := http.Get(srv.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	body, err := io.ReadAll(res.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := problem.Parse(res.Header.Get("Content-Type"), body)
+	want := problem.Details{Status: 429, Title: "Too Many Requests", Detail: "slow down"}
+	if res.StatusCode != 429 || !reflect.DeepEqual(got, want) {
+		t.Errorf("status %d, details %#v; want 429, %#v", res.StatusCode, got, want)
+	}
+	http.DefaultClient.CloseIdleConnections()
+}
+
+func FuzzParse(f *testing.F) {
+	for _, tc := range parseCases {
+		f.Add(tc.contentType, []byte(tc.body))
+	}
+	f.Add("text/plain", []byte("bad \xff\xfe byte"))
+	f.Add("application/json", []byte(`{"detail":"\ud800 lone surrogate","title":"\xff"}`))
+	f.Add("application/json", []byte(`{"errors":{"\xff":["\xfe"]}}`))
+	f.Fuzz(func(t *testing.T, contentType string, body []byte) {
+		d := problem.Parse(contentType, body)
+		for name, s := range map[string]string{"Detail": d.Detail, "Title": d.Title, "Type": d.Type, "Instance": d.Instance} {
+			if !utf8.ValidString(s) {
+				t.Errorf("%s %q is not valid UTF-8", name, s)
+			}
+		}
+		for k, vs := range d.Errors {
+			if !utf8.ValidString(k) {
+				t.Errorf("Errors key %q is not valid UTF-8", k)
+			}
+			for _, v := range vs {
+				if !utf8.ValidString(v) {
+					t.Errorf("Errors[%q] value %q is not valid UTF-8", k, v)
+				}
+			}
+		}
+		if len(d.Errors) == 0 && d.Errors != nil {
+			t.Errorf("Errors is an empty non-nil map")
+		}
+	})
+}
