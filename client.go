@@ -232,13 +232,12 @@ func WithTLSConfig(cfg *tls.Config) Option {
 // "synthient-go/<version>" by default. s must be printable ASCII.
 func WithUserAgent(ua string) Option {
 	return func(s *settings) error {
-		ua = strings.TrimSpace(ua)
 		for i := 0; i < len(ua); i++ {
 			if ua[i] < 0x20 || ua[i] > 0x7e {
 				return invalid("user agent must be printable ASCII")
 			}
 		}
-		s.userAgent = ua
+		s.userAgent = strings.TrimSpace(ua)
 		return nil
 	}
 }

@@ -325,8 +325,12 @@ func (c *Client) LookupDomain(ctx context.Context, domain string, p *DomainLooku
 		}
 	}
 	var out DomainLookup
-	if _, err := c.getJSON(ctx, op, &out); err != nil {
+	m, err := c.getJSON(ctx, op, &out)
+	if err != nil {
 		return nil, err
+	}
+	if out.Domain == "" {
+		return nil, &DecodeError{Status: http.StatusOK, Err: errors.New(`response has no "domain"`), meta: m}
 	}
 	return &out, nil
 }

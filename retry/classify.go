@@ -36,10 +36,20 @@ func ClassifyError(err error) Failure {
 		f.NotSent = true
 	case cert:
 		f.NotSent = true
-	case ne != nil && ne.Error() == "net/http: TLS handshake timeout":
+	case f.Timeout && inChain(err, "net/http: TLS handshake timeout"):
 		f.NotSent = true
 	}
 	return f
+}
+
+// inChain reports whether an error in err's chain has exactly the text msg.
+func inChain(err error, msg string) bool {
+	for e := err; e != nil; e = errors.Unwrap(e) {
+		if e.Error() == msg {
+			return true
+		}
+	}
+	return false
 }
 
 func isCertificateError(err error) bool {

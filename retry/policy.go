@@ -210,7 +210,8 @@ func (p *Policy) Backoff(k int) time.Duration {
 		u = 1
 	}
 	quarter := b / 4
-	return b - quarter + time.Duration(u*float64(quarter))
+	// The float product can round above quarter for huge durations.
+	return b - quarter + min(time.Duration(u*float64(quarter)), quarter)
 }
 
 // Failure describes a request that got no response, as far as the policy
@@ -334,8 +335,9 @@ func (c *Call) Decide(ctx context.Context, a Attempt) Decision {
 func (c *Call) decide(ctx context.Context, a Attempt, d Decision, now, deadline time.Time, hasDeadline bool) Decision {
 	p := &c.Policy
 	if a.Err == nil && (a.Accepted || a.Status >= 200 && a.Status < 300) {
-		if c.retries > 0 && p.Quota != nil {
-			p.Quota.refund(c.taken)
+		if p.Quota != nil && c.taken > 0 {
+			p.Quota.refund(c.taken) // once: a success may be judged again
+			c.taken = 0
 		}
 		return d
 	}
@@ -382,25 +384,25 @@ func (c *Call) decide(ctx context.Context, a Attempt, d Decision, now, deadline 
 // not, why.
 func (c *Call) retryable(a Attempt, d Decision) (StopReason, bool) {
 	class := c.Policy.Class
+	if a.Err == nil && a.Status == 429 && !d.HasRetryAfter {
+		return RateLimitedWithoutRetryAfter, false // in every class
+	}
 	if class == Never {
 		return NotRetryable, false
 	}
 	if a.Err != nil {
 		switch {
-		case a.Failure.TLS:
-			return NotRetryable, false
 		case class == Billed && a.Failure.NotSent:
 			return NotRetryable, false
 		case class == Billed:
 			return MayHaveBeenProcessed, false
+		case a.Failure.TLS:
+			return NotRetryable, false
 		}
 		return "", true
 	}
 	switch a.Status {
 	case 429:
-		if !d.HasRetryAfter {
-			return RateLimitedWithoutRetryAfter, false
-		}
 		return "", true
 	case 500, 502, 503, 504:
 		if class == Billed {
