@@ -1,0 +1,62 @@
+package synthienttest_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/netip"
+	"time"
+
+	"github.com/synthient-go/synthient"
+	"github.com/synthient-go/synthient/synthienttest"
+)
+
+// A user's test checks that its code survives a flaky API: the fake fails
+// the first two account calls with 503, the SDK retries them, and the
+// arrival count shows what was sent. A billed lookup, by contrast, is never
+// sent again after a 503.
+func ExampleServer_Inject() {
+	srv := synthienttest.NewServer()
+	defer srv.Close()
+
+	c, err := synthient.NewClient(srv.APIKey,
+		synthient.WithBaseURL(srv.URL),
+		synthient.WithBackoff(time.Millisecond, 2*time.Millisecond))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer c.Close()
+	ctx := context.Background()
+
+	srv.Inject(synthienttest.RouteAccount, 2, synthienttest.Fault{Kind: synthienttest.FaultStatus, Status: 503})
+	acct, err := c.Account(ctx)
+	if err != nil {
+		fmt.Println("account:", err)
+		return
+	}
+	fmt.Println("account:", acct.Email, acct.LookupQuota.Credits)
+	fmt.Println("account arrivals:", srv.Arrivals(synthienttest.RouteAccount))
+
+	srv.Inject(synthienttest.RouteLookupIP, 1, synthienttest.Fault{Kind: synthienttest.FaultStatus, Status: 503})
+	_, err = c.LookupIP(ctx, netip.MustParseAddr("8.8.8.8"))
+	var apiErr *synthient.APIError
+	if errors.As(err, &apiErr) {
+		fmt.Println("lookup:", apiErr)
+	}
+	fmt.Println("lookup arrivals:", srv.Arrivals(synthienttest.RouteLookupIP))
+
+	r, err := c.LookupIP(ctx, netip.MustParseAddr("8.8.8.8"))
+	if err != nil {
+		fmt.Println("lookup:", err)
+		return
+	}
+	fmt.Println("lookup:", r.IP, r.Network.ISP, r.Network.ASN, r.Location.City)
+
+	// Output:
+	// account: grace@example.com 50000
+	// account arrivals: 3
+	// lookup: 503 Service Unavailable
+	// lookup arrivals: 1
+	// lookup: 8.8.8.8 Google LLC 15169 Mountain View
+}

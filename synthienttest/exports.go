@@ -1,0 +1,491 @@
+package synthienttest
+
+import (
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
+	"fmt"
+	"hash/fnv"
+	"io"
+	"math/rand/v2"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/synthient-go/synthient"
+)
+
+// storageBucket is the bucket of the presigned URLs.
+const storageBucket = "synthient-exports"
+
+// rollup is how long after midnight UTC the previous day's daily snapshot
+// is ready.
+const rollup = 30 * time.Minute
+
+// snapshot is one export file of a feed.
+type snapshot struct {
+	kind    string    // "daily" or "hourly"
+	day     time.Time // UTC midnight
+	hour    int       // -1 for a daily snapshot
+	created time.Time
+}
+
+func (sn snapshot) id() string {
+	if sn.hour < 0 {
+		return sn.day.Format(time.DateOnly)
+	}
+	return fmt.Sprintf("%s/%02d", sn.day.Format(time.DateOnly), sn.hour)
+}
+
+// order is the snapshot's position in a listing, larger is newer: its
+// start, hourly before daily at the same start.
+func (sn snapshot) order() int64 {
+	start := sn.day.Unix()
+	if sn.hour >= 0 {
+		return (start+int64(sn.hour)*3600)*2 + 1
+	}
+	return start * 2
+}
+
+// snapshots returns every snapshot that exists at now, newest first (the
+// same for every feed): the completed hours of the current UTC day; during
+// the first hour of a day, also the previous day's hours (its daily rollup
+// is ready from 00:30); and a daily snapshot for each of the previous
+// exportDays days.
+func (s *Server) snapshots(now time.Time) []snapshot {
+	today := now.Truncate(24 * time.Hour)
+	yesterday := today.Add(-24 * time.Hour)
+	var out []snapshot
+	for h := now.Hour() - 1; h >= 0; h-- {
+		out = append(out, hourly(today, h))
+	}
+	if now.Hour() == 0 {
+		for h := 23; h >= 0; h-- {
+			out = append(out, hourly(yesterday, h))
+		}
+	}
+	for d := 0; d < s.cfg.exportDays; d++ {
+		day := yesterday.Add(-time.Duration(d) * 24 * time.Hour)
+		if d == 0 && now.Before(today.Add(rollup)) {
+			continue
+		}
+		out = append(out, snapshot{kind: "daily", day: day, hour: -1, created: day.Add(24*time.Hour + rollup)})
+	}
+	return out
+}
+
+func hourly(day time.Time, h int) snapshot {
+	return snapshot{kind: "hourly", day: day, hour: h, created: day.Add(time.Duration(h+1) * time.Hour)}
+}
+
+// fileKey identifies an export file's bytes.
+func fileKey(feed synthient.Feed, id string, size int64) string {
+	return fmt.Sprintf("%s|%s|%d", feed, id, size)
+}
+
+func (s *Server) fileSize(feed synthient.Feed, id string) int64 {
+	return max(8, s.cfg.exportSize(feed, id))
+}
+
+func defaultExportSize(feed synthient.Feed, id string) int64 {
+	h := fnv.New32a()
+	h.Write([]byte(string(feed) + "/" + id))
+	v := int64(h.Sum32())
+	if strings.Contains(id, "/") {
+		return 48<<10 + v%(16<<10)
+	}
+	return 96<<10 + v%(32<<10)
+}
+
+// bytesPerRow is the rough size of a Parquet row of each feed.
+var bytesPerRow = map[synthient.Feed]int64{
+	synthient.FeedProxies: 44, synthient.FeedAnonymizers: 58, synthient.FeedTorrents: 310,
+	synthient.FeedHoneypotHTTP: 640, synthient.FeedHoneypotHTTPS: 900, synthient.FeedHoneypotDNS: 52,
+	synthient.FeedHoneypotADB: 120, synthient.FeedJA4T: 49,
+}
+
+var schemas = map[synthient.Feed][]synthient.SchemaField{
+	synthient.FeedProxies: {{Name: "ip", Type: "string"}, {Name: "provider", Type: "string"}, {Name: "type", Type: "string"},
+		{Name: "timestamp", Type: "int64"}, {Name: "country_code", Type: "string"}, {Name: "asn", Type: "int32"}},
+	synthient.FeedAnonymizers: {{Name: "range_start", Type: "string"}, {Name: "range_end", Type: "string"}, {Name: "provider", Type: "string"},
+		{Name: "type", Type: "string"}, {Name: "country_code", Type: "string"}, {Name: "asn", Type: "int32"}, {Name: "timestamp", Type: "int64"}},
+	synthient.FeedTorrents: {{Name: "info_hash", Type: "string"}, {Name: "name", Type: "string"}, {Name: "magnet_uri", Type: "string"},
+		{Name: "total_size", Type: "int64"}, {Name: "piece_length", Type: "int32"}, {Name: "file_count", Type: "int32"}, {Name: "timestamp", Type: "int64"}},
+	synthient.FeedHoneypotHTTP: {{Name: "timestamp", Type: "int64"}, {Name: "tunnel_id", Type: "int64"}, {Name: "domain", Type: "string"},
+		{Name: "port", Type: "int32"}, {Name: "method", Type: "string"}, {Name: "uri", Type: "string"}, {Name: "version", Type: "string"}, {Name: "raw", Type: "string"}},
+	synthient.FeedHoneypotHTTPS: {{Name: "timestamp", Type: "int64"}, {Name: "tunnel_id", Type: "int64"}, {Name: "domain", Type: "string"},
+		{Name: "port", Type: "int32"}, {Name: "details", Type: "string"}, {Name: "raw", Type: "binary"}},
+	synthient.FeedHoneypotDNS: {{Name: "timestamp", Type: "int64"}, {Name: "tunnel_id", Type: "int64"}, {Name: "domain", Type: "string"},
+		{Name: "port", Type: "int32"}},
+	synthient.FeedHoneypotADB: {{Name: "session", Type: "string"}, {Name: "sequential_id", Type: "int32"}, {Name: "command", Type: "binary"},
+		{Name: "hash", Type: "string"}},
+	synthient.FeedJA4T: {{Name: "ip", Type: "string"}, {Name: "ja4t", Type: "string"}, {Name: "provider", Type: "string"},
+		{Name: "type", Type: "string"}, {Name: "timestamp", Type: "int64"}, {Name: "country_code", Type: "string"}, {Name: "asn", Type: "int32"}},
+}
+
+func rows(feed synthient.Feed, id string, size int64) int64 {
+	r := rng("rows", string(feed), id)
+	per := bytesPerRow[feed]
+	return max(1, size*(90+int64(r.IntN(21)))/100/per)
+}
+
+// object is the content of an export file: "PAR1", deterministic
+// pseudo-random bytes, "PAR1". It is generated as it is read.
+type object struct {
+	rng  *rand.ChaCha8
+	size int64
+	off  int64
+}
+
+func newObject(feed synthient.Feed, id string, size int64) *object {
+	return &object{rng: rand.NewChaCha8(sha256.Sum256([]byte("synthienttest object " + fileKey(feed, id, size)))), size: size}
+}
+
+const magic = "PAR1"
+
+func (o *object) Read(p []byte) (int, error) {
+	if o.off >= o.size {
+		return 0, io.EOF
+	}
+	if rest := o.size - o.off; int64(len(p)) > rest {
+		p = p[:rest]
+	}
+	n := len(p)
+	_, _ = o.rng.Read(p)
+	end := o.off + int64(n)
+	for pos := o.off; pos < 4 && pos < end; pos++ {
+		p[pos-o.off] = magic[pos]
+	}
+	tail := o.size - 4
+	for pos := max(o.off, tail); pos < end; pos++ {
+		p[pos-o.off] = magic[pos-tail]
+	}
+	o.off += int64(n)
+	return n, nil
+}
+
+type sumEntry struct {
+	once sync.Once
+	sum  string
+}
+
+// checksum returns the lowercase hex SHA-256 of an export file, computed
+// once.
+func (s *Server) checksum(feed synthient.Feed, id string, size int64) string {
+	key := fileKey(feed, id, size)
+	s.sumsMu.Lock()
+	e := s.sums[key]
+	if e == nil {
+		e = &sumEntry{}
+		s.sums[key] = e
+	}
+	s.sumsMu.Unlock()
+	e.once.Do(func() {
+		h := sha256.New()
+		buf := make([]byte, 256<<10)
+		_, _ = io.CopyBuffer(h, newObject(feed, id, size), buf)
+		e.sum = hex.EncodeToString(h.Sum(nil))
+	})
+	return e.sum
+}
+
+// export returns the listing item of a snapshot.
+func (s *Server) export(feed synthient.Feed, sn snapshot) synthient.Export {
+	id := sn.id()
+	size := s.fileSize(feed, id)
+	e := synthient.Export{
+		ID: id, Kind: sn.kind, Date: sn.day.Format(time.DateOnly),
+		SizeBytes: size, RowCount: rows(feed, id, size), Checksum: s.checksum(feed, id, size),
+		CreatedAt: sn.created.Unix(), DownloadPath: apiPrefix + "/feeds/" + feedSegment(feed) + "/export/" + id,
+	}
+	if sn.hour >= 0 {
+		h := sn.hour
+		e.Hour = &h
+	}
+	return e
+}
+
+func (s *Server) meta(feed synthient.Feed, sn snapshot) synthient.ExportMeta {
+	e := s.export(feed, sn)
+	return synthient.ExportMeta{
+		Stream: string(feed), Kind: e.Kind, ID: e.ID, Date: sn.day.Unix(), Hour: e.Hour, Format: "parquet",
+		CreatedAt: e.CreatedAt, Size: e.SizeBytes, Rows: e.RowCount, Checksum: e.Checksum,
+		Schema: synthient.ExportSchema{Fields: append([]synthient.SchemaField(nil), schemas[feed]...)},
+	}
+}
+
+// cursor is "<feed segment>:<order>" and a tag, base64url.
+func (s *Server) cursor(seg string, order int64) string {
+	payload := seg + ":" + strconv.FormatInt(order, 10)
+	return base64.RawURLEncoding.EncodeToString([]byte(payload + ":" + s.tag(payload)))
+}
+
+func (s *Server) tag(payload string) string {
+	m := hmac.New(sha256.New, s.secret)
+	m.Write([]byte("cursor\n" + payload))
+	return hex.EncodeToString(m.Sum(nil)[:8])
+}
+
+// parseCursor returns the order after which a page starts.
+func (s *Server) parseCursor(seg, c string) (int64, bool) {
+	raw, err := base64.RawURLEncoding.DecodeString(c)
+	if err != nil {
+		return 0, false
+	}
+	i := strings.LastIndexByte(string(raw), ':')
+	if i < 0 {
+		return 0, false
+	}
+	payload, tag := string(raw[:i]), string(raw[i+1:])
+	if !hmac.Equal([]byte(tag), []byte(s.tag(payload))) {
+		return 0, false
+	}
+	gotSeg, num, ok := strings.Cut(payload, ":")
+	if !ok || gotSeg != seg {
+		return 0, false
+	}
+	n, err := strconv.ParseInt(num, 10, 64)
+	return n, err == nil
+}
+
+func (s *Server) handleExports(w http.ResponseWriter, r *http.Request, p params) {
+	q := r.URL.Query()
+	limit := 100
+	if vs, ok := q["limit"]; ok {
+		n, err := strconv.Atoi(strings.TrimSpace(vs[0]))
+		if err != nil || n < 1 {
+			badRequest(w, r, "limit must be an integer between 1 and 500.")
+			return
+		}
+		limit = min(n, 500)
+	}
+	all := s.snapshots(s.now())
+	start := 0
+	if vs, ok := q["cursor"]; ok {
+		after, ok := s.parseCursor(p.feedSeg, vs[0])
+		if !ok {
+			badRequest(w, r, "The cursor is not valid for this listing.")
+			return
+		}
+		start = len(all)
+		for i, sn := range all {
+			if sn.order() < after {
+				start = i
+				break
+			}
+		}
+	}
+	end := min(len(all), start+limit)
+	page := synthient.ExportPage{Stream: string(p.feed), Exports: make([]synthient.Export, 0, end-start)}
+	for _, sn := range all[start:end] {
+		page.Exports = append(page.Exports, s.export(p.feed, sn))
+	}
+	if end < len(all) {
+		page.NextCursor = s.cursor(p.feedSeg, all[end-1].order())
+	}
+	writeJSON(w, http.StatusOK, page)
+}
+
+// findSnapshot resolves {date}[/{hour}] at now, or answers 400 or 404.
+func (s *Server) findSnapshot(w http.ResponseWriter, r *http.Request, p params) (snapshot, bool) {
+	now := s.now()
+	all := s.snapshots(now)
+	if p.date == "latest" {
+		if p.hour != "" {
+			badRequest(w, r, "latest takes no hour.")
+			return snapshot{}, false
+		}
+		for _, sn := range all {
+			if sn.hour >= 0 {
+				return sn, true
+			}
+		}
+		notFound(w, r, "No hourly export is available yet.")
+		return snapshot{}, false
+	}
+	day, err := time.Parse(time.DateOnly, p.date)
+	if err != nil || len(p.date) != 10 {
+		badRequest(w, r, "The date must be YYYY-MM-DD or latest.")
+		return snapshot{}, false
+	}
+	hour := -1
+	if p.hour != "" {
+		h, err := strconv.Atoi(p.hour)
+		if err != nil || len(p.hour) > 2 || p.hour[0] < '0' || p.hour[0] > '9' || h < 0 || h > 23 {
+			badRequest(w, r, "The hour must be an integer from 0 to 23.")
+			return snapshot{}, false
+		}
+		hour = h
+	}
+	for _, sn := range all {
+		if sn.day.Equal(day) && sn.hour == hour {
+			return sn, true
+		}
+	}
+	today := now.Truncate(24 * time.Hour)
+	yesterday := today.Add(-24 * time.Hour)
+	switch {
+	case hour >= 0 && day.Before(today) && !(day.Equal(yesterday) && now.Hour() == 0) && !day.Before(yesterday.Add(-time.Duration(s.cfg.exportDays-1)*24*time.Hour)):
+		badRequest(w, r, fmt.Sprintf("The hours of %s were rolled into its daily export; request /export/%s instead.", p.date, p.date))
+	case hour < 0 && day.Equal(yesterday) && now.Before(today.Add(rollup)) && s.cfg.exportDays > 0:
+		wait := max(1, int(today.Add(rollup).Sub(now).Seconds()+0.999))
+		w.Header().Set("Retry-After", strconv.Itoa(wait))
+		notFound(w, r, fmt.Sprintf("The daily export of %s is still being assembled; its hours stay available meanwhile.", p.date))
+	default:
+		notFound(w, r, "No export for "+strings.TrimPrefix(r.URL.Path, apiPrefix)+".")
+	}
+	return snapshot{}, false
+}
+
+func (s *Server) handleExportMeta(w http.ResponseWriter, r *http.Request, p params) {
+	sn, ok := s.findSnapshot(w, r, p)
+	if !ok {
+		return
+	}
+	writeJSON(w, http.StatusOK, s.meta(p.feed, sn))
+}
+
+func (s *Server) handleDownload(w http.ResponseWriter, r *http.Request, p params) {
+	sn, ok := s.findSnapshot(w, r, p)
+	if !ok {
+		return
+	}
+	w.Header().Set("Location", s.presign(p.feed, sn.id(), s.now()))
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(http.StatusTemporaryRedirect)
+}
+
+const amzDate = "20060102T150405Z"
+
+// objectPath is the storage path of an export file.
+func objectPath(feed synthient.Feed, id string) string {
+	return "/" + storageBucket + "/" + string(feed) + "/" + id + ".parquet"
+}
+
+// presign returns a presigned storage URL for an export file, valid for the
+// presign expiry from now.
+func (s *Server) presign(feed synthient.Feed, id string, now time.Time) string {
+	path := objectPath(feed, id)
+	q := url.Values{}
+	q.Set("X-Amz-Algorithm", "AWS4-HMAC-SHA256")
+	q.Set("X-Amz-Credential", "SYNTHIENTTESTKEY/"+now.Format("20060102")+"/auto/s3/aws4_request")
+	q.Set("X-Amz-Date", now.Format(amzDate))
+	q.Set("X-Amz-Expires", strconv.Itoa(int(s.cfg.presignExpiry/time.Second)))
+	q.Set("X-Amz-SignedHeaders", "host")
+	q.Set("X-Amz-Signature", s.sign(path, q))
+	return s.StorageURL + path + "?" + q.Encode()
+}
+
+// sign is the hex HMAC-SHA256 of the method, path and the query without
+// its signature.
+func (s *Server) sign(path string, q url.Values) string {
+	c := url.Values{}
+	for k, v := range q {
+		if k != "X-Amz-Signature" {
+			c[k] = v
+		}
+	}
+	m := hmac.New(sha256.New, s.secret)
+	m.Write([]byte("GET\n" + path + "\n" + c.Encode()))
+	return hex.EncodeToString(m.Sum(nil))
+}
+
+func storageError(w http.ResponseWriter, status int, code, msg, resource string) {
+	body := fmt.Sprintf("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Error><Code>%s</Code><Message>%s</Message><Resource>%s</Resource></Error>\n",
+		code, msg, resource)
+	w.Header().Set("Content-Type", "application/xml")
+	w.Header().Set("Content-Length", strconv.Itoa(len(body)))
+	w.WriteHeader(status)
+	_, _ = io.WriteString(w, body)
+}
+
+// serveStorage is the storage origin's handler.
+func (s *Server) serveStorage(w http.ResponseWriter, r *http.Request) {
+	if !s.enter() {
+		s.refuse(w)
+		return
+	}
+	defer s.handlers.Done()
+	sw := s.begin(w, r, RouteStorage)
+	sw.Header().Set("X-Amz-Request-Id", strings.ToUpper(strings.ReplaceAll(sw.e.RequestID, "-", "")[:16]))
+	if f, ok := s.takeFault(RouteStorage, sw.e); ok {
+		s.runFault(sw, r, RouteStorage, f, func(w http.ResponseWriter) { s.handleStorage(w, r) })
+		return
+	}
+	s.handleStorage(sw, r)
+}
+
+func (s *Server) handleStorage(w http.ResponseWriter, r *http.Request) {
+	path := r.URL.EscapedPath()
+	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		w.Header().Set("Allow", "GET, HEAD")
+		storageError(w, http.StatusMethodNotAllowed, "MethodNotAllowed", "The specified method is not allowed against this resource.", path)
+		return
+	}
+	q := r.URL.Query()
+	sig := q.Get("X-Amz-Signature")
+	if sig == "" || !hmac.Equal([]byte(sig), []byte(s.sign(path, q))) {
+		storageError(w, http.StatusForbidden, "AccessDenied", "The request signature we calculated does not match the signature you provided.", path)
+		return
+	}
+	signed, err1 := time.Parse(amzDate, q.Get("X-Amz-Date"))
+	expires, err2 := strconv.Atoi(q.Get("X-Amz-Expires"))
+	if err1 != nil || err2 != nil || expires < 1 {
+		storageError(w, http.StatusForbidden, "AccessDenied", "The presigned URL is malformed.", path)
+		return
+	}
+	if s.now().After(signed.Add(time.Duration(expires) * time.Second)) {
+		storageError(w, http.StatusForbidden, "AccessDenied", "Request has expired", path)
+		return
+	}
+	feed, id, ok := parseObjectPath(path)
+	if !ok {
+		storageError(w, http.StatusNotFound, "NoSuchKey", "The specified key does not exist.", path)
+		return
+	}
+	size := s.fileSize(feed, id)
+	h := w.Header()
+	h.Set("Content-Type", "application/vnd.apache.parquet")
+	h.Set("Content-Length", strconv.FormatInt(size, 10))
+	h.Set("Accept-Ranges", "none")
+	w.WriteHeader(http.StatusOK)
+	if r.Method == http.MethodHead {
+		return
+	}
+	buf := make([]byte, 32<<10)
+	_, _ = io.CopyBuffer(writerOnly{w}, newObject(feed, id, size), buf)
+}
+
+// writerOnly hides ReadFrom, so that CopyBuffer writes in its buffer's
+// chunks.
+type writerOnly struct{ w io.Writer }
+
+func (w writerOnly) Write(p []byte) (int, error) { return w.w.Write(p) }
+
+// parseObjectPath reads "/<bucket>/<feed>/<id>.parquet".
+func parseObjectPath(path string) (synthient.Feed, string, bool) {
+	rest, ok := strings.CutPrefix(path, "/"+storageBucket+"/")
+	if !ok {
+		return "", "", false
+	}
+	feedName, file, ok := strings.Cut(rest, "/")
+	id, ok2 := strings.CutSuffix(file, ".parquet")
+	feed := synthient.Feed(feedName)
+	if !ok || !ok2 || !feed.Valid() {
+		return "", "", false
+	}
+	date, hour, hourly := strings.Cut(id, "/")
+	if _, err := time.Parse(time.DateOnly, date); err != nil || len(date) != 10 {
+		return "", "", false
+	}
+	if hourly {
+		if h, err := strconv.Atoi(hour); err != nil || len(hour) != 2 || h < 0 || h > 23 {
+			return "", "", false
+		}
+	}
+	return feed, id, true
+}
