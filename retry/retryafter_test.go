@@ -1,0 +1,258 @@
+package retry_test
+
+import (
+	"math"
+	"math/big"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/synthient-go/synthient/retry"
+)
+
+const maxDuration = time.Duration(math.MaxInt64)
+
+// raNow is the local clock of the Retry-After tests: 37 s before the
+// "Sun, 06 Nov 1994 08:49:37 GMT" of RFC 9110's examples.
+var raNow = time.Date(1994, time.November, 6, 8, 49, 0, 0, time.UTC)
+
+func TestParseRetryAfter(t *testing.T) {
+	cases := []struct {
+		name   string
+		values []string
+		date   string
+		want   time.Duration
+		wantOK bool
+	}{
+		// delay-seconds
+		{"zero", []string{"0"}, "", 0, true},
+		{"five", []string{"5"}, "", 5 * time.Second, true},
+		{"spaces trimmed", []string{" 7 "}, "", 7 * time.Second, true},
+		{"leading zeros", []string{"007"}, "", 7 * time.Second, true},
+		{"many leading zeros", []string{"0000000000000000000000000000000000000005"}, "", 5 * time.Second, true},
+		{"a day", []string{"86400"}, "", 24 * time.Hour, true},
+		{"largest whole seconds in a Duration", []string{"9223372036"}, "", 9223372036 * time.Second, true},
+		{"one second too many saturates", []string{"9223372037"}, "", maxDuration, true},
+		{"overflow saturates", []string{"99999999999999999999"}, "", maxDuration, true},
+		{"int64 overflow saturates", []string{"9223372036854775808"}, "", maxDuration, true},
+		{"huge overflow saturates", []string{strings.Repeat("9", 400)}, "", maxDuration, true},
+		{"the Date field does not change delay-seconds", []string{"5"}, "Sun, 06 Nov 1994 08:49:37 GMT", 5 * time.Second, true},
+
+		// unusable
+		{"nil", nil, "", 0, false},
+		{"no values", []string{}, "", 0, false},
+		{"empty", []string{""}, "", 0, false},
+		{"space", []string{" "}, "", 0, false},
+		{"negative", []string{"-1"}, "", 0, false},
+		{"plus sign", []string{"+5"}, "", 0, false},
+		{"fraction", []string{"1.5"}, "", 0, false},
+		{"unit", []string{"5s"}, "", 0, false},
+		{"garbage", []string{"abc"}, "", 0, false},
+		{"list in one value", []string{"5, 6"}, "", 0, false},
+		{"two numbers with a space", []string{"5 6"}, "", 0, false},
+		{"exponent", []string{"1e3"}, "", 0, false},
+		{"hex", []string{"0x10"}, "", 0, false},
+		{"non-ASCII digit", []string{"\u0663"}, "", 0, false},
+		{"full-width digit", []string{"\uff15"}, "", 0, false},
+		{"two values", []string{"1", "2"}, "", 0, false},
+		{"two equal values", []string{"5", "5"}, "", 0, false},
+		{"one empty of two", []string{"5", ""}, "", 0, false},
+		{"overflowing negative", []string{"-99999999999999999999"}, "", 0, false},
+		{"overflow with garbage after it", []string{"99999999999999999999x"}, "", 0, false},
+
+		// HTTP-date, against the local clock
+		{"IMF-fixdate", []string{"Sun, 06 Nov 1994 08:49:37 GMT"}, "", 37 * time.Second, true},
+		{"RFC 850", []string{"Sunday, 06-Nov-94 08:49:37 GMT"}, "", 37 * time.Second, true},
+		{"asctime", []string{"Sun Nov  6 08:49:37 1994"}, "", 37 * time.Second, true},
+		{"asctime two-digit day", []string{"Thu Nov 10 08:49:00 1994"}, "", 4 * 24 * time.Hour, true},
+		{"IMF-fixdate with spaces", []string{"  Sun, 06 Nov 1994 08:49:37 GMT "}, "", 37 * time.Second, true},
+		{"date now", []string{"Sun, 06 Nov 1994 08:49:00 GMT"}, "", 0, true},
+		{"date in the past", []string{"Sun, 06 Nov 1994 08:48:00 GMT"}, "", 0, true},
+		{"date long past", []string{"Thu, 01 Jan 1970 00:00:00 GMT"}, "", 0, true},
+		{"date too far for a Duration saturates", []string{"Fri, 31 Dec 9999 23:59:59 GMT"}, "", maxDuration, true},
+
+		// HTTP-date, against the response's Date field
+		{"against Date", []string{"Sun, 06 Nov 1994 08:49:37 GMT"}, "Sun, 06 Nov 1994 08:49:30 GMT", 7 * time.Second, true},
+		{"against a Date ahead of the local clock", []string{"Sun, 06 Nov 1994 09:00:00 GMT"}, "Sun, 06 Nov 1994 08:59:00 GMT", time.Minute, true},
+		{"against Date, RFC 850 Date", []string{"Sun, 06 Nov 1994 08:49:37 GMT"}, "Sunday, 06-Nov-94 08:49:27 GMT", 10 * time.Second, true},
+		{"against Date, asctime Date", []string{"Sun, 06 Nov 1994 08:49:37 GMT"}, "Sun Nov  6 08:49:17 1994", 20 * time.Second, true},
+		{"asctime against Date", []string{"Sun Nov  6 08:49:37 1994"}, "Sun, 06 Nov 1994 08:49:36 GMT", time.Second, true},
+		{"equal to Date", []string{"Sun, 06 Nov 1994 08:49:37 GMT"}, "Sun, 06 Nov 1994 08:49:37 GMT", 0, true},
+		{"before Date", []string{"Sun, 06 Nov 1994 08:49:37 GMT"}, "Sun, 06 Nov 1994 08:50:00 GMT", 0, true},
+		{"before Date although after the local clock", []string{"Sun, 06 Nov 1994 08:49:37 GMT"}, "Sun, 06 Nov 1994 09:00:00 GMT", 0, true},
+		{"malformed Date: local clock", []string{"Sun, 06 Nov 1994 08:49:37 GMT"}, "yesterday", 37 * time.Second, true},
+		{"non-GMT Date: local clock", []string{"Sun, 06 Nov 1994 08:49:37 GMT"}, "Sun, 06 Nov 1994 08:49:30 +0000", 37 * time.Second, true},
+
+		// HTTP-date forms outside RFC 9110: unusable
+		{"IMF-fixdate +0000", []string{"Sun, 06 Nov 1994 08:49:37 +0000"}, "", 0, false},
+		{"IMF-fixdate UTC", []string{"Sun, 06 Nov 1994 08:49:37 UTC"}, "", 0, false},
+		{"IMF-fixdate PST", []string{"Sun, 06 Nov 1994 08:49:37 PST"}, "", 0, false},
+		{"IMF-fixdate no zone", []string{"Sun, 06 Nov 1994 08:49:37"}, "", 0, false},
+		{"RFC 850 UTC", []string{"Sunday, 06-Nov-94 08:49:37 UTC"}, "", 0, false},
+		{"RFC 850 +0000", []string{"Sunday, 06-Nov-94 08:49:37 +0000"}, "", 0, false},
+		{"asctime with a zone", []string{"Sun Nov  6 08:49:37 1994 PST"}, "", 0, false},
+		{"RFC 3339", []string{"1994-11-06T08:49:37Z"}, "", 0, false},
+		{"HTTP-date with garbage after it", []string{"Sun, 06 Nov 1994 08:49:37 GMT x"}, "", 0, false},
+		{"two HTTP-dates", []string{"Sun, 06 Nov 1994 08:49:37 GMT", "Sun, 06 Nov 1994 08:49:37 GMT"}, "", 0, false},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			got, ok := retry.ParseRetryAfter(tc.values, tc.date, raNow)
+			if got != tc.want || ok != tc.wantOK {
+				t.Fatalf("ParseRetryAfter(%q, %q) = %v, %v; want %v, %v", tc.values, tc.date, got, ok, tc.want, tc.wantOK)
+			}
+		})
+	}
+}
+
+// TestParseRetryAfterUsesNow: with no usable Date field, an HTTP-date is
+// measured against the now argument, not the machine's clock.
+func TestParseRetryAfterUsesNow(t *testing.T) {
+	v := []string{"Sun, 06 Nov 1994 08:49:37 GMT"}
+	for _, tc := range []struct {
+		now  time.Time
+		want time.Duration
+	}{
+		{raNow, 37 * time.Second},
+		{raNow.Add(-time.Hour), time.Hour + 37*time.Second},
+		{raNow.Add(37 * time.Second), 0},
+		{time.Date(1994, time.November, 6, 9, 49, 0, 0, time.FixedZone("CET", 3600)), 37 * time.Second},
+	} {
+		got, ok := retry.ParseRetryAfter(v, "", tc.now)
+		if !ok || got != tc.want {
+			t.Errorf("now %v: got %v, %v; want %v, true", tc.now, got, ok, tc.want)
+		}
+	}
+}
+
+func TestParseHTTPDate(t *testing.T) {
+	want := time.Date(1994, time.November, 6, 8, 49, 37, 0, time.UTC)
+	for _, v := range []string{
+		"Sun, 06 Nov 1994 08:49:37 GMT",
+		"Sunday, 06-Nov-94 08:49:37 GMT",
+		"Sun Nov  6 08:49:37 1994",
+	} {
+		got, ok := retry.ParseHTTPDate(v, raNow)
+		if !ok || !got.Equal(want) {
+			t.Errorf("ParseHTTPDate(%q) = %v, %v; want %v, true", v, got, ok, want)
+		}
+	}
+	for _, v := range []string{
+		"", "GMT", "Sun, 06 Nov 1994 08:49:37 UTC", "Sun, 06 Nov 1994 08:49:37 +0000",
+		"Sun, 06 Nov 1994 08:49:37 PST", "Sunday, 06-Nov-94 08:49:37 PST", "Sun Nov  6 08:49:37 1994 GMT",
+		"06 Nov 1994 08:49:37 GMT", "Sun, 06 Nov 94 08:49:37 GMT", "Sun, 32 Nov 1994 08:49:37 GMT",
+		"Sun, 06 Nov 1994 25:49:37 GMT", "1994-11-06T08:49:37Z",
+	} {
+		if got, ok := retry.ParseHTTPDate(v, raNow); ok {
+			t.Errorf("ParseHTTPDate(%q) = %v, true; want unusable", v, got)
+		}
+	}
+}
+
+// TestParseHTTPDateRFC850Year checks RFC 9110's rule for the two-digit
+// year of an RFC 850 date: one that appears more than 50 years in the future
+// is the most recent past year with the same last two digits.
+func TestParseHTTPDateRFC850Year(t *testing.T) {
+	now := time.Date(2026, time.June, 1, 0, 0, 0, 0, time.UTC)
+	for _, tc := range []struct {
+		yy   string
+		year int
+	}{
+		{"94", 1994},
+		{"99", 1999},
+		{"77", 1977}, // 2077 is 51 years ahead
+		{"76", 2076}, // exactly 50 years ahead is still the future
+		{"70", 2070},
+		{"69", 2069}, // Go's own pivot would say 1969
+		{"50", 2050},
+		{"30", 2030},
+		{"26", 2026},
+		{"25", 2025},
+		{"00", 2000},
+	} {
+		v := "Sunday, 01-Jan-" + tc.yy + " 00:00:00 GMT"
+		got, ok := retry.ParseHTTPDate(v, now)
+		want := time.Date(tc.year, time.January, 1, 0, 0, 0, 0, time.UTC)
+		if !ok || !got.Equal(want) {
+			t.Errorf("ParseHTTPDate(%q) at %d = %v, %v; want %v", v, now.Year(), got, ok, want)
+		}
+	}
+
+	// The rule follows the clock it is given.
+	v := "Sunday, 06-Nov-94 08:49:37 GMT"
+	for _, tc := range []struct {
+		now  int
+		want int
+	}{{1994, 1994}, {2000, 1994}, {2043, 1994}, {2044, 2094}, {2060, 2094}} {
+		got, ok := retry.ParseHTTPDate(v, time.Date(tc.now, time.January, 1, 0, 0, 0, 0, time.UTC))
+		if !ok || got.Year() != tc.want {
+			t.Errorf("ParseHTTPDate(%q) at %d: year %d (ok %v), want %d", v, tc.now, got.Year(), ok, tc.want)
+		}
+	}
+}
+
+func FuzzParseRetryAfter(f *testing.F) {
+	for _, v := range []string{
+		"0", "5", " 7 ", "007", "86400", "9223372036", "9223372037", "99999999999999999999",
+		"", " ", "\t", "-1", "+5", "1.5", "5s", "abc", "5, 6", "5 6", "1e3", "0x10", "\u0663",
+		"Sun, 06 Nov 1994 08:49:37 GMT", "Sunday, 06-Nov-94 08:49:37 GMT", "Sun Nov  6 08:49:37 1994",
+		"Sun, 06 Nov 1994 08:49:37 +0000", "Sun, 06 Nov 1994 08:49:37 UTC", "Sun, 06 Nov 1994 08:49:37 PST",
+		"Sunday, 06-Nov-20 08:49:37 GMT", "Sunday, 06-Nov-77 08:49:37 GMT",
+		"Thu, 01 Jan 1970 00:00:00 GMT", "Fri, 31 Dec 9999 23:59:59 GMT",
+	} {
+		for _, date := range []string{"", "Sun, 06 Nov 1994 08:49:30 GMT", "garbage"} {
+			f.Add(v, date)
+		}
+	}
+	f.Fuzz(func(t *testing.T, v, date string) {
+		wait, ok := retry.ParseRetryAfter([]string{v}, date, raNow)
+		if !ok && wait != 0 {
+			t.Fatalf("ParseRetryAfter(%q, %q) = %v, false: unusable must give 0", v, date, wait)
+		}
+		if ok && wait < 0 {
+			t.Fatalf("ParseRetryAfter(%q, %q) = %v: negative wait", v, date, wait)
+		}
+		if isDigits(v) {
+			if !ok {
+				t.Fatalf("ParseRetryAfter(%q) unusable, want delay-seconds", v)
+			}
+			if want := secondsSaturated(v); wait != want {
+				t.Fatalf("ParseRetryAfter(%q) = %v, want %v", v, wait, want)
+			}
+		}
+		// Surrounding spaces do not matter.
+		if w2, ok2 := retry.ParseRetryAfter([]string{" " + v + " "}, date, raNow); w2 != wait || ok2 != ok {
+			t.Fatalf("ParseRetryAfter(%q) = %v, %v but with spaces around = %v, %v", v, wait, ok, w2, ok2)
+		}
+		// Two values are never usable.
+		if w2, ok2 := retry.ParseRetryAfter([]string{v, v}, date, raNow); ok2 || w2 != 0 {
+			t.Fatalf("ParseRetryAfter(two values %q) = %v, %v; want unusable", v, w2, ok2)
+		}
+		// ParseHTTPDate never panics on either argument.
+		retry.ParseHTTPDate(v, raNow)
+		retry.ParseHTTPDate(date, raNow)
+	})
+}
+
+func isDigits(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// secondsSaturated computes the Duration of a string of digits read as
+// seconds, saturating at the largest Duration, with arbitrary precision.
+func secondsSaturated(s string) time.Duration {
+	n, _ := new(big.Int).SetString(s, 10)
+	n.Mul(n, big.NewInt(int64(time.Second)))
+	if n.Cmp(big.NewInt(math.MaxInt64)) > 0 {
+		return maxDuration
+	}
+	return time.Duration(n.Int64())
+}
