@@ -167,11 +167,12 @@ func (c *Client) listExports(ctx context.Context, name string, feed Feed, p *Lis
 // A failing page yields its error once and ends the sequence, as does a
 // next cursor that repeats one already requested (an *Error).
 func (c *Client) AllExports(ctx context.Context, feed Feed, p *ListExportsParams) iter.Seq2[Export, error] {
-	var params ListExportsParams
+	var first ListExportsParams
 	if p != nil {
-		params = *p
+		first = *p
 	}
 	return func(yield func(Export, error) bool) {
+		params := first // each loop over the sequence starts again
 		seen := map[string]bool{params.Cursor: true}
 		for {
 			page, err := c.listExports(ctx, "AllExports", feed, &params)

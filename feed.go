@@ -269,18 +269,14 @@ func (r *lineReader) readLine() ([]byte, error) {
 	}
 	r.long = r.long[:0]
 	for err == bufio.ErrBufferFull {
-		if len(r.long)+len(frag) > MaxLineSize+2 {
-			r.long = nil
+		if !r.appendLong(frag) {
 			return nil, ErrLineTooLong
 		}
-		r.long = append(r.long, frag...)
 		frag, err = r.br.ReadSlice('\n')
 	}
-	if len(r.long)+len(frag) > MaxLineSize+2 {
-		r.long = nil
+	if !r.appendLong(frag) {
 		return nil, ErrLineTooLong
 	}
-	r.long = append(r.long, frag...)
 	if err != nil && err != io.EOF {
 		return nil, err
 	}
@@ -289,6 +285,25 @@ func (r *lineReader) readLine() ([]byte, error) {
 		return nil, ErrLineTooLong
 	}
 	return line, err
+}
+
+// appendLong adds frag to the line being assembled, doubling the buffer up
+// to MaxLineSize (and its line ending) and no further: it reports false,
+// dropping the buffer, for a line longer than that.
+func (r *lineReader) appendLong(frag []byte) bool {
+	const limit = MaxLineSize + 2 // "\r\n"
+	n := len(r.long) + len(frag)
+	if n > limit {
+		r.long = nil
+		return false
+	}
+	if n > cap(r.long) {
+		grown := make([]byte, len(r.long), min(max(2*cap(r.long), n, 64<<10), limit))
+		copy(grown, r.long)
+		r.long = grown
+	}
+	r.long = append(r.long, frag...)
+	return true
 }
 
 func trimEOL(b []byte) []byte {

@@ -263,10 +263,17 @@ func (c *Client) LookupIPs(ctx context.Context, ips []netip.Addr) ([]IPLookup, e
 
 // alignResults orders results as the addresses asked for.
 func alignResults(ips []netip.Addr, results []IPLookup, m meta) ([]IPLookup, error) {
-	byAddr := make(map[netip.Addr]int, len(results))
+	// A result answers its own address first; its unmapped form (the
+	// server may spell ::ffff:a.b.c.d as a.b.c.d) only where no result
+	// has that address.
+	byAddr := make(map[netip.Addr]int, 2*len(results))
 	for i, r := range results {
 		if _, dup := byAddr[r.IP]; !dup {
 			byAddr[r.IP] = i
+		}
+	}
+	for i, r := range results {
+		if _, taken := byAddr[r.IP.Unmap()]; !taken {
 			byAddr[r.IP.Unmap()] = i
 		}
 	}

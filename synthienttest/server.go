@@ -133,6 +133,7 @@ type config struct {
 	lifetime      time.Duration
 	maxEvents     int
 	httpsDetails  DetailsForm
+	listenAddr    string
 }
 
 // WithClock sets the server's clock. It dates everything the fake makes
@@ -281,9 +282,27 @@ func WithHTTPSDetails(f DetailsForm) Option {
 	return func(c *config) { c.httpsDetails = f }
 }
 
+// WithListenAddr sets the address the API origin listens on, such as
+// "127.0.0.1:8080", for a fake that other programs reach at a known URL.
+// The storage host still takes a random loopback port. The default is a
+// random loopback port.
+func WithListenAddr(addr string) Option {
+	return func(c *config) { c.listenAddr = addr }
+}
+
 // NewServer starts the fake API and its storage host on 127.0.0.1, each on
-// a random port. It panics if it cannot listen.
+// a random port. It panics if it cannot listen; Start returns the error.
 func NewServer(opts ...Option) *Server {
+	s, err := Start(opts...)
+	if err != nil {
+		panic(err.Error())
+	}
+	return s
+}
+
+// Start is NewServer, returning an error when it cannot listen (for
+// example on a WithListenAddr address already in use).
+func Start(opts ...Option) (*Server, error) {
 	cfg := config{
 		now:           time.Now,
 		credits:       DefaultCredits,
@@ -312,12 +331,23 @@ func NewServer(opts ...Option) *Server {
 		sums:     map[string]*sumEntry{},
 	}
 	if _, err := rand.Read(s.secret); err != nil {
-		panic("synthienttest: " + err.Error())
+		return nil, fmt.Errorf("synthienttest: %w", err)
 	}
 	s.APIKey = s.addKey(AllScopes(), cfg.credits, "synthienttest")
 
-	apiLn := listen(nil)
-	stLn := listen(apiLn)
+	apiAddr := cfg.listenAddr
+	if apiAddr == "" {
+		apiAddr = "127.0.0.1:0"
+	}
+	apiLn, err := net.Listen("tcp", apiAddr)
+	if err != nil {
+		return nil, fmt.Errorf("synthienttest: listening on %s: %w", apiAddr, err)
+	}
+	stLn, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		apiLn.Close()
+		return nil, fmt.Errorf("synthienttest: listening on loopback: %w", err)
+	}
 	s.URL = "http://" + apiLn.Addr().String() + "/api/v4"
 	s.StorageURL = "http://" + stLn.Addr().String()
 	s.apiSrv = s.newHTTPServer(http.HandlerFunc(s.serveAPI))
@@ -325,20 +355,7 @@ func NewServer(opts ...Option) *Server {
 	s.serving.Add(2)
 	go func() { defer s.serving.Done(); _ = s.apiSrv.Serve(apiLn) }()
 	go func() { defer s.serving.Done(); _ = s.storageSrv.Serve(stLn) }()
-	return s
-}
-
-// listen listens on a random loopback port; on failure it closes other
-// and panics.
-func listen(other net.Listener) net.Listener {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		if other != nil {
-			other.Close()
-		}
-		panic("synthienttest: listening on loopback: " + err.Error())
-	}
-	return ln
+	return s, nil
 }
 
 func (s *Server) newHTTPServer(h http.Handler) *http.Server {

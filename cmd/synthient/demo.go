@@ -1,0 +1,270 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/netip"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/schollz/progressbar/v3"
+	"github.com/spf13/cobra"
+
+	"github.com/synthient-go/synthient"
+	"github.com/synthient-go/synthient/synthienttest"
+)
+
+func (a *app) demoCommand() *cobra.Command {
+	return &cobra.Command{
+		Use:   "demo",
+		Short: "A guided tour of the SDK on an in-process fake API (no key, no network)",
+		Long: `demo starts a fake Synthient API in this process, scripts a few faults into
+it, and walks through what the SDK does: a lookup, a 429 that is waited out
+and retried, a 503 on a billed lookup that is not retried, an account call
+retried after a 502, a Retry-After past the maximum returned at once, export
+pages, a verified download and a few stream events. Every retry decision is
+printed as it is made.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			d := &demo{out: a.env.stdout, maxRetries: a.maxRetries}
+			if a.env.stderrIsTerminal() {
+				d.progressTo = a.env.stderr
+			}
+			return d.run(cmd.Context())
+		},
+	}
+}
+
+type demo struct {
+	out        io.Writer
+	progressTo io.Writer // where a progress bar goes; nil for none
+	maxRetries int
+
+	srv    *synthienttest.Server
+	client *synthient.Client
+	step   int
+}
+
+func (d *demo) printf(format string, args ...any) { fmt.Fprintf(d.out, format, args...) }
+
+func (d *demo) section(title, why string) {
+	d.step++
+	d.printf("\n%d. %s\n", d.step, title)
+	for _, line := range strings.Split(why, "\n") {
+		d.printf("   %s\n", line)
+	}
+}
+
+func (d *demo) run(ctx context.Context) error {
+	start := time.Now()
+	d.srv = synthienttest.NewServer()
+	defer d.srv.Close()
+	h := newDecisionHandler(d.out, slog.LevelDebug)
+	h.indent = "   | "
+	c, err := synthient.NewClient(d.srv.APIKey,
+		synthient.WithBaseURL(d.srv.URL),
+		synthient.WithMaxRetries(d.maxRetries),
+		synthient.WithLogger(slog.New(h)),
+		synthient.WithUserAgent("synthient-cli-demo"),
+	)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	d.client = c
+
+	d.printf("synthient demo: the Go SDK against a fake Synthient API running in this process\n")
+	d.printf("(API %s, storage %s; no key or network needed)\n", d.srv.URL, d.srv.StorageURL)
+	d.printf("Lines starting with '|' are the SDK's retry decisions, as WithLogger reports them.\n")
+
+	for _, step := range []func(context.Context) error{
+		d.lookup, d.rateLimited, d.billed503, d.account502, d.retryAfterTooLong,
+		d.exportPages, d.download, d.stream,
+	} {
+		if err := step(ctx); err != nil {
+			return err
+		}
+	}
+	d.printf("\nDone in %.1fs. Next: 'synthient --fake lookup ip 1.1.1.1', 'go test -race ./...'.\n", time.Since(start).Seconds())
+	return nil
+}
+
+// expectError reports an error the step wanted, with its request id, stop
+// reason and attempt count.
+func (d *demo) expectError(err error) error {
+	if err == nil {
+		return errors.New("demo: expected an error, the call succeeded")
+	}
+	var apiErr *synthient.APIError
+	if !errors.As(err, &apiErr) {
+		return fmt.Errorf("demo: unexpected error: %w", err)
+	}
+	var base *synthient.Error
+	errors.As(err, &base)
+	d.printf("   => error %q after %d attempt(s), stop reason %s, request id %s\n",
+		apiErr.Error(), base.Attempts, base.StopReason, orDash(apiErr.RequestID))
+	if apiErr.RetryAfter != nil {
+		d.printf("      APIError.RetryAfter = %s\n", *apiErr.RetryAfter)
+	}
+	return nil
+}
+
+func (d *demo) lookup(ctx context.Context) error {
+	d.section("A lookup (billed: 1 credit)", "client.LookupIP(ctx, 203.0.113.7):")
+	r, err := d.client.LookupIP(ctx, netip.MustParseAddr("203.0.113.7"))
+	if err != nil {
+		return err
+	}
+	var b strings.Builder
+	if err := writeIPLookup(&b, r); err != nil {
+		return err
+	}
+	for _, line := range strings.Split(strings.TrimRight(b.String(), "\n"), "\n") {
+		d.printf("   %s\n", line)
+	}
+	return nil
+}
+
+func (d *demo) rateLimited(ctx context.Context) error {
+	d.section("A 429 with Retry-After is waited out and retried",
+		"The fake answers the next lookup with 429 and Retry-After: 1. The rate limiter\n"+
+			"turned the request away before any work, so even a billed lookup is sent again,\n"+
+			"after max(backoff, Retry-After).")
+	d.srv.Inject(synthienttest.RouteLookupIP, 1, synthienttest.Fault{Status: 429, RetryAfter: "1"})
+	before, arrivals := d.srv.Credits(d.srv.APIKey), d.srv.Arrivals(synthienttest.RouteLookupIP)
+	t0 := time.Now()
+	r, err := d.client.LookupIP(ctx, netip.MustParseAddr("1.1.1.1"))
+	if err != nil {
+		return err
+	}
+	d.printf("   => %s answered after %.1fs; the server saw %d requests; credits charged: %d\n",
+		r.IP, time.Since(t0).Seconds(), d.srv.Arrivals(synthienttest.RouteLookupIP)-arrivals, before-d.srv.Credits(d.srv.APIKey))
+	return nil
+}
+
+func (d *demo) billed503(ctx context.Context) error {
+	d.section("A 503 on a billed lookup is not retried",
+		"A 503 may come after the API did the lookup and charged for it. Sending it again\n"+
+			"could charge twice, so the SDK returns the error at once, with its request id.")
+	d.srv.Inject(synthienttest.RouteLookupIP, 1, synthienttest.Fault{Status: 503})
+	_, err := d.client.LookupIP(ctx, netip.MustParseAddr("9.9.9.9"))
+	return d.expectError(err)
+}
+
+func (d *demo) account502(ctx context.Context) error {
+	d.section("A free account call is retried after a 502",
+		"Account is in the standard class: nothing is charged, so a 500, 502, 503, 504 or\n"+
+			"a network failure is retried with jittered exponential backoff (1s, 2s, ... 30s).")
+	d.srv.Inject(synthienttest.RouteAccount, 1, synthienttest.Fault{Status: 502})
+	acct, err := d.client.Account(ctx)
+	if err != nil {
+		return err
+	}
+	d.printf("   => %s %s <%s>, %d credits left\n", acct.FirstName, acct.LastName, acct.Email, acct.LookupQuota.Credits)
+	return nil
+}
+
+func (d *demo) retryAfterTooLong(ctx context.Context) error {
+	d.section("A Retry-After past the maximum is returned at once",
+		"The fake asks for Retry-After: 120, over the 60s maximum (WithMaxRetryAfter).\n"+
+			"The SDK does not hold the caller for two minutes: it returns the error at once.")
+	d.srv.Inject(synthienttest.RouteLookupIP, 1, synthienttest.Fault{Status: 429, RetryAfter: "120"})
+	_, err := d.client.LookupIP(ctx, netip.MustParseAddr("4.4.4.4"))
+	return d.expectError(err)
+}
+
+func (d *demo) exportPages(ctx context.Context) error {
+	d.section("Export pages", "client.ListExports(ctx, FeedProxies, &ListExportsParams{Limit: 3}):")
+	page, err := d.client.ListExports(ctx, synthient.FeedProxies, &synthient.ListExportsParams{Limit: 3})
+	if err != nil {
+		return err
+	}
+	var b strings.Builder
+	if err := writeExports(&b, page.Exports); err != nil {
+		return err
+	}
+	for _, line := range strings.Split(strings.TrimRight(b.String(), "\n"), "\n") {
+		d.printf("   %s\n", line)
+	}
+	n, pages := 0, d.srv.Arrivals(synthienttest.RouteExports)
+	for _, err := range d.client.AllExports(ctx, synthient.FeedProxies, &synthient.ListExportsParams{Limit: 10}) {
+		if err != nil {
+			return err
+		}
+		n++
+	}
+	d.printf("   => AllExports walked %d exports in %d pages of 10, lazily, following next_cursor\n",
+		n, d.srv.Arrivals(synthienttest.RouteExports)-pages)
+	return nil
+}
+
+func (d *demo) download(ctx context.Context) error {
+	d.section("A verified download",
+		"DownloadExportFile follows the API's 307 to the storage host without the API key,\n"+
+			"streams the bytes to FILE.part while hashing them, checks the SHA-256 against the\n"+
+			"meta, then renames the file.")
+	dir, err := os.MkdirTemp("", "synthient-demo-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	path := filepath.Join(dir, "proxies-latest.parquet")
+	var bar *progressbar.ProgressBar
+	var last int64
+	p := &synthient.DownloadParams{Verify: true, Progress: func(done, total int64) {
+		last = done
+		if d.progressTo == nil {
+			return
+		}
+		if bar == nil {
+			bar = newBytesBar(d.progressTo, total, "   downloading")
+		}
+		bar.Set64(done)
+	}}
+	m, err := d.client.DownloadExportFile(ctx, synthient.FeedProxies, "latest", path, p)
+	if bar != nil {
+		bar.Finish()
+		fmt.Fprintln(d.progressTo)
+	}
+	if err != nil {
+		return err
+	}
+	d.printf("   progress: %d of %d bytes (a progress bar when stderr is a terminal)\n", last, m.Size)
+	keySent := false
+	for _, r := range d.srv.Requests() {
+		if r.Route == synthienttest.RouteStorage && (r.APIKey || r.Authorization || r.Cookie) {
+			keySent = true
+		}
+	}
+	d.printf("   => %s %s: %s, %d rows, SHA-256 %s… verified; API key sent to storage: %v\n",
+		m.Stream, m.ID, bytesHuman(m.Size), m.Rows, m.Checksum[:16], keySent)
+	return nil
+}
+
+func (d *demo) stream(ctx context.Context) error {
+	d.section("A few stream events", "client.StreamProxies(ctx), stopping after 3 events (break closes the connection):")
+	n := 0
+	var b strings.Builder
+	t := newTable(&b)
+	for ev, err := range d.client.StreamProxies(ctx) {
+		if err != nil {
+			return err
+		}
+		t.row(synthient.UnixTime(ev.Timestamp, false).Format(time.TimeOnly), ev.IP, ev.Provider, ev.Type, ev.CountryCode, fmt.Sprintf("AS%d", ev.ASN))
+		if n++; n == 3 {
+			break
+		}
+	}
+	if err := t.flush(); err != nil {
+		return err
+	}
+	for _, line := range strings.Split(strings.TrimRight(b.String(), "\n"), "\n") {
+		d.printf("   %s\n", line)
+	}
+	return nil
+}

@@ -1,0 +1,186 @@
+package main
+
+import (
+	"fmt"
+	"strconv"
+
+	"github.com/schollz/progressbar/v3"
+	"github.com/spf13/cobra"
+
+	"github.com/synthient-go/synthient"
+)
+
+func (a *app) exportsCommand() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "exports",
+		Short: "List, describe and download a feed's Parquet exports",
+	}
+	cmd.AddCommand(a.exportsListCommand(), a.exportsMetaCommand(), a.exportsDownloadCommand())
+	return cmd
+}
+
+func parseFeed(s string) (synthient.Feed, error) {
+	f, err := synthient.ParseFeed(s)
+	if err != nil {
+		return "", usageError("unknown feed %q (one of %v)", s, synthient.Feeds)
+	}
+	return f, nil
+}
+
+func (a *app) exportsListCommand() *cobra.Command {
+	var limit int
+	var all bool
+	var cursor string
+	cmd := &cobra.Command{
+		Use:   "list FEED",
+		Short: "List a feed's exports, newest first",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			feed, err := parseFeed(args[0])
+			if err != nil {
+				return err
+			}
+			c, err := a.newClient()
+			if err != nil {
+				return err
+			}
+			p := &synthient.ListExportsParams{Limit: limit, Cursor: cursor}
+			if !all {
+				page, err := c.ListExports(cmd.Context(), feed, p)
+				if err != nil {
+					return err
+				}
+				if a.json() {
+					return writeJSON(a.env.stdout, page)
+				}
+				if err := writeExports(a.env.stdout, page.Exports); err != nil {
+					return err
+				}
+				if page.NextCursor != "" {
+					fmt.Fprintf(a.env.stdout, "\nmore: --cursor %s (or --all)\n", page.NextCursor)
+				}
+				return nil
+			}
+			var exports []synthient.Export
+			for e, err := range c.AllExports(cmd.Context(), feed, p) {
+				if err != nil {
+					return err
+				}
+				if a.json() {
+					if err := writeJSON(a.env.stdout, e); err != nil {
+						return err
+					}
+					continue
+				}
+				exports = append(exports, e)
+			}
+			if a.json() {
+				return nil
+			}
+			return writeExports(a.env.stdout, exports)
+		},
+	}
+	cmd.Flags().IntVar(&limit, "limit", 0, "page size, 1 to 500 (default: the API's, 100)")
+	cmd.Flags().BoolVar(&all, "all", false, "follow every page (JSON: one export per line)")
+	cmd.Flags().StringVar(&cursor, "cursor", "", "start at this page's cursor")
+	return cmd
+}
+
+func (a *app) exportsMetaCommand() *cobra.Command {
+	return &cobra.Command{
+		Use:   "meta FEED ID",
+		Short: "Describe one export (ID: latest, YYYY-MM-DD or YYYY-MM-DD/HH)",
+		Args:  cobra.ExactArgs(2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			feed, err := parseFeed(args[0])
+			if err != nil {
+				return err
+			}
+			c, err := a.newClient()
+			if err != nil {
+				return err
+			}
+			m, err := c.ExportMeta(cmd.Context(), feed, args[1])
+			if err != nil {
+				return err
+			}
+			if a.json() {
+				return writeJSON(a.env.stdout, m)
+			}
+			t := newTable(a.env.stdout)
+			t.row("Stream", m.Stream)
+			t.row("ID", m.ID)
+			t.row("Kind", m.Kind)
+			t.row("Format", m.Format)
+			t.row("Date", unixDate(m.Date))
+			t.row("Created", unixTime(m.CreatedAt))
+			t.row("Size", fmt.Sprintf("%s (%d bytes)", bytesHuman(m.Size), m.Size))
+			t.row("Rows", strconv.FormatInt(m.Rows, 10))
+			t.row("SHA-256", m.Checksum)
+			var cols []string
+			for _, f := range m.Schema.Fields {
+				cols = append(cols, f.Name+" "+f.Type)
+			}
+			t.row("Columns", list(cols))
+			return t.flush()
+		},
+	}
+}
+
+func (a *app) exportsDownloadCommand() *cobra.Command {
+	var out string
+	var verify, force bool
+	cmd := &cobra.Command{
+		Use:   "download FEED ID --out FILE",
+		Short: "Download one export to a file (written as FILE.part, renamed when complete)",
+		Args:  cobra.ExactArgs(2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if out == "" {
+				return usageError("exports download needs --out FILE")
+			}
+			feed, err := parseFeed(args[0])
+			if err != nil {
+				return err
+			}
+			c, err := a.newClient()
+			if err != nil {
+				return err
+			}
+			p := &synthient.DownloadParams{Verify: verify, Overwrite: force}
+			var bar *progressbar.ProgressBar
+			if a.env.stderrIsTerminal() {
+				p.Progress = func(done, total int64) {
+					if bar == nil {
+						bar = newBytesBar(a.env.stderr, total, "downloading")
+					}
+					bar.Set64(done)
+				}
+			}
+			m, err := c.DownloadExportFile(cmd.Context(), feed, args[1], out, p)
+			if bar != nil {
+				bar.Finish()
+				fmt.Fprintln(a.env.stderr)
+			}
+			if err != nil {
+				return err
+			}
+			if a.json() {
+				return writeJSON(a.env.stdout, struct {
+					File     string                `json:"file"`
+					Verified bool                  `json:"verified"`
+					Meta     *synthient.ExportMeta `json:"meta"`
+				}{out, verify, m})
+			}
+			verified := ""
+			if verify {
+				verified = ", SHA-256 verified"
+			}
+			fmt.Fprintf(a.env.stdout, "wrote %s: %s %s, %s%s\n", out, m.Stream, m.ID, bytesHuman(m.Size), verified)
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&out, "out", "", "file to write")
+	cmd.Flags().BoolVar(&verify, "verify", false, "check the SHA-256 against the export's meta")
+	cmd.Flags().BoolVar(&force, "force", false, "overwrite an existing file")
+	return cmd
+}

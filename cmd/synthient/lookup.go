@@ -1,0 +1,385 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/netip"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/schollz/progressbar/v3"
+	"github.com/spf13/cobra"
+
+	"github.com/synthient-go/synthient"
+)
+
+func (a *app) lookupCommand() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "lookup",
+		Short: "Look up IP addresses and domains (billed)",
+	}
+	cmd.AddCommand(a.lookupIPCommand(), a.lookupIPsCommand(), a.lookupDomainCommand())
+	return cmd
+}
+
+func (a *app) lookupIPCommand() *cobra.Command {
+	return &cobra.Command{
+		Use:   "ip ADDR",
+		Short: "Look up one IP address (1 credit)",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			ip, err := netip.ParseAddr(strings.TrimSpace(args[0]))
+			if err != nil {
+				return usageError("%q is not an IP address", args[0])
+			}
+			c, err := a.newClient()
+			if err != nil {
+				return err
+			}
+			r, err := c.LookupIP(cmd.Context(), ip)
+			if err != nil {
+				return err
+			}
+			if a.json() {
+				return writeJSON(a.env.stdout, r)
+			}
+			return writeIPLookup(a.env.stdout, r)
+		},
+	}
+}
+
+func (a *app) lookupDomainCommand() *cobra.Command {
+	var limit int
+	cmd := &cobra.Command{
+		Use:   "domain NAME",
+		Short: "Look up a domain's honeypot intelligence (1 credit)",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			c, err := a.newClient()
+			if err != nil {
+				return err
+			}
+			r, err := c.LookupDomain(cmd.Context(), args[0], &synthient.DomainLookupParams{Limit: limit})
+			if err != nil {
+				return err
+			}
+			if a.json() {
+				return writeJSON(a.env.stdout, r)
+			}
+			return writeDomain(a.env.stdout, r)
+		},
+	}
+	cmd.Flags().IntVar(&limit, "limit", 0, "recent events to return, 1 to 1000 (default: the API's, 50)")
+	return cmd
+}
+
+func writeDomain(w io.Writer, r *synthient.DomainLookup) error {
+	t := newTable(w)
+	t.row("Domain", r.Domain)
+	t.row("Status", orDash(r.Status))
+	t.row("Events", fmt.Sprintf("%d in 24h, %d in 30 days", r.Stats.Events24h, r.Stats.TotalEvents30d))
+	t.row("Unique IPs", fmt.Sprintf("%d in 24h, %d in 30 days", r.UniqueIPs.Value24h, r.UniqueIPs.Value30d))
+	if r.TopASN != nil {
+		t.row("Top ASN", fmt.Sprintf("AS%d (%d events)", r.TopASN.ASN, r.TopASN.Events))
+	}
+	var subs, ports []string
+	for _, s := range r.TopSubdomains {
+		subs = append(subs, fmt.Sprintf("%s (%d)", s.Subdomain, s.Count))
+	}
+	for _, p := range r.TopPorts {
+		ports = append(ports, fmt.Sprintf("%d (%d)", p.Port, p.Count))
+	}
+	t.row("Top subdomains", list(subs))
+	t.row("Top ports", list(ports))
+	s := r.ActivityStats
+	t.row("Activity", fmt.Sprintf("peak %02d:00, quiet %02d:00, median %d/h, p95 %d/h, %s", s.PeakHour, s.QuietHour, s.MedianPerHour, s.P95PerHour, orDash(s.Cadence)))
+	if err := t.flush(); err != nil {
+		return err
+	}
+	if len(r.RecentEvents) == 0 {
+		return nil
+	}
+	fmt.Fprintln(w)
+	t = newTable(w)
+	t.row("TIME", "SOURCE", "TARGET", "PORT", "COUNTRY")
+	for _, e := range r.RecentEvents {
+		t.row(unixTime(e.Timestamp), e.SourceIPMasked, e.TargetSubdomain, strconv.Itoa(e.Port), e.CountryCode)
+	}
+	return t.flush()
+}
+
+func (a *app) lookupIPsCommand() *cobra.Command {
+	var file, failedFile string
+	var concurrency int
+	cmd := &cobra.Command{
+		Use:   "ips --file F",
+		Short: "Look up many IP addresses, in batches of 1000 (0.9 credit each)",
+		Long: `Look up every address in a file (one per line; blank lines and lines starting
+with # are ignored; "-" reads stdin), in batches of 1000 with bounded
+concurrency. Results come in input order. A batch that fails, and every line
+that is not an address, is reported on stderr with its addresses and written
+to --failed; the exit code is then 3 (a failed batch) or 2 (invalid lines).`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if file == "" {
+				return usageError("lookup ips needs --file (use - for stdin)")
+			}
+			if concurrency < 1 || concurrency > 64 {
+				return usageError("--concurrency must be 1 to 64, not %d", concurrency)
+			}
+			in := a.env.stdin
+			if file != "-" {
+				f, err := os.Open(file)
+				if err != nil {
+					return usageError("%v", err)
+				}
+				defer f.Close()
+				in = f
+			}
+			c, err := a.newClient()
+			if err != nil {
+				return err
+			}
+			b := &batch{
+				app:         a,
+				client:      c,
+				concurrency: concurrency,
+			}
+			if failedFile != "" {
+				f, err := os.Create(failedFile)
+				if err != nil {
+					return usageError("%v", err)
+				}
+				defer f.Close()
+				b.failed = f
+			}
+			return b.run(cmd.Context(), in)
+		},
+	}
+	cmd.Flags().StringVar(&file, "file", "", `file of addresses, one per line ("-" for stdin)`)
+	cmd.Flags().IntVar(&concurrency, "concurrency", 4, "batches in flight at once")
+	cmd.Flags().StringVar(&failedFile, "failed", "", "write the addresses that were not looked up to this file")
+	return cmd
+}
+
+// batch looks up an address file chunk by chunk, with at most concurrency
+// chunks in flight, and prints results in input order.
+type batch struct {
+	app         *app
+	client      *synthient.Client
+	concurrency int
+	failed      io.Writer
+
+	mu         sync.Mutex
+	failedN    int // addresses in failed chunks
+	invalidN   int // lines that are not addresses
+	doneN      int
+	bar        *progressbar.ProgressBar
+	wroteTable bool
+	tbl        *table
+}
+
+type chunk struct {
+	seq   int
+	addrs []netip.Addr
+	// result
+	results []synthient.IPLookup
+	missing []netip.Addr
+	err     error
+}
+
+func (b *batch) run(ctx context.Context, in io.Reader) error {
+	if b.app.env.stderrIsTerminal() {
+		b.bar = progressbar.NewOptions64(-1,
+			progressbar.OptionSetWriter(b.app.env.stderr),
+			progressbar.OptionSetDescription("looking up"),
+			progressbar.OptionShowCount(),
+			progressbar.OptionClearOnFinish(),
+		)
+	}
+	if !b.app.json() {
+		b.tbl = newTable(b.app.env.stdout)
+		b.tbl.row(ipHeader...)
+	}
+
+	chunks := make(chan *chunk)
+	readErr := make(chan error, 1)
+	go func() {
+		readErr <- b.read(ctx, in, chunks)
+		close(chunks)
+	}()
+
+	// Workers take chunks in order; the printer prints them in order.
+	sem := make(chan struct{}, b.concurrency)
+	done := make(chan *chunk, b.concurrency)
+	var wg sync.WaitGroup
+	pending := map[int]*chunk{}
+	next := 0
+	inflight := 0
+	var printErr error
+	flush := func() {
+		for c, ok := pending[next]; ok; c, ok = pending[next] {
+			delete(pending, next)
+			next++
+			if err := b.print(c); err != nil && printErr == nil {
+				printErr = err
+			}
+		}
+	}
+	for c := range chunks {
+		sem <- struct{}{}
+		inflight++
+		wg.Add(1)
+		go func(c *chunk) {
+			defer wg.Done()
+			defer func() { <-sem }()
+			c.results, c.err = b.client.LookupIPs(ctx, c.addrs)
+			var dec *synthient.DecodeError
+			if errors.As(c.err, &dec) && len(dec.Missing) > 0 {
+				c.missing = dec.Missing
+			}
+			done <- c
+		}(c)
+		// Drain what finished without blocking, to keep printing in order.
+		for drained := true; drained; {
+			select {
+			case c := <-done:
+				inflight--
+				pending[c.seq] = c
+				flush()
+			default:
+				drained = false
+			}
+		}
+	}
+	for ; inflight > 0; inflight-- {
+		c := <-done
+		pending[c.seq] = c
+		flush()
+	}
+	wg.Wait()
+	if b.tbl != nil {
+		if err := b.tbl.flush(); err != nil && printErr == nil {
+			printErr = err
+		}
+	}
+	if b.bar != nil {
+		b.bar.Finish()
+	}
+	if err := <-readErr; err != nil {
+		return err
+	}
+	if printErr != nil {
+		return printErr
+	}
+	switch {
+	case b.failedN > 0:
+		return &exitError{code: exitAPI, err: fmt.Errorf("%d of %d addresses were not looked up (listed above%s)", b.failedN+b.invalidN, b.doneN+b.failedN+b.invalidN, b.failedHint())}
+	case b.invalidN > 0:
+		return &exitError{code: exitUsage, err: fmt.Errorf("%d lines are not IP addresses (listed above%s)", b.invalidN, b.failedHint())}
+	}
+	return nil
+}
+
+func (b *batch) failedHint() string {
+	if b.failed == nil {
+		return ""
+	}
+	return " and in the --failed file"
+}
+
+// read splits the input into chunks of at most 1000 addresses.
+func (b *batch) read(ctx context.Context, in io.Reader, out chan<- *chunk) error {
+	sc := bufio.NewScanner(in)
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	seq, line := 0, 0
+	cur := &chunk{seq: seq}
+	for sc.Scan() {
+		line++
+		text := strings.TrimSpace(sc.Text())
+		if text == "" || strings.HasPrefix(text, "#") {
+			continue
+		}
+		ip, err := netip.ParseAddr(text)
+		if err != nil || ip.Zone() != "" {
+			b.reportInvalid(line, text)
+			continue
+		}
+		cur.addrs = append(cur.addrs, ip)
+		if len(cur.addrs) == synthient.MaxBatchSize {
+			select {
+			case out <- cur:
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+			seq++
+			cur = &chunk{seq: seq}
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return fmt.Errorf("reading the addresses: %w", err)
+	}
+	if len(cur.addrs) > 0 {
+		select {
+		case out <- cur:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	return nil
+}
+
+func (b *batch) reportInvalid(line int, text string) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.invalidN++
+	fmt.Fprintf(b.app.env.stderr, "synthient: line %d: %q is not an IP address; not looked up\n", line, truncate(text, 80))
+	if b.failed != nil {
+		fmt.Fprintln(b.failed, text)
+	}
+}
+
+// print writes a finished chunk: its results, and its failures on stderr
+// and in the --failed file.
+func (b *batch) print(c *chunk) error {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	notDone := c.missing
+	if c.err != nil && c.missing == nil {
+		notDone = c.addrs
+	}
+	for i := range c.results {
+		r := &c.results[i]
+		if b.app.json() {
+			if err := writeJSON(b.app.env.stdout, r); err != nil {
+				return err
+			}
+		} else {
+			b.tbl.row(ipRow(r)...)
+		}
+	}
+	b.doneN += len(c.results)
+	if len(notDone) > 0 {
+		b.failedN += len(notDone)
+		strs := make([]string, len(notDone))
+		for i, ip := range notDone {
+			strs[i] = ip.String()
+		}
+		fmt.Fprintf(b.app.env.stderr, "synthient: batch %d (%d addresses) failed: %s; not looked up: %s\n",
+			c.seq+1, len(notDone), describe(c.err), strings.Join(strs, " "))
+		if b.failed != nil {
+			for _, s := range strs {
+				fmt.Fprintln(b.failed, s)
+			}
+		}
+	}
+	if b.bar != nil {
+		b.bar.Add(len(c.addrs))
+	}
+	return nil
+}

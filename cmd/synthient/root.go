@@ -1,0 +1,279 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"log/slog"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/synthient-go/synthient"
+	"github.com/synthient-go/synthient/synthienttest"
+)
+
+// Exit codes.
+const (
+	exitOK         = 0
+	exitFailure    = 1 // anything not classified below
+	exitUsage      = 2 // usage and invalid arguments
+	exitAPI        = 3 // the API answered with an error (or a batch chunk failed)
+	exitConnection = 4 // connection and timeout errors
+	exitInterrupt  = 130
+)
+
+// env is what the command reads from and writes to, so tests can run it
+// in-process.
+type env struct {
+	stdin            io.Reader
+	stdout, stderr   io.Writer
+	getenv           func(string) string
+	stderrIsTerminal func() bool
+}
+
+// app holds the global flags and what they build.
+type app struct {
+	env *env
+
+	apiKey      string
+	baseURL     string
+	fake        bool
+	maxRetries  int
+	timeout     time.Duration
+	openTimeout time.Duration
+	output      string
+	verbose     bool
+
+	fakeSrv *synthienttest.Server
+	client  *synthient.Client
+}
+
+// exitError carries an exit code with the error to print.
+type exitError struct {
+	code int
+	err  error
+}
+
+func (e *exitError) Error() string { return e.err.Error() }
+func (e *exitError) Unwrap() error { return e.err }
+
+func usageError(format string, args ...any) error {
+	return &exitError{code: exitUsage, err: fmt.Errorf(format, args...)}
+}
+
+// run executes the command line args and returns the exit code.
+func run(ctx context.Context, args []string, e *env) int {
+	a := &app{env: e}
+	root := a.rootCommand()
+	root.SetArgs(args)
+	root.SetIn(e.stdin)
+	root.SetOut(e.stdout)
+	root.SetErr(e.stderr)
+	err := root.ExecuteContext(ctx)
+	a.close()
+	if err == nil {
+		return exitOK
+	}
+	code := exitCode(err)
+	if code == exitInterrupt {
+		fmt.Fprintln(e.stderr, "synthient: interrupted")
+		return code
+	}
+	fmt.Fprintln(e.stderr, "synthient: "+describe(err))
+	if code == exitUsage && isCobraUsage(err) {
+		fmt.Fprintln(e.stderr, "Run 'synthient --help' for usage.")
+	}
+	return code
+}
+
+func (a *app) rootCommand() *cobra.Command {
+	root := &cobra.Command{
+		Use:   "synthient",
+		Short: "Query the Synthient API: lookups, account, exports and streams",
+		Long: `synthient queries the Synthient API v4: IP and domain lookups, the account,
+Parquet exports and real-time NDJSON streams.
+
+It reads the API key from --api-key or SYNTHIENT_API_KEY. With --fake it runs
+against an in-process fake API instead, and needs no key. Start with:
+
+  synthient demo`,
+		SilenceErrors: true,
+		SilenceUsage:  true,
+		Version:       synthient.Version,
+	}
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
+		return &exitError{code: exitUsage, err: err}
+	})
+	f := root.PersistentFlags()
+	f.StringVar(&a.apiKey, "api-key", "", "API key (default $SYNTHIENT_API_KEY)")
+	f.StringVar(&a.baseURL, "base-url", "", "API base URL including /api/v4 (default $SYNTHIENT_BASE_URL, else "+synthient.DefaultBaseURL+")")
+	f.BoolVar(&a.fake, "fake", false, "run against an in-process fake API (no key needed)")
+	f.IntVar(&a.maxRetries, "max-retries", synthient.DefaultMaxRetries, "retries after the first attempt, where the retry class allows (0 to 16)")
+	f.DurationVar(&a.timeout, "timeout", synthient.DefaultTimeout, "bound on each wait for a read or write")
+	f.DurationVar(&a.openTimeout, "open-timeout", synthient.DefaultOpenTimeout, "bound on each connect")
+	f.StringVarP(&a.output, "output", "o", "text", "output format: text or json (NDJSON for batches and streams)")
+	f.BoolVarP(&a.verbose, "verbose", "v", false, "log every retry decision on stderr")
+	root.PersistentPreRunE = func(*cobra.Command, []string) error {
+		if a.output != "text" && a.output != "json" {
+			return usageError("--output must be text or json, not %q", a.output)
+		}
+		return nil
+	}
+	root.AddCommand(
+		a.demoCommand(),
+		a.lookupCommand(),
+		a.accountCommand(),
+		a.healthCommand(),
+		a.exportsCommand(),
+		a.streamCommand(),
+		a.fakeServerCommand(),
+	)
+	return root
+}
+
+// newClient builds the client from the global flags, starting the fake
+// API first with --fake.
+func (a *app) newClient(opts ...synthient.Option) (*synthient.Client, error) {
+	if a.client != nil {
+		return a.client, nil
+	}
+	key, base := a.apiKey, a.baseURL
+	if key == "" {
+		key = a.env.getenv("SYNTHIENT_API_KEY")
+	}
+	if base == "" {
+		base = a.env.getenv("SYNTHIENT_BASE_URL")
+	}
+	if a.fake {
+		a.fakeSrv = synthienttest.NewServer()
+		key, base = a.fakeSrv.APIKey, a.fakeSrv.URL
+	}
+	if key == "" {
+		return nil, usageError("no API key: set SYNTHIENT_API_KEY, pass --api-key, or use --fake")
+	}
+	all := []synthient.Option{
+		synthient.WithMaxRetries(a.maxRetries),
+		synthient.WithTimeout(a.timeout),
+		synthient.WithOpenTimeout(a.openTimeout),
+		synthient.WithUserAgent("synthient-cli"),
+	}
+	if a.maxRetries > 16 {
+		return nil, usageError("--max-retries must be 0 to 16, not %d", a.maxRetries)
+	}
+	if base != "" {
+		all = append(all, synthient.WithBaseURL(base))
+	}
+	if a.verbose {
+		all = append(all, synthient.WithLogger(slog.New(newDecisionHandler(a.env.stderr, slog.LevelDebug))))
+	}
+	all = append(all, opts...)
+	c, err := synthient.NewClient(key, all...)
+	if err != nil {
+		return nil, err
+	}
+	a.client = c
+	return c, nil
+}
+
+func (a *app) close() {
+	if a.client != nil {
+		a.client.Close()
+	}
+	if a.fakeSrv != nil {
+		a.fakeSrv.Close()
+	}
+}
+
+func (a *app) json() bool { return a.output == "json" }
+
+// exitCode classifies an error.
+func exitCode(err error) int {
+	var ee *exitError
+	var apiErr *synthient.APIError
+	var connErr *synthient.ConnectionError
+	var decErr *synthient.DecodeError
+	switch {
+	case errors.As(err, &ee):
+		return ee.code
+	case errors.Is(err, context.Canceled):
+		return exitInterrupt
+	case errors.Is(err, synthient.ErrInvalidArgument), errors.Is(err, fs.ErrExist), isCobraUsage(err):
+		return exitUsage
+	case errors.As(err, &apiErr), errors.As(err, &decErr):
+		return exitAPI
+	case errors.As(err, &connErr), errors.Is(err, context.DeadlineExceeded):
+		return exitConnection
+	}
+	return exitFailure
+}
+
+// isCobraUsage recognises cobra's argument and command errors, which it
+// returns as plain errors.
+func isCobraUsage(err error) bool {
+	var ee *exitError
+	if errors.As(err, &ee) {
+		return ee.code == exitUsage
+	}
+	msg := err.Error()
+	for _, p := range []string{"unknown command", "accepts ", "requires at least", "requires at most", "received ", "unknown flag", "unknown shorthand", "invalid argument", "flag needs an argument", "required flag"} {
+		if strings.Contains(msg, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// describe renders an error as one line: for an API error its status,
+// title or detail, request id and Retry-After.
+func describe(err error) string {
+	var apiErr *synthient.APIError
+	if !errors.As(err, &apiErr) {
+		return oneLine(err.Error())
+	}
+	var b strings.Builder
+	b.WriteString(apiErr.Error())
+	text := apiErr.Detail
+	if text == "" {
+		text = apiErr.Title
+	}
+	if text != "" && text != apiErr.Error() {
+		b.WriteString(": ")
+		b.WriteString(oneLine(truncate(text, 300)))
+	}
+	for field, msgs := range apiErr.Errors {
+		fmt.Fprintf(&b, "; %s: %s", field, strings.Join(msgs, ", "))
+	}
+	var extra []string
+	if apiErr.RequestID != "" {
+		extra = append(extra, "request id "+apiErr.RequestID)
+	}
+	if apiErr.RetryAfter != nil {
+		extra = append(extra, "retry after "+apiErr.RetryAfter.String())
+	}
+	var base *synthient.Error
+	if errors.As(err, &base) && base.StopReason != "" {
+		extra = append(extra, fmt.Sprintf("%d attempt(s), %s", base.Attempts, base.StopReason))
+	}
+	if len(extra) > 0 {
+		b.WriteString(" (" + strings.Join(extra, ", ") + ")")
+	}
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return oneLine(err.Error())
+	}
+	return b.String()
+}
+
+func oneLine(s string) string {
+	return strings.Join(strings.Fields(s), " ")
+}
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
+}

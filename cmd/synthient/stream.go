@@ -1,0 +1,95 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/synthient-go/synthient"
+)
+
+func (a *app) streamCommand() *cobra.Command {
+	var maxEvents int
+	var duration time.Duration
+	var reconnect bool
+	cmd := &cobra.Command{
+		Use:   "stream FEED",
+		Short: "Print a feed's real-time events, one JSON object per line",
+		Long: `Print a feed's real-time events as NDJSON (in both output formats) until
+--max-events or --duration is reached, the server closes the stream, or
+you interrupt. With --reconnect it reopens the stream at once after a
+clean close and after max(Retry-After, 2s) on other errors, and stops on a
+401 or 403.`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			feed, err := parseFeed(args[0])
+			if err != nil {
+				return err
+			}
+			if maxEvents < 0 || duration < 0 {
+				return usageError("--max-events and --duration must not be negative")
+			}
+			c, err := a.newClient()
+			if err != nil {
+				return err
+			}
+			ctx := cmd.Context()
+			if duration > 0 {
+				var cancel context.CancelFunc
+				ctx, cancel = context.WithTimeout(ctx, duration)
+				defer cancel()
+			}
+			n := 0
+			for {
+				err := a.streamOnce(ctx, c, feed, maxEvents, &n)
+				if maxEvents > 0 && n >= maxEvents {
+					return nil
+				}
+				if duration > 0 && ctx.Err() != nil && cmd.Context().Err() == nil {
+					return nil // --duration is up
+				}
+				if !reconnect {
+					return err
+				}
+				wait, ok := synthient.ReconnectDelay(err)
+				if !ok {
+					return err
+				}
+				if err != nil {
+					fmt.Fprintf(a.env.stderr, "synthient: stream ended: %s; reconnecting in %s\n", describe(err), wait)
+				}
+				select {
+				case <-time.After(wait):
+				case <-ctx.Done():
+					if duration > 0 && cmd.Context().Err() == nil {
+						return nil
+					}
+					return ctx.Err()
+				}
+			}
+		},
+	}
+	cmd.Flags().IntVar(&maxEvents, "max-events", 0, "stop after this many events (0: no limit)")
+	cmd.Flags().DurationVar(&duration, "duration", 0, "stop after this long (0: no limit)")
+	cmd.Flags().BoolVar(&reconnect, "reconnect", false, "reopen the stream when it ends")
+	return cmd
+}
+
+// streamOnce prints events until the stream ends, counting them in n.
+func (a *app) streamOnce(ctx context.Context, c *synthient.Client, feed synthient.Feed, maxEvents int, n *int) error {
+	for ev, err := range c.StreamRaw(ctx, feed) {
+		if err != nil {
+			return err
+		}
+		if _, err := fmt.Fprintf(a.env.stdout, "%s\n", ev); err != nil {
+			return err
+		}
+		*n++
+		if maxEvents > 0 && *n >= maxEvents {
+			return nil
+		}
+	}
+	return nil
+}
