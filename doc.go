@@ -74,6 +74,30 @@
 // decision. Package retry holds these rules as plain policy, usable with
 // go-retryablehttp on its own.
 //
+// # Pagination
+//
+// ListExports returns one page of a feed's exports; AllExports is a lazy
+// iter.Seq2 over every page. It sends nothing until the loop starts,
+// follows next_cursor, stops on break, yields a failing page's error once,
+// and stops with an *Error on a cursor that repeats.
+//
+// # Downloads
+//
+// DownloadExport streams an export into an io.Writer with constant memory,
+// following the API's one 307 to the storage host without the API key;
+// DownloadExportFile writes path.part, optionally verifies the SHA-256 while
+// the bytes stream, and renames it on success. Neither retries the storage
+// leg or a failure while reading.
+//
+// # Streams
+//
+// StreamProxies and its siblings (one per feed) and StreamRaw are lazy
+// iter.Seq2 sequences over NDJSON events. Opening follows the standard
+// class; after that, a failure ends the sequence with exactly one error and
+// a clean close ends it without one. Breaking out of the loop or cancelling
+// ctx closes the connection. ReconnectDelay gives the API's reconnect
+// recipe for long-running consumers.
+//
 // # Testing
 //
 // Package synthienttest runs a realistic fake of the API on loopback, with
