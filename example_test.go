@@ -1,0 +1,194 @@
+package synthient_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/netip"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/synthient-go/synthient"
+	"github.com/synthient-go/synthient/synthienttest"
+)
+
+// The examples run against the fake API of package synthienttest; with a
+// real key, leave out WithBaseURL.
+
+func Example() {
+	srv := synthienttest.NewServer()
+	defer srv.Close()
+
+	c, err := synthient.NewClient(srv.APIKey, synthient.WithBaseURL(srv.URL))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer c.Close()
+
+	r, err := c.LookupIP(context.Background(), netip.MustParseAddr("203.0.113.7"))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(r.IP, r.Network.Type, r.Location.Country, r.Intelligence.Categories)
+	// Output: 203.0.113.7 RESIDENTIAL DE [RESIDENTIAL_PROXY]
+}
+
+// One errors.As reaches the API's answer; a second one, on *Error, says how
+// many requests were sent and why the client stopped.
+func ExampleAPIError() {
+	srv := synthienttest.NewServer()
+	defer srv.Close()
+	// The rate limiter asks for a two-minute wait: more than the 60 s the
+	// client waits out, so the error comes back at once.
+	srv.Inject(synthienttest.RouteLookupIP, 1, synthienttest.Fault{Status: 429, RetryAfter: "120"})
+
+	c, _ := synthient.NewClient(srv.APIKey, synthient.WithBaseURL(srv.URL))
+	defer c.Close()
+
+	_, err := c.LookupIP(context.Background(), netip.MustParseAddr("198.51.100.23"))
+	var apiErr *synthient.APIError
+	if errors.As(err, &apiErr) {
+		fmt.Println(apiErr) // only the status: safe to log
+		fmt.Println("retry after", *apiErr.RetryAfter)
+	}
+	var e *synthient.Error
+	if errors.As(err, &e) {
+		fmt.Println(e.Attempts, "attempt,", e.StopReason)
+	}
+	// Output:
+	// 429 Too Many Requests
+	// retry after 2m0s
+	// 1 attempt, retry_after_exceeds_max
+}
+
+// A billed lookup that failed after the request was written is not sent
+// again: the API may have done the work and charged for it.
+func ExampleConnectionError() {
+	srv := synthienttest.NewServer()
+	defer srv.Close()
+	srv.Inject(synthienttest.RouteLookupIP, 1, synthienttest.Fault{Kind: synthienttest.FaultCloseAfterRequest})
+
+	c, _ := synthient.NewClient(srv.APIKey, synthient.WithBaseURL(srv.URL))
+	defer c.Close()
+
+	_, err := c.LookupIP(context.Background(), netip.MustParseAddr("198.51.100.23"))
+	var connErr *synthient.ConnectionError
+	if errors.As(err, &connErr) {
+		fmt.Println("may have been processed:", !connErr.NotSent)
+	}
+	fmt.Println("requests sent:", srv.Arrivals(synthienttest.RouteLookupIP))
+	// Output:
+	// may have been processed: true
+	// requests sent: 1
+}
+
+func ExampleClient_AllExports() {
+	clock := synthienttest.NewManualClock(time.Date(2026, 6, 10, 14, 20, 0, 0, time.UTC))
+	srv := synthienttest.NewServer(synthienttest.WithClock(clock.Now))
+	defer srv.Close()
+	c, _ := synthient.NewClient(srv.APIKey, synthient.WithBaseURL(srv.URL))
+	defer c.Close()
+
+	n := 0
+	for e, err := range c.AllExports(context.Background(), synthient.FeedProxies, &synthient.ListExportsParams{Limit: 5}) {
+		if err != nil {
+			fmt.Println(err)
+			return
+		}
+		if n < 3 {
+			fmt.Println(e.ID, e.Kind)
+		}
+		n++
+	}
+	fmt.Println(n, "exports in", srv.Arrivals(synthienttest.RouteExports), "pages")
+	// Output:
+	// 2026-06-10/13 hourly
+	// 2026-06-10/12 hourly
+	// 2026-06-10/11 hourly
+	// 17 exports in 4 pages
+}
+
+func ExampleClient_DownloadExportFile() {
+	srv := synthienttest.NewServer()
+	defer srv.Close()
+	c, _ := synthient.NewClient(srv.APIKey, synthient.WithBaseURL(srv.URL))
+	defer c.Close()
+
+	dir, _ := os.MkdirTemp("", "example")
+	defer os.RemoveAll(dir)
+	path := filepath.Join(dir, "proxies.parquet")
+
+	meta, err := c.DownloadExportFile(context.Background(), synthient.FeedProxies, "latest", path,
+		&synthient.DownloadParams{Verify: true})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	info, _ := os.Stat(path)
+	fmt.Println(info.Size() == meta.Size, meta.Format)
+	// Output: true parquet
+}
+
+func ExampleClient_StreamProxies() {
+	srv := synthienttest.NewServer()
+	defer srv.Close()
+	c, _ := synthient.NewClient(srv.APIKey, synthient.WithBaseURL(srv.URL))
+	defer c.Close()
+
+	n := 0
+	for ev, err := range c.StreamProxies(context.Background()) {
+		if err != nil {
+			fmt.Println(err)
+			return
+		}
+		fmt.Println(ev.IP, ev.Type)
+		if n++; n == 2 {
+			break // closes the connection
+		}
+	}
+	// Output:
+	// 198.68.162.1 RESIDENTIAL_PROXY
+	// 2600:bcb0:fc01:2996:8386:458d:9652:15 PUBLIC_PROXY
+}
+
+// A long-running consumer reconnects at once after the server's routine
+// close, waits max(Retry-After, 2 s) after other errors, and stops on 401
+// and 403.
+func ExampleReconnectDelay() {
+	// This fake closes every stream after 2 events.
+	srv := synthienttest.NewServer(synthienttest.WithMaxEvents(2))
+	defer srv.Close()
+	c, _ := synthient.NewClient(srv.APIKey, synthient.WithBaseURL(srv.URL))
+	defer c.Close()
+
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	events := 0
+	for events < 5 {
+		var err error
+		for _, e := range c.StreamProxies(ctx) {
+			if e != nil {
+				err = e
+				break
+			}
+			if events++; events == 5 {
+				cancel() // enough for the example
+				break
+			}
+		}
+		wait, ok := synthient.ReconnectDelay(err)
+		if !ok {
+			fmt.Println("stop:", err)
+			return
+		}
+		select {
+		case <-time.After(wait):
+		case <-ctx.Done():
+		}
+	}
+	fmt.Println(events, "events over", srv.Arrivals(synthienttest.RouteStream), "connections")
+	// Output: 5 events over 3 connections
+}
