@@ -72,6 +72,8 @@ type settings struct {
 	logger        *slog.Logger
 	hook          func(*ResponseInfo) error
 	rand          func() float64
+	quota         *retry.Quota
+	noQuota       bool
 }
 
 func invalid(format string, args ...any) error {
@@ -196,6 +198,34 @@ func WithRandom(fn func() float64) Option {
 			return invalid("random source is nil")
 		}
 		s.rand = fn
+		return nil
+	}
+}
+
+// WithRetryQuota sets the client-wide retry quota, a token bucket shared
+// by every call of the client: a retry after a 5xx, a timeout or a network
+// failure takes failureCost tokens, one after a 429 throttleCost; a call
+// that succeeds after retrying gives its last retry's tokens back, one that
+// succeeds at once adds retry.SuccessCredit. When the bucket is empty a call
+// stops retrying at once with retry.QuotaExhausted and its last error, so
+// during an outage the client sends at most capacity/failureCost retries
+// in all, however many calls are made. The default is 500 tokens, 10 per
+// failure retry and 5 per 429 retry; each value must be positive.
+func WithRetryQuota(capacity, failureCost, throttleCost int) Option {
+	return func(s *settings) error {
+		if capacity <= 0 || failureCost <= 0 || throttleCost <= 0 {
+			return invalid("retry quota needs positive values, got %d, %d and %d", capacity, failureCost, throttleCost)
+		}
+		s.quota, s.noQuota = retry.NewQuota(capacity, failureCost, throttleCost), false
+		return nil
+	}
+}
+
+// WithoutRetryQuota turns the client-wide retry quota off: every call then
+// retries as far as its class, MaxRetries and the waits allow.
+func WithoutRetryQuota() Option {
+	return func(s *settings) error {
+		s.quota, s.noQuota = nil, true
 		return nil
 	}
 }
@@ -352,6 +382,9 @@ func NewClient(apiKey string, opts ...Option) (*Client, error) {
 			return nil, err
 		}
 	}
+	if s.quota == nil && !s.noQuota {
+		s.quota = retry.NewQuota(retry.DefaultQuotaCapacity, retry.DefaultFailureCost, retry.DefaultThrottleCost)
+	}
 	base, err := url.Parse(strings.TrimRight(s.baseURL, "/"))
 	if err != nil { // WithBaseURL checked it; DefaultBaseURL parses
 		return nil, invalid("base URL does not parse")
@@ -370,6 +403,7 @@ func NewClient(apiKey string, opts ...Option) (*Client, error) {
 			MaxRetryAfter: s.maxRetryAfter,
 			MaxTotalDelay: s.maxTotalDelay,
 			Rand:          s.rand,
+			Quota:         s.quota,
 		},
 	}
 	if s.userAgent != "" {

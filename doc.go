@@ -70,8 +70,9 @@
 // at once with APIError.RetryAfter set. Before each wait the client checks
 // the context's deadline and stops rather than shorten the server's wait.
 // WithMaxRetries sets the retry count (default 2, at most 16) and
-// WithRetryBudget bounds the total wait of a call. WithLogger logs every
-// decision. Package retry holds these rules as plain policy, usable with
+// WithRetryBudget bounds the total wait of a call, and a client-wide retry
+// quota (WithRetryQuota) bounds the retries of all calls during an outage.
+// WithLogger logs every decision. Package retry holds these rules as plain policy, usable with
 // go-retryablehttp on its own.
 //
 // # Pagination

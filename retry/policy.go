@@ -280,6 +280,7 @@ type Call struct {
 	retries int
 	spent   time.Duration
 	taken   int
+	settled bool // a success was credited to the quota
 	last    Decision
 }
 
@@ -335,9 +336,13 @@ func (c *Call) Decide(ctx context.Context, a Attempt) Decision {
 func (c *Call) decide(ctx context.Context, a Attempt, d Decision, now, deadline time.Time, hasDeadline bool) Decision {
 	p := &c.Policy
 	if a.Err == nil && (a.Accepted || a.Status >= 200 && a.Status < 300) {
-		if p.Quota != nil && c.taken > 0 {
-			p.Quota.refund(c.taken) // once: a success may be judged again
-			c.taken = 0
+		if p.Quota != nil && !c.settled {
+			c.settled = true // once: a success may be judged again
+			if c.taken > 0 {
+				p.Quota.refund(c.taken)
+			} else if c.retries == 0 {
+				p.Quota.refund(SuccessCredit)
+			}
 		}
 		return d
 	}

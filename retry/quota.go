@@ -9,13 +9,18 @@ const (
 	DefaultQuotaCapacity = 500
 	DefaultFailureCost   = 10 // a retry after a 5xx, a timeout or a network failure
 	DefaultThrottleCost  = 5  // a retry after a 429 with Retry-After
+	// SuccessCredit is what a call that succeeds at its first attempt gives
+	// the quota, so that it refills once the outage is over.
+	SuccessCredit = 1
 )
 
 // Quota is a client-wide retry token bucket. Every retry takes tokens
-// (more after a server failure than after a rate limit); a retry that
-// succeeds gives its tokens back. When the bucket is empty, calls stop
+// (more after a server failure than after a rate limit); a call that
+// succeeds after retrying gives back what its last retry took, and one that
+// succeeds at once adds SuccessCredit. When the bucket is empty, calls stop
 // retrying with QuotaExhausted until successes refill it, so an outage
-// cannot multiply a client's traffic by its retry count.
+// cannot multiply a client's traffic by its retry count: at most capacity /
+// cost retries are sent while nothing succeeds.
 //
 // A Quota is safe for concurrent use; share one among the policies of a
 // client.

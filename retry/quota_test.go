@@ -179,14 +179,28 @@ func TestQuotaRefund(t *testing.T) {
 		}
 	})
 
-	t.Run("success on the first attempt refunds nothing", func(t *testing.T) {
+	t.Run("success on the first attempt adds the success credit", func(t *testing.T) {
 		q := retry.NewQuota(500, 10, 5)
 		p := quotaPolicy(q)
 		checkOutcome(t, p.Start().Decide(context.Background(), status(503)), retryIt)
-		checkOutcome(t, p.Start().Decide(context.Background(), status(200)), success)
-		if q.Available() != 490 {
-			t.Fatalf("Available = %d, want 490", q.Available())
+		call := p.Start()
+		checkOutcome(t, call.Decide(context.Background(), status(200)), success)
+		checkOutcome(t, call.Decide(context.Background(), status(200)), success) // judged again
+		if want := 490 + retry.SuccessCredit; q.Available() != want {
+			t.Fatalf("Available = %d, want %d", q.Available(), want)
 		}
+	})
+
+	t.Run("first-attempt successes refill a drained quota", func(t *testing.T) {
+		q := retry.NewQuota(20, 10, 5)
+		p := quotaPolicy(q)
+		checkOutcome(t, p.Start().Decide(context.Background(), status(503)), retryIt)
+		checkOutcome(t, p.Start().Decide(context.Background(), status(503)), retryIt)
+		checkOutcome(t, p.Start().Decide(context.Background(), status(503)), stopWith(retry.QuotaExhausted))
+		for i := 0; i < 10; i++ {
+			checkOutcome(t, p.Start().Decide(context.Background(), status(200)), success)
+		}
+		checkOutcome(t, p.Start().Decide(context.Background(), status(503)), retryIt)
 	})
 
 	t.Run("a failed call refunds nothing", func(t *testing.T) {
