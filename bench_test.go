@@ -1,0 +1,356 @@
+package synthient_test
+
+// Benchmarks, each pairing the SDK with plain net/http plus encoding/json
+// doing the same work on the same loopback server in the same run. The
+// figures and the command that produced them are in docs/performance.md;
+// scripts/bench.sh reproduces them.
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/netip"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"sync/atomic"
+	"testing"
+
+	"github.com/synthient-go/synthient"
+)
+
+// lookupBody is a full IpLookup answer (api-v4.md §7).
+var lookupBody = []byte(`{"ip":"198.51.100.23","network":{"asn":64500,"isp":"Example Broadband","type":"RESIDENTIAL","org":null,"domain":"example-broadband.net","abuse_email":"abuse@example-broadband.net","abuse_phone":null},"location":{"country":"DE","state":"BE","city":"Berlin","timezone":"Europe/Berlin","latitude":52.52,"longitude":13.405,"geo_hash":"u33"},"intelligence":{"risk_score":81,"behavior":["PROGRAMMATIC_TRAFFIC"],"categories":["RESIDENTIAL_PROXY"],"devices":[{"os":"Android","version":"13","last_seen":1781049600}],"providers":[{"provider":"EXAMPLEPROXY","type":"RESIDENTIAL_PROXY","last_seen":1781136000}]}}`)
+
+func lookupServer(b *testing.B) *httptest.Server {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.Header().Set("Content-Length", strconv.Itoa(len(lookupBody)))
+		w.Write(lookupBody)
+	}))
+	b.Cleanup(srv.Close)
+	return srv
+}
+
+// plainClient is what a careful user would write with net/http alone: a
+// shared transport with enough idle connections, the key header, a status
+// check and a JSON decode.
+type plainClient struct {
+	hc   *http.Client
+	base string
+}
+
+func newPlainClient(b *testing.B, base string) *plainClient {
+	tr := &http.Transport{MaxIdleConns: 128, MaxIdleConnsPerHost: 64}
+	b.Cleanup(tr.CloseIdleConnections)
+	return &plainClient{hc: &http.Client{Transport: tr}, base: base}
+}
+
+func (p *plainClient) lookupIP(ctx context.Context, ip netip.Addr) (*synthient.IPLookup, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, p.base+"/lookup/ip/"+ip.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("X-Api-Key", testKey)
+	req.Header.Set("Accept", "application/json")
+	resp, err := p.hc.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return nil, fmt.Errorf("status %d", resp.StatusCode)
+	}
+	var out synthient.IPLookup
+	if err := json.NewDecoder(resp.Body).Decode(&out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// BenchmarkLookupIP compares LookupIP with the plain version, serially and
+// from 32 goroutines sharing one client.
+func BenchmarkLookupIP(b *testing.B) {
+	ip := netip.MustParseAddr("198.51.100.23")
+	run := func(b *testing.B, parallel bool, call func(context.Context) error) {
+		b.ReportAllocs()
+		if !parallel {
+			for b.Loop() {
+				if err := call(context.Background()); err != nil {
+					b.Fatal(err)
+				}
+			}
+			return
+		}
+		b.SetParallelism(16) // 16 x GOMAXPROCS(2) = 32 goroutines
+		b.RunParallel(func(pb *testing.PB) {
+			for pb.Next() {
+				if err := call(context.Background()); err != nil {
+					b.Error(err)
+					return
+				}
+			}
+		})
+	}
+	for _, mode := range []struct {
+		name     string
+		parallel bool
+	}{{"serial", false}, {"parallel32", true}} {
+		b.Run(mode.name+"/sdk", func(b *testing.B) {
+			srv := lookupServer(b)
+			c := newClient(b, srv.URL+"/api/v4")
+			run(b, mode.parallel, func(ctx context.Context) error {
+				_, err := c.LookupIP(ctx, ip)
+				return err
+			})
+		})
+		b.Run(mode.name+"/plain", func(b *testing.B) {
+			srv := lookupServer(b)
+			p := newPlainClient(b, srv.URL+"/api/v4")
+			run(b, mode.parallel, func(ctx context.Context) error {
+				_, err := p.lookupIP(ctx, ip)
+				return err
+			})
+		})
+	}
+}
+
+// proxyStream returns n NDJSON proxy events, with a heartbeat line every
+// 1000 events.
+func proxyStream(n int) []byte {
+	var buf bytes.Buffer
+	for i := range n {
+		fmt.Fprintf(&buf, `{"ip":"192.0.%d.%d","provider":"EXAMPLEPROXY","type":"RESIDENTIAL_PROXY","timestamp":%d,"country_code":"US","asn":%d}`+"\n",
+			i/256%256, i%256, 1781136001+i, 64496+i%1000)
+		if i%1000 == 999 {
+			buf.WriteString("\n")
+		}
+	}
+	return buf.Bytes()
+}
+
+// memTransport answers every request with a 200 NDJSON body read from data.
+type memTransport struct{ data []byte }
+
+func (t memTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	return &http.Response{
+		StatusCode: http.StatusOK,
+		Header:     http.Header{"Content-Type": {"application/x-ndjson"}},
+		Body:       io.NopCloser(bytes.NewReader(t.data)),
+		Request:    r,
+	}, nil
+}
+
+// heapSampler records the peak heap in use, sampled every 10,000 events.
+type heapSampler struct{ peak uint64 }
+
+func (h *heapSampler) sample(i int) {
+	if i%10000 != 0 {
+		return
+	}
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	h.peak = max(h.peak, ms.HeapInuse)
+}
+
+// BenchmarkStreamDecode decodes a stream of 200,000 proxy events: the SDK's
+// StreamProxies (its whole path: request, attempt loop, line reader,
+// decoding) against a bufio.Scanner plus json.Unmarshal loop over the same
+// bytes. Both read from memory, so the figures are the decoding cost.
+func BenchmarkStreamDecode(b *testing.B) {
+	const events = 200_000
+	data := proxyStream(events)
+	b.Run("sdk", func(b *testing.B) {
+		c := newClient(b, "http://stream.test/api/v4", synthient.WithTransport(memTransport{data}))
+		b.SetBytes(int64(len(data)))
+		b.ReportAllocs()
+		var h heapSampler
+		for b.Loop() {
+			n := 0
+			for ev, err := range c.StreamProxies(context.Background()) {
+				if err != nil {
+					b.Fatal(err)
+				}
+				if ev.ASN == 0 {
+					b.Fatal("event not decoded")
+				}
+				n++
+				h.sample(n)
+			}
+			if n != events {
+				b.Fatalf("%d events, want %d", n, events)
+			}
+		}
+		b.ReportMetric(float64(h.peak)/(1<<20), "peak-heap-MiB")
+	})
+	b.Run("plain", func(b *testing.B) {
+		b.SetBytes(int64(len(data)))
+		b.ReportAllocs()
+		var h heapSampler
+		for b.Loop() {
+			sc := bufio.NewScanner(bytes.NewReader(data))
+			sc.Buffer(make([]byte, 64<<10), 16<<20)
+			n := 0
+			for sc.Scan() {
+				line := sc.Bytes()
+				if len(bytes.TrimSpace(line)) == 0 {
+					continue
+				}
+				var ev synthient.ProxyEvent
+				if err := json.Unmarshal(line, &ev); err != nil {
+					b.Fatal(err)
+				}
+				if ev.ASN == 0 {
+					b.Fatal("event not decoded")
+				}
+				n++
+				h.sample(n)
+			}
+			if n != events {
+				b.Fatalf("%d events, want %d", n, events)
+			}
+		}
+		b.ReportMetric(float64(h.peak)/(1<<20), "peak-heap-MiB")
+	})
+}
+
+// exportSize is the size of the downloaded export.
+const exportSize = 256 << 20
+
+// exportServers starts an API origin answering 307 to a storage origin on
+// another port that serves exportSize bytes, and returns the API's base
+// URL, the storage URL and the bytes' SHA-256.
+func exportServers(b *testing.B) (api, storage string, sum string) {
+	chunk := bytes.Repeat([]byte("PAR1synthient-export-bytes-0123456789abcdef"), (1<<20)/43+1)[:1<<20]
+	h := sha256.New()
+	for range exportSize / len(chunk) {
+		h.Write(chunk)
+	}
+	sum = hex.EncodeToString(h.Sum(nil))
+	st := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Length", strconv.Itoa(exportSize))
+		for range exportSize / len(chunk) {
+			if _, err := w.Write(chunk); err != nil {
+				return
+			}
+		}
+	}))
+	b.Cleanup(st.Close)
+	metaBody := fmt.Appendf(nil, `{"stream":"proxies","kind":"daily","id":"2026-06-09","format":"parquet","date":1780963200,"created_at":1781052600,"size":%d,"rows":1,"checksum":%q,"schema":{"fields":[]}}`, exportSize, sum)
+	var downloads atomic.Int64
+	apiSrv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if bytes.HasSuffix([]byte(r.URL.Path), []byte("/meta")) {
+			w.Header().Set("Content-Type", "application/json")
+			w.Write(metaBody)
+			return
+		}
+		downloads.Add(1)
+		http.Redirect(w, r, st.URL+"/bucket/proxies/2026-06-09.parquet?X-Amz-Signature=abc", http.StatusTemporaryRedirect)
+	}))
+	b.Cleanup(apiSrv.Close)
+	return apiSrv.URL + "/api/v4", st.URL, sum
+}
+
+// BenchmarkDownload downloads 256 MiB through the API's 307, to io.Discard
+// and to a file with SHA-256 verification, against plain net/http (which
+// follows the redirect itself) doing the same.
+func BenchmarkDownload(b *testing.B) {
+	api, _, sum := exportServers(b)
+	plainGet := func(b *testing.B, hc *http.Client) *http.Response {
+		req, _ := http.NewRequest(http.MethodGet, api+"/feeds/proxies/export/2026-06-09", nil)
+		req.Header.Set("X-Api-Key", testKey)
+		resp, err := hc.Do(req)
+		if err != nil || resp.StatusCode != http.StatusOK {
+			b.Fatalf("plain download: %v %v", resp, err)
+		}
+		return resp
+	}
+	b.Run("discard/sdk", func(b *testing.B) {
+		c := newClient(b, api)
+		b.SetBytes(exportSize)
+		b.ReportAllocs()
+		for b.Loop() {
+			n, err := c.DownloadExport(context.Background(), synthient.FeedProxies, "2026-06-09", io.Discard)
+			if err != nil || n != exportSize {
+				b.Fatalf("DownloadExport = %d, %v", n, err)
+			}
+		}
+	})
+	b.Run("discard/plain", func(b *testing.B) {
+		tr := &http.Transport{}
+		defer tr.CloseIdleConnections()
+		hc := &http.Client{Transport: tr}
+		b.SetBytes(exportSize)
+		b.ReportAllocs()
+		for b.Loop() {
+			resp := plainGet(b, hc)
+			n, err := io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+			if err != nil || n != exportSize {
+				b.Fatalf("copy = %d, %v", n, err)
+			}
+		}
+	})
+	b.Run("file-verified/sdk", func(b *testing.B) {
+		c := newClient(b, api)
+		path := filepath.Join(b.TempDir(), "export.parquet")
+		b.SetBytes(exportSize)
+		b.ReportAllocs()
+		for b.Loop() {
+			m, err := c.DownloadExportFile(context.Background(), synthient.FeedProxies, "2026-06-09", path,
+				&synthient.DownloadParams{Verify: true, Overwrite: true})
+			if err != nil || m.Size != exportSize {
+				b.Fatalf("DownloadExportFile = %v, %v", m, err)
+			}
+		}
+	})
+	b.Run("file-verified/plain", func(b *testing.B) {
+		tr := &http.Transport{}
+		defer tr.CloseIdleConnections()
+		hc := &http.Client{Transport: tr}
+		path := filepath.Join(b.TempDir(), "export.parquet")
+		b.SetBytes(exportSize)
+		b.ReportAllocs()
+		for b.Loop() {
+			// The meta first, for the checksum, as the SDK does.
+			req, _ := http.NewRequest(http.MethodGet, api+"/feeds/proxies/export/2026-06-09/meta", nil)
+			req.Header.Set("X-Api-Key", testKey)
+			mresp, err := hc.Do(req)
+			if err != nil {
+				b.Fatal(err)
+			}
+			var meta synthient.ExportMeta
+			err = json.NewDecoder(mresp.Body).Decode(&meta)
+			mresp.Body.Close()
+			if err != nil || meta.Checksum != sum {
+				b.Fatalf("meta: %v", err)
+			}
+			resp := plainGet(b, hc)
+			f, err := os.Create(path + ".part")
+			if err != nil {
+				b.Fatal(err)
+			}
+			h := sha256.New()
+			n, err := io.Copy(io.MultiWriter(f, h), resp.Body)
+			resp.Body.Close()
+			if err == nil {
+				err = f.Sync()
+			}
+			f.Close()
+			if err != nil || n != exportSize || hex.EncodeToString(h.Sum(nil)) != meta.Checksum {
+				b.Fatalf("copy = %d, %v", n, err)
+			}
+			if err := os.Rename(path+".part", path); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
