@@ -317,7 +317,7 @@ func TestBatchInvalidAndFailed(t *testing.T) {
 	if want := []string{"1.1.1.1", "8.8.8.8", "nope"}; !slices.Equal(got, want) {
 		t.Errorf("--failed holds %q, want %q", got, want)
 	}
-	if !strings.Contains(r.stderr, "3 of 3 addresses were not looked up") {
+	if !strings.Contains(r.stderr, "2 of 2 addresses were not looked up; 1 line is not an IP address") {
 		t.Errorf("stderr:\n%s", r.stderr)
 	}
 }

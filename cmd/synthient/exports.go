@@ -11,12 +11,8 @@ import (
 )
 
 func (a *app) exportsCommand() *cobra.Command {
-	cmd := &cobra.Command{
-		Use:   "exports",
-		Short: "List, describe and download a feed's Parquet exports",
-	}
-	cmd.AddCommand(a.exportsListCommand(), a.exportsMetaCommand(), a.exportsDownloadCommand())
-	return cmd
+	return groupCommand("exports", "List, describe and download a feed's Parquet exports",
+		a.exportsListCommand(), a.exportsMetaCommand(), a.exportsDownloadCommand())
 }
 
 func parseFeed(s string) (synthient.Feed, error) {

@@ -19,12 +19,8 @@ import (
 )
 
 func (a *app) lookupCommand() *cobra.Command {
-	cmd := &cobra.Command{
-		Use:   "lookup",
-		Short: "Look up IP addresses and domains (billed)",
-	}
-	cmd.AddCommand(a.lookupIPCommand(), a.lookupIPsCommand(), a.lookupDomainCommand())
-	return cmd
+	return groupCommand("lookup", "Look up IP addresses and domains (billed)",
+		a.lookupIPCommand(), a.lookupIPsCommand(), a.lookupDomainCommand())
 }
 
 func (a *app) lookupIPCommand() *cobra.Command {
@@ -200,6 +196,7 @@ func (b *batch) run(ctx context.Context, in io.Reader) error {
 			progressbar.OptionSetDescription("looking up"),
 			progressbar.OptionShowCount(),
 			progressbar.OptionClearOnFinish(),
+			progressbar.OptionSetSpinnerChangeInterval(0), // no spinner goroutine
 		)
 	}
 	if !b.app.json() {
@@ -208,21 +205,21 @@ func (b *batch) run(ctx context.Context, in io.Reader) error {
 	}
 
 	chunks := make(chan *chunk)
-	readErr := make(chan error, 1)
+	readDone := make(chan error, 1)
 	go func() {
-		readErr <- b.read(ctx, in, chunks)
+		readDone <- b.read(ctx, in, chunks)
 		close(chunks)
 	}()
 
-	// Workers take chunks in order; the printer prints them in order.
-	sem := make(chan struct{}, b.concurrency)
-	done := make(chan *chunk, b.concurrency)
-	var wg sync.WaitGroup
+	// At most concurrency chunks are in flight; finished chunks are printed
+	// in input order as soon as the ones before them are.
+	finished := make(chan *chunk)
 	pending := map[int]*chunk{}
-	next := 0
-	inflight := 0
+	next, inflight := 0, 0
 	var printErr error
-	flush := func() {
+	receive := func(c *chunk) {
+		inflight--
+		pending[c.seq] = c
 		for c, ok := pending[next]; ok; c, ok = pending[next] {
 			delete(pending, next)
 			next++
@@ -231,38 +228,43 @@ func (b *batch) run(ctx context.Context, in io.Reader) error {
 			}
 		}
 	}
-	for c := range chunks {
-		sem <- struct{}{}
+	dispatch := func(c *chunk) {
 		inflight++
-		wg.Add(1)
-		go func(c *chunk) {
-			defer wg.Done()
-			defer func() { <-sem }()
+		go func() {
 			c.results, c.err = b.client.LookupIPs(ctx, c.addrs)
 			var dec *synthient.DecodeError
 			if errors.As(c.err, &dec) && len(dec.Missing) > 0 {
 				c.missing = dec.Missing
 			}
-			done <- c
-		}(c)
-		// Drain what finished without blocking, to keep printing in order.
-		for drained := true; drained; {
+			finished <- c
+		}()
+	}
+read:
+	for {
+		if inflight == b.concurrency {
 			select {
-			case c := <-done:
-				inflight--
-				pending[c.seq] = c
-				flush()
-			default:
-				drained = false
+			case c := <-finished:
+				receive(c)
+			case <-ctx.Done():
+				break read
 			}
+			continue
+		}
+		select {
+		case c, ok := <-chunks:
+			if !ok {
+				break read
+			}
+			dispatch(c)
+		case c := <-finished:
+			receive(c)
+		case <-ctx.Done():
+			break read
 		}
 	}
-	for ; inflight > 0; inflight-- {
-		c := <-done
-		pending[c.seq] = c
-		flush()
+	for inflight > 0 {
+		receive(<-finished)
 	}
-	wg.Wait()
 	if b.tbl != nil {
 		if err := b.tbl.flush(); err != nil && printErr == nil {
 			printErr = err
@@ -271,7 +273,10 @@ func (b *batch) run(ctx context.Context, in io.Reader) error {
 	if b.bar != nil {
 		b.bar.Finish()
 	}
-	if err := <-readErr; err != nil {
+	if err := ctx.Err(); err != nil {
+		return err // interrupted: what was not looked up is reported above
+	}
+	if err := <-readDone; err != nil {
 		return err
 	}
 	if printErr != nil {
@@ -279,11 +284,25 @@ func (b *batch) run(ctx context.Context, in io.Reader) error {
 	}
 	switch {
 	case b.failedN > 0:
-		return &exitError{code: exitAPI, err: fmt.Errorf("%d of %d addresses were not looked up (listed above%s)", b.failedN+b.invalidN, b.doneN+b.failedN+b.invalidN, b.failedHint())}
+		invalid := ""
+		if b.invalidN > 0 {
+			invalid = "; " + plural(b.invalidN, "line is not an IP address", "lines are not IP addresses")
+		}
+		return &exitError{code: exitAPI, err: fmt.Errorf("%d of %d addresses were not looked up%s (listed above%s)",
+			b.failedN, b.failedN+b.doneN, invalid, b.failedHint())}
 	case b.invalidN > 0:
-		return &exitError{code: exitUsage, err: fmt.Errorf("%d lines are not IP addresses (listed above%s)", b.invalidN, b.failedHint())}
+		return &exitError{code: exitUsage, err: fmt.Errorf("%s not IP addresses (listed above%s)",
+			plural(b.invalidN, "line is", "lines are"), b.failedHint())}
 	}
 	return nil
+}
+
+// plural renders n with the singular or plural noun phrase.
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return strconv.Itoa(n) + " " + many
 }
 
 func (b *batch) failedHint() string {
@@ -293,43 +312,65 @@ func (b *batch) failedHint() string {
 	return " and in the --failed file"
 }
 
-// read splits the input into chunks of at most 1000 addresses.
+// maxInputLine is the longest input line read; a longer one is reported as
+// invalid and skipped.
+const maxInputLine = 64 << 10
+
+// read splits the input into chunks of at most 1000 addresses, reporting
+// every line that is not an address.
 func (b *batch) read(ctx context.Context, in io.Reader, out chan<- *chunk) error {
-	sc := bufio.NewScanner(in)
-	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	br := bufio.NewReaderSize(in, maxInputLine)
 	seq, line := 0, 0
 	cur := &chunk{seq: seq}
-	for sc.Scan() {
-		line++
-		text := strings.TrimSpace(sc.Text())
-		if text == "" || strings.HasPrefix(text, "#") {
-			continue
-		}
-		ip, err := netip.ParseAddr(text)
-		if err != nil || ip.Zone() != "" {
-			b.reportInvalid(line, text)
-			continue
-		}
-		cur.addrs = append(cur.addrs, ip)
-		if len(cur.addrs) == synthient.MaxBatchSize {
-			select {
-			case out <- cur:
-			case <-ctx.Done():
-				return ctx.Err()
-			}
-			seq++
-			cur = &chunk{seq: seq}
-		}
-	}
-	if err := sc.Err(); err != nil {
-		return fmt.Errorf("reading the addresses: %w", err)
-	}
-	if len(cur.addrs) > 0 {
+	send := func() bool {
 		select {
 		case out <- cur:
 		case <-ctx.Done():
+			return false
+		}
+		seq++
+		cur = &chunk{seq: seq}
+		return true
+	}
+	for {
+		raw, err := br.ReadSlice('\n')
+		if err == bufio.ErrBufferFull {
+			line++
+			b.reportInvalid(line, string(raw[:80])+"...")
+			for err == bufio.ErrBufferFull { // skip the rest of the line
+				_, err = br.ReadSlice('\n')
+			}
+			if err != nil && err != io.EOF {
+				return fmt.Errorf("reading the addresses: %w", err)
+			}
+			if err == io.EOF {
+				break
+			}
+			continue
+		}
+		if err != nil && err != io.EOF {
+			return fmt.Errorf("reading the addresses: %w", err)
+		}
+		if len(raw) > 0 {
+			line++
+			if text := strings.TrimSpace(string(raw)); text != "" && !strings.HasPrefix(text, "#") {
+				ip, perr := netip.ParseAddr(text)
+				if perr != nil || ip.Zone() != "" {
+					b.reportInvalid(line, text)
+				} else {
+					cur.addrs = append(cur.addrs, ip)
+				}
+			}
+		}
+		if len(cur.addrs) == synthient.MaxBatchSize && !send() {
 			return ctx.Err()
 		}
+		if err == io.EOF {
+			break
+		}
+	}
+	if len(cur.addrs) > 0 && !send() {
+		return ctx.Err()
 	}
 	return nil
 }

@@ -52,10 +52,12 @@ type app struct {
 	client  *synthient.Client
 }
 
-// exitError carries an exit code with the error to print.
+// exitError carries an exit code with the error to print; hint asks for
+// the pointer to --help (a command-line mistake).
 type exitError struct {
 	code int
 	err  error
+	hint bool
 }
 
 func (e *exitError) Error() string { return e.err.Error() }
@@ -84,7 +86,7 @@ func run(ctx context.Context, args []string, e *env) int {
 		return code
 	}
 	fmt.Fprintln(e.stderr, "synthient: "+describe(err))
-	if code == exitUsage && isCobraUsage(err) {
+	if code == exitUsage && wantsHelpHint(err) {
 		fmt.Fprintln(e.stderr, "Run 'synthient --help' for usage.")
 	}
 	return code
@@ -106,7 +108,7 @@ against an in-process fake API instead, and needs no key. Start with:
 		Version:       synthient.Version,
 	}
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
-		return &exitError{code: exitUsage, err: err}
+		return &exitError{code: exitUsage, err: err, hint: true}
 	})
 	f := root.PersistentFlags()
 	f.StringVar(&a.apiKey, "api-key", "", "API key (default $SYNTHIENT_API_KEY)")
@@ -190,6 +192,25 @@ func (a *app) close() {
 
 func (a *app) json() bool { return a.output == "json" }
 
+// groupCommand returns a command that only holds subcommands: run with
+// an argument that names none, it is a usage error, not a help page.
+func groupCommand(use, short string, subs ...*cobra.Command) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   use,
+		Short: short,
+		Args:  cobra.ArbitraryArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) > 0 {
+				return &exitError{code: exitUsage, hint: true,
+					err: fmt.Errorf("unknown command %q for %q", args[0], cmd.CommandPath())}
+			}
+			return cmd.Help()
+		},
+	}
+	cmd.AddCommand(subs...)
+	return cmd
+}
+
 // exitCode classifies an error.
 func exitCode(err error) int {
 	var ee *exitError
@@ -211,6 +232,15 @@ func exitCode(err error) int {
 	return exitFailure
 }
 
+// wantsHelpHint reports a command-line mistake, as opposed to bad data.
+func wantsHelpHint(err error) bool {
+	var ee *exitError
+	if errors.As(err, &ee) {
+		return ee.hint
+	}
+	return isCobraUsage(err)
+}
+
 // isCobraUsage recognises cobra's argument and command errors, which it
 // returns as plain errors.
 func isCobraUsage(err error) bool {
@@ -227,12 +257,13 @@ func isCobraUsage(err error) bool {
 	return false
 }
 
-// describe renders an error as one line: for an API error its status,
-// title or detail, request id and Retry-After.
+// describe renders an error as one line, without the "synthient: " prefix
+// of the SDK's messages: for an API error its status, title or detail,
+// request id and Retry-After.
 func describe(err error) string {
 	var apiErr *synthient.APIError
-	if !errors.As(err, &apiErr) {
-		return oneLine(err.Error())
+	if !errors.As(err, &apiErr) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return strings.TrimPrefix(oneLine(err.Error()), "synthient: ")
 	}
 	var b strings.Builder
 	b.WriteString(apiErr.Error())
@@ -260,9 +291,6 @@ func describe(err error) string {
 	}
 	if len(extra) > 0 {
 		b.WriteString(" (" + strings.Join(extra, ", ") + ")")
-	}
-	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
-		return oneLine(err.Error())
 	}
 	return b.String()
 }
