@@ -171,13 +171,12 @@ type batch struct {
 	concurrency int
 	failed      io.Writer
 
-	mu         sync.Mutex
-	failedN    int // addresses in failed chunks
-	invalidN   int // lines that are not addresses
-	doneN      int
-	bar        *progressbar.ProgressBar
-	wroteTable bool
-	tbl        *table
+	mu       sync.Mutex
+	failedN  int // addresses in failed chunks
+	invalidN int // lines that are not addresses
+	doneN    int // addresses looked up
+	bar      *progressbar.ProgressBar
+	tbl      *table
 }
 
 type chunk struct {
