@@ -103,8 +103,8 @@ func BenchmarkLookupIP(b *testing.B) {
 	for _, mode := range []struct {
 		name     string
 		parallel bool
-	}{{"serial", false}, {"parallel32", true}} {
-		b.Run(mode.name+"/sdk", func(b *testing.B) {
+	}{{"mode=serial", false}, {"mode=parallel32", true}} {
+		b.Run(mode.name+"/impl=sdk", func(b *testing.B) {
 			srv := lookupServer(b)
 			c := newClient(b, srv.URL+"/api/v4")
 			run(b, mode.parallel, func(ctx context.Context) error {
@@ -112,7 +112,7 @@ func BenchmarkLookupIP(b *testing.B) {
 				return err
 			})
 		})
-		b.Run(mode.name+"/plain", func(b *testing.B) {
+		b.Run(mode.name+"/impl=plain", func(b *testing.B) {
 			srv := lookupServer(b)
 			p := newPlainClient(b, srv.URL+"/api/v4")
 			run(b, mode.parallel, func(ctx context.Context) error {
@@ -168,7 +168,7 @@ func (h *heapSampler) sample(i int) {
 func BenchmarkStreamDecode(b *testing.B) {
 	const events = 200_000
 	data := proxyStream(events)
-	b.Run("sdk", func(b *testing.B) {
+	b.Run("impl=sdk", func(b *testing.B) {
 		c := newClient(b, "http://stream.test/api/v4", synthient.WithTransport(memTransport{data}))
 		b.SetBytes(int64(len(data)))
 		b.ReportAllocs()
@@ -191,7 +191,7 @@ func BenchmarkStreamDecode(b *testing.B) {
 		}
 		b.ReportMetric(float64(h.peak)/(1<<20), "peak-heap-MiB")
 	})
-	b.Run("plain", func(b *testing.B) {
+	b.Run("impl=plain", func(b *testing.B) {
 		b.SetBytes(int64(len(data)))
 		b.ReportAllocs()
 		var h heapSampler
@@ -273,7 +273,7 @@ func BenchmarkDownload(b *testing.B) {
 		}
 		return resp
 	}
-	b.Run("discard/sdk", func(b *testing.B) {
+	b.Run("to=discard/impl=sdk", func(b *testing.B) {
 		c := newClient(b, api)
 		b.SetBytes(exportSize)
 		b.ReportAllocs()
@@ -284,7 +284,7 @@ func BenchmarkDownload(b *testing.B) {
 			}
 		}
 	})
-	b.Run("discard/plain", func(b *testing.B) {
+	b.Run("to=discard/impl=plain", func(b *testing.B) {
 		tr := &http.Transport{}
 		defer tr.CloseIdleConnections()
 		hc := &http.Client{Transport: tr}
@@ -299,7 +299,7 @@ func BenchmarkDownload(b *testing.B) {
 			}
 		}
 	})
-	b.Run("file-verified/sdk", func(b *testing.B) {
+	b.Run("to=file/impl=sdk", func(b *testing.B) {
 		c := newClient(b, api)
 		path := filepath.Join(b.TempDir(), "export.parquet")
 		b.SetBytes(exportSize)
@@ -312,7 +312,7 @@ func BenchmarkDownload(b *testing.B) {
 			}
 		}
 	})
-	b.Run("file-verified/plain", func(b *testing.B) {
+	b.Run("to=file/impl=plain", func(b *testing.B) {
 		tr := &http.Transport{}
 		defer tr.CloseIdleConnections()
 		hc := &http.Client{Transport: tr}

@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Reproduces the figures of docs/performance.md: every benchmark, the SDK
+# beside plain net/http + encoding/json doing the same work in the same run,
+# then benchstat's comparison (the impl=plain column against impl=sdk).
+#
+#   scripts/bench.sh              # 6 runs of each, about 5 minutes
+#   COUNT=10 scripts/bench.sh     # more runs, tighter intervals
+#
+# Run it on a quiet machine: other load on the cores shifts both sides, but
+# not always equally.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+count=${COUNT:-6}
+out=${OUT:-bench.out}
+benchstat="go run golang.org/x/perf/cmd/benchstat@v0.0.0-20260908200009-22c9c6c9d4da"
+
+{
+  echo "# $(go version); $(uname -sm); $(nproc) cores; $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//')"
+  go test -run '^$' -bench . -benchmem -count "$count" . ./retry/ ./cmd/synthient/
+} | tee "$out"
+
+echo
+echo "== SDK against plain net/http (delta: plain relative to sdk)"
+$benchstat -col /impl -filter '/impl:(sdk OR plain)' "$out"
+echo
+echo "== the rest"
+$benchstat -filter '-/impl:(sdk OR plain)' "$out"
