@@ -198,7 +198,10 @@ func (c *Client) do(ctx context.Context, op *operation) (resp *http.Response, m 
 		return nil, m, err
 	}
 	l := c.loops.Get().(*attemptLoop)
-	defer c.loops.Put(l)
+	defer func() {
+		l.reset()
+		c.loops.Put(l)
+	}()
 	l.start(op, c.policy)
 	resp, err = l.rc.Do(req)
 	m.attempts = l.attempts
@@ -216,11 +219,8 @@ func (c *Client) do(ctx context.Context, op *operation) (resp *http.Response, m 
 		if resp != nil {
 			resp.Body.Close()
 		}
-		err = l.final
-		l.reset()
-		return nil, m, err
+		return nil, m, l.final
 	}
-	l.reset()
 	return resp, m, nil
 }
 
