@@ -15,6 +15,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/synthient-go/synthient/retry"
@@ -341,7 +342,7 @@ func (c *Client) fetchStorage(ctx context.Context, m meta, loc *url.URL, w io.Wr
 	// Only these headers: no API key, Authorization or cookie.
 	req.Header["User-Agent"] = []string{c.userAgent}
 	req.Header["Accept"] = []string{"application/octet-stream"}
-	req.Body = noReplayBody{}
+	setNoReplayBody(req)
 	resp, err := c.hc.Do(req)
 	if err != nil {
 		if ctx.Err() != nil {
@@ -383,7 +384,11 @@ func (c *Client) fetchStorage(ctx context.Context, m meta, loc *url.URL, w io.Wr
 func copyBody(ctx context.Context, m meta, resp *http.Response, w io.Writer) (int64, error) {
 	defer resp.Body.Close()
 	src := &readErrReader{r: resp.Body}
-	n, err := io.Copy(w, src)
+	buf := copyBuffers.Get().(*[]byte)
+	defer copyBuffers.Put(buf)
+	// Hide any ReaderFrom of w (io.Discard's reads 8 KiB at a time): the
+	// large buffer means fewer reads of the connection.
+	n, err := io.CopyBuffer(struct{ io.Writer }{w}, src, *buf)
 	switch {
 	case err == nil:
 		return n, nil
@@ -392,6 +397,12 @@ func copyBody(ctx context.Context, m meta, resp *http.Response, w io.Writer) (in
 	}
 	return n, &Error{Op: m.op, Attempts: m.attempts, Message: "writing the download", Err: err}
 }
+
+// copyBuffers holds the buffers downloads are copied through.
+var copyBuffers = sync.Pool{New: func() any {
+	b := make([]byte, 256<<10)
+	return &b
+}}
 
 // readErrReader records the error of the reader it wraps, to tell a
 // failed read from a failed write.

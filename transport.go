@@ -33,6 +33,8 @@ func newTransport(timeout, open time.Duration, cfg *tls.Config) *http.Transport 
 		Protocols:           &protocols,
 		MaxIdleConns:        128,
 		MaxIdleConnsPerHost: 64,
+		// Large reads for downloads and streams: fewer system calls.
+		ReadBufferSize: 64 << 10,
 		// An idle connection's pending read would time out after timeout;
 		// the pool lets go of it first, so a request never picks up a
 		// connection that is about to fail.
@@ -135,6 +137,21 @@ type noReplayBody struct{}
 
 func (noReplayBody) Read([]byte) (int, error) { return 0, io.EOF }
 func (noReplayBody) Close() error             { return nil }
+
+// WriteTo writes nothing: io.Copy then needs no buffer to send the body.
+func (noReplayBody) WriteTo(io.Writer) (int64, error) { return 0, nil }
+
+// identity is the TransferEncoding of a request with a noReplayBody: as
+// Request.Write documents, it sends the body as it is, without chunking and
+// without a Content-Length, so the GET goes out as one without a body. It
+// also spares net/http's probe of an unknown-length body (a goroutine and a
+// timer per request).
+var identity = []string{"identity"}
+
+// setNoReplayBody gives a body-less request the empty, non-replayable body.
+func setNoReplayBody(r *http.Request) {
+	r.Body, r.GetBody, r.ContentLength, r.TransferEncoding = noReplayBody{}, nil, 0, identity
+}
 
 // operation describes one API call.
 type operation struct {
@@ -247,7 +264,7 @@ func (c *Client) newRequest(ctx context.Context, op *operation) (*retryablehttp.
 			return nil, &Error{Op: op.name, Message: "building the request", Err: err}
 		}
 	} else {
-		hreq.Body = noReplayBody{}
+		setNoReplayBody(hreq)
 	}
 	return req, nil
 }
