@@ -5,6 +5,7 @@ import (
 	"crypto/x509"
 	"errors"
 	"net"
+	"net/http"
 	"strings"
 )
 
@@ -14,8 +15,9 @@ import (
 //
 // A request provably never left when the error comes from resolving the
 // host, dialing (including a proxy's CONNECT), or from a certificate that
-// failed verification: each of these happens before a byte of the request
-// is written. Any other error leaves the outcome unknown, because the
+// failed verification, or from a server that answered the TLS handshake in
+// plain HTTP (http.ErrSchemeMismatch): each of these happens before a byte
+// of the request is written. Any other error leaves the outcome unknown, because the
 // request may have been written, or partly written, when it struck.
 func ClassifyError(err error) Failure {
 	var f Failure
@@ -25,7 +27,11 @@ func ClassifyError(err error) Failure {
 	var ne net.Error
 	f.Timeout = errors.As(err, &ne) && ne.Timeout()
 	cert := isCertificateError(err)
-	f.TLS = !f.Timeout && (cert || isTLSError(err))
+	// net/http's Client replaces the bad TLS record of a server that
+	// answered a handshake in plain HTTP with ErrSchemeMismatch: the
+	// handshake failed, so nothing was sent.
+	mismatch := errors.Is(err, http.ErrSchemeMismatch)
+	f.TLS = !f.Timeout && (cert || mismatch || isTLSError(err))
 
 	var op *net.OpError
 	var dns *net.DNSError
@@ -34,7 +40,7 @@ func ClassifyError(err error) Failure {
 		f.NotSent = true
 	case errors.As(err, &op) && (op.Op == "dial" || op.Op == "proxyconnect"):
 		f.NotSent = true
-	case cert:
+	case cert, mismatch:
 		f.NotSent = true
 	case f.Timeout && inChain(err, "net/http: TLS handshake timeout"):
 		f.NotSent = true

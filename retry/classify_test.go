@@ -14,6 +14,7 @@ import (
 	"net/url"
 	"os"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -149,33 +150,59 @@ func TestClassifyErrorLoopbackDialRefused(t *testing.T) {
 // TestClassifyErrorLoopbackUntrustedCertificate talks to a real TLS
 // server whose certificate the client does not trust.
 func TestClassifyErrorLoopbackUntrustedCertificate(t *testing.T) {
-	var arrivals int
-	var mu sync.Mutex
-	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		mu.Lock()
-		arrivals++
-		mu.Unlock()
-	}))
-	srv.Config.ErrorLog = log.New(io.Discard, "", 0)
-	srv.StartTLS()
-	defer srv.Close()
-
+	srv, arrivals := quietServer(t, true)
 	tr := &http.Transport{TLSClientConfig: &tls.Config{RootCAs: x509.NewCertPool()}}
 	defer tr.CloseIdleConnections()
-	resp, err := (&http.Client{Transport: tr}).Get(srv.URL)
+	_, err := (&http.Client{Transport: tr}).Get(srv.URL)
+	checkTLSNeverLeft(t, err, arrivals)
+}
+
+// TestClassifyErrorLoopbackSchemeMismatch: an https URL pointed at a plain
+// HTTP server. net/http's Client reports http.ErrSchemeMismatch; the TLS
+// handshake failed, so the request never left and no class retries it.
+func TestClassifyErrorLoopbackSchemeMismatch(t *testing.T) {
+	srv, arrivals := quietServer(t, false)
+	tr := &http.Transport{}
+	defer tr.CloseIdleConnections()
+	_, err := (&http.Client{Transport: tr}).Get("https://" + srv.Listener.Addr().String() + "/account/me")
+	if !errors.Is(err, http.ErrSchemeMismatch) {
+		t.Fatalf("err = %v, want http.ErrSchemeMismatch", err)
+	}
+	checkTLSNeverLeft(t, err, arrivals)
+}
+
+// quietServer starts a loopback server (TLS or not) that counts the
+// requests reaching its handler and logs nothing.
+func quietServer(t *testing.T, useTLS bool) (*httptest.Server, *atomic.Int32) {
+	t.Helper()
+	var arrivals atomic.Int32
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		arrivals.Add(1)
+	}))
+	srv.Config.ErrorLog = log.New(io.Discard, "", 0)
+	if useTLS {
+		srv.StartTLS()
+	} else {
+		srv.Start()
+	}
+	t.Cleanup(srv.Close)
+	return srv, &arrivals
+}
+
+// checkTLSNeverLeft asserts that err, from a real GET, is a TLS failure
+// before anything was sent, that no request arrived, and that no class
+// retries it.
+func checkTLSNeverLeft(t *testing.T, err error, arrivals *atomic.Int32) {
+	t.Helper()
 	if err == nil {
-		resp.Body.Close()
-		t.Fatal("GET with an untrusted certificate succeeded")
+		t.Fatal("GET succeeded")
 	}
 	if got, want := retry.ClassifyError(err), (retry.Failure{TLS: true, NotSent: true}); got != want {
 		t.Errorf("ClassifyError(%v) = %+v, want %+v", err, got, want)
 	}
-	mu.Lock()
-	defer mu.Unlock()
-	if arrivals != 0 {
-		t.Errorf("%d requests arrived", arrivals)
+	if n := arrivals.Load(); n != 0 {
+		t.Errorf("%d requests arrived", n)
 	}
-	// Never retried, in any class.
 	for _, c := range []retry.Class{retry.Billed, retry.Standard, retry.Never} {
 		p, _ := detPolicy(c, 1)
 		checkOutcome(t, p.Start().Decide(context.Background(), retry.AttemptOf(nil, err)), stopWith(retry.NotRetryable))
