@@ -1,7 +1,6 @@
 package synthient_test
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -132,78 +131,35 @@ func fxProblem(w http.ResponseWriter, status int, kv ...string) {
 		http.StatusText(status), status, status)
 }
 
-// fxRaw is a loopback TCP server that reads one HTTP request per
-// connection and hands the connection to serve, for what net/http's server
-// cannot do: resets and truncated bodies. The connection is closed when
-// serve returns (if serve did not close it already); quit is closed when
-// the test ends.
+// fxRaw is a rawServer that reads one HTTP request per connection and
+// hands the connection to serve, for what net/http's server cannot do:
+// resets and truncated bodies. The connection is closed when serve returns
+// (if serve did not close it already); quit is closed when the test ends.
 type fxRaw struct {
-	Addr string
-	URL  string // http://Addr
-	Quit chan struct{}
+	*rawServer
+	// URL is http://Addr, without the API prefix.
+	URL string
 
-	ln    net.Listener
-	serve func(c *net.TCPConn, req *http.Request, quit <-chan struct{})
-	wg    sync.WaitGroup
-	mu    sync.Mutex
-	conns []net.Conn
-	reqs  []*http.Request
-	n     atomic.Int64
+	mu   sync.Mutex
+	reqs []*http.Request
 }
 
 func newFXRaw(t testing.TB, serve func(c *net.TCPConn, req *http.Request, quit <-chan struct{})) *fxRaw {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatalf("listen: %v", err)
-	}
-	s := &fxRaw{Addr: ln.Addr().String(), URL: "http://" + ln.Addr().String(), Quit: make(chan struct{}), ln: ln, serve: serve}
-	s.wg.Add(1)
-	go s.accept()
-	t.Cleanup(s.close)
-	return s
-}
-
-func (s *fxRaw) accept() {
-	defer s.wg.Done()
-	for {
-		c, err := s.ln.Accept()
+	s := &fxRaw{}
+	s.rawServer = newRawServer(t, func(rc *rawConn) {
+		req, _, _, err := rc.ReadRequest()
 		if err != nil {
 			return
 		}
 		s.mu.Lock()
-		s.conns = append(s.conns, c)
+		s.reqs = append(s.reqs, req)
 		s.mu.Unlock()
-		s.wg.Add(1)
-		go func() {
-			defer s.wg.Done()
-			defer c.Close()
-			req, err := http.ReadRequest(bufio.NewReader(c))
-			if err != nil {
-				return
-			}
-			s.mu.Lock()
-			s.reqs = append(s.reqs, req)
-			s.mu.Unlock()
-			s.n.Add(1)
-			s.serve(c.(*net.TCPConn), req, s.Quit)
-		}()
-	}
+		serve(rc.Conn.(*net.TCPConn), req, rc.srv.Done())
+	})
+	s.URL = "http://" + s.Addr
+	return s
 }
-
-func (s *fxRaw) close() {
-	close(s.Quit)
-	s.ln.Close()
-	s.mu.Lock()
-	for _, c := range s.conns {
-		c.Close()
-	}
-	s.mu.Unlock()
-	s.wg.Wait()
-}
-
-// Arrivals is the number of requests read so far.
-func (s *fxRaw) Arrivals() int { return int(s.n.Load()) }
 
 // Reqs returns the requests read so far.
 func (s *fxRaw) Reqs() []*http.Request {
