@@ -303,7 +303,7 @@ func (l *attemptLoop) checkRetry(ctx context.Context, resp *http.Response, err e
 				discard(resp)
 				l.final = herr
 				d := retry.Decision{Class: l.op.class, Attempt: l.attempts, MaxAttempts: l.call.Policy.Retries() + 1, Reason: retry.HookFailed}
-				l.log(ctx, d, retry.Attempt{Status: resp.StatusCode}, resp)
+				l.log(ctx, d, retry.Attempt{Status: resp.StatusCode}, resp.Header.Get("X-Request-Id"))
 				return false, nil
 			}
 		}
@@ -322,7 +322,11 @@ func (l *attemptLoop) checkRetry(ctx context.Context, resp *http.Response, err e
 		ra := d.RetryAfter
 		ae.RetryAfter = &ra
 	}
-	l.log(ctx, d, a, resp)
+	var id string
+	if resp != nil {
+		id = resp.Header.Get("X-Request-Id")
+	}
+	l.log(ctx, d, a, id)
 	switch {
 	case d.Retry:
 		return true, nil
@@ -344,11 +348,22 @@ func (l *attemptLoop) giveUp(resp *http.Response, err error, _ int) (*http.Respo
 	return nil, err
 }
 
-// cancelled logs the end of a call whose context ended during a wait.
+// cancelled logs the end of a call whose context ended during a wait,
+// with the outcome of the attempt it was waiting to repeat.
 func (l *attemptLoop) cancelled(ctx context.Context) {
 	d := l.call.Last()
 	d.Retry, d.Wait, d.Reason = false, 0, retry.ContextDone
-	l.log(ctx, d, retry.Attempt{}, nil)
+	var a retry.Attempt
+	var id string
+	switch e := l.last.(type) {
+	case *APIError:
+		a.Status, id = e.Status, e.RequestID
+	case *ConnectionError:
+		a.Err, a.Failure = e.Err, retry.ClassifyError(e.Err)
+	case *TimeoutError:
+		a.Err, a.Failure = e.Err, retry.ClassifyError(e.Err)
+	}
+	l.log(ctx, d, a, id)
 }
 
 // stop returns the call's error for a stop with reason: the last attempt's
@@ -410,7 +425,7 @@ func discard(resp *http.Response) {
 
 // log writes one attempt decision to the client's logger: Debug for a
 // retry or a success, Info for a stop.
-func (l *attemptLoop) log(ctx context.Context, d retry.Decision, a retry.Attempt, resp *http.Response) {
+func (l *attemptLoop) log(ctx context.Context, d retry.Decision, a retry.Attempt, requestID string) {
 	lg := l.c.logger
 	if lg == nil {
 		return
@@ -439,10 +454,8 @@ func (l *attemptLoop) log(ctx context.Context, d retry.Decision, a retry.Attempt
 	case a.Status != 0:
 		attrs = append(attrs, slog.Int("status", a.Status))
 	}
-	if resp != nil {
-		if id := resp.Header.Get("X-Request-Id"); id != "" {
-			attrs = append(attrs, slog.String("request_id", id))
-		}
+	if requestID != "" {
+		attrs = append(attrs, slog.String("request_id", requestID))
 	}
 	if d.HasRetryAfter {
 		attrs = append(attrs, slog.Duration("retry_after", d.RetryAfter))

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/tls"
 	"crypto/x509"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -1039,6 +1040,15 @@ func TestLoopbackRetryAfterContext(t *testing.T) {
 		lbStop(t, err, 1, retry.ContextDone)
 		if got := srv.Arrivals(); got != 1 {
 			t.Errorf("server saw %d arrivals, want 1", got)
+		}
+		// The stop event names the outcome of the attempt it ends.
+		lines := strings.Split(strings.TrimSpace(logs.String()), "\n")
+		var stop map[string]any
+		if err := json.Unmarshal([]byte(lines[len(lines)-1]), &stop); err != nil {
+			t.Fatalf("last log line %q: %v", lines[len(lines)-1], err)
+		}
+		if stop["reason"] != string(retry.ContextDone) || stop["status"] != float64(429) || stop["request_id"] != "req-1" || stop["level"] != "INFO" {
+			t.Errorf("stop event %v, want reason context_done, status 429, request_id req-1 at INFO", stop)
 		}
 	})
 
