@@ -1096,3 +1096,49 @@ func TestDownloadExportFileInvalidArguments(t *testing.T) {
 		t.Errorf("directory holds %v", names)
 	}
 }
+
+// A path that cannot be written is an error before anything is sent: a
+// directory (even with Overwrite), a missing parent directory.
+func TestDownloadExportFileUnwritablePath(t *testing.T) {
+	storage := dlStorage(t, false, []byte("x"))
+	api := dlFileAPI(t, []byte("x"), dlSHA([]byte("x")), func() string { return dlPresigned(storage.URL) })
+	c := newClient(t, api.Base)
+	dir := t.TempDir()
+	sub := filepath.Join(dir, "sub")
+	if err := os.Mkdir(sub, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []*synthient.DownloadParams{nil, {Overwrite: true}} {
+		_, err := c.DownloadExportFile(context.Background(), synthient.FeedProxies, "latest", sub, p)
+		if !errors.Is(err, synthient.ErrInvalidArgument) {
+			t.Errorf("params %+v, path a directory: err = %v, want ErrInvalidArgument", p, err)
+		}
+	}
+	_, err := c.DownloadExportFile(context.Background(), synthient.FeedProxies, "latest", filepath.Join(dir, "missing", "out"), nil)
+	var base *synthient.Error
+	var pe *fs.PathError
+	if !errors.Is(err, fs.ErrNotExist) || !errors.As(err, &base) || !errors.As(err, &pe) {
+		t.Errorf("path in a missing directory: err = %v (%T), want an *Error wrapping an *fs.PathError matching fs.ErrNotExist", err, err)
+	}
+	if a := api.Arrivals(); a != 0 {
+		t.Errorf("%d API requests, want 0", a)
+	}
+	if names := dlDirEntries(t, dir); !reflect.DeepEqual(names, []string{"sub"}) {
+		t.Errorf("directory holds %v", names)
+	}
+}
+
+// A meta request that fails leaves no .part behind.
+func TestDownloadExportFileMetaFailureLeavesNoFile(t *testing.T) {
+	api := newFXServer(t, false, func(_ int, w http.ResponseWriter, _ *http.Request) { fxProblem(w, 404) })
+	c := newClient(t, api.Base)
+	dir := t.TempDir()
+	_, err := c.DownloadExportFile(context.Background(), synthient.FeedProxies, "latest", filepath.Join(dir, "out"), nil)
+	var ae *synthient.APIError
+	if !errors.As(err, &ae) || ae.Status != 404 {
+		t.Fatalf("err = %v, want an *APIError 404", err)
+	}
+	if names := dlDirEntries(t, dir); len(names) != 0 {
+		t.Errorf("directory holds %v, want nothing", names)
+	}
+}

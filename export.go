@@ -426,7 +426,9 @@ func (r *readErrReader) Read(p []byte) (int, error) {
 // The bytes go to path + ".part", which is synced and renamed to path on
 // success and removed on any failure: path never holds a partial file.
 // An existing file at path is an error matching fs.ErrExist, and nothing is
-// sent, unless p.Overwrite is set. With p.Verify the SHA-256 is computed
+// sent, unless p.Overwrite is set; a directory at path is an error matching
+// ErrInvalidArgument, and a path.part that cannot be created an *Error
+// wrapping the *fs.PathError: in both cases nothing is sent. With p.Verify the SHA-256 is computed
 // while the bytes stream and checked against the meta's checksum. The
 // retry classes are those of ExportMeta and DownloadExport.
 func (c *Client) DownloadExportFile(ctx context.Context, feed Feed, id, path string, p *DownloadParams) (*ExportMeta, error) {
@@ -444,22 +446,32 @@ func (c *Client) DownloadExportFile(ctx context.Context, feed Feed, id, path str
 	if _, err := exportPath(name, id); err != nil {
 		return nil, err
 	}
+	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
+		return nil, invalid("%s: %s is a directory", name, path)
+	}
 	if !params.Overwrite {
 		if _, err := os.Lstat(path); err == nil {
 			return nil, fmt.Errorf("synthient: %s: %s: %w", name, path, fs.ErrExist)
 		}
 	}
-	em, err := c.ExportMeta(ctx, feed, id)
-	if err != nil {
-		return nil, err
+	if c.closed.Load() {
+		return nil, &Error{Op: name, Err: ErrClosed}
 	}
-	if params.Verify && !isSHA256Hex(em.Checksum) {
-		return nil, &DecodeError{Status: http.StatusOK, Err: fmt.Errorf("meta checksum %q is not a SHA-256", em.Checksum), meta: meta{op: name}}
-	}
+	// The part file is created before anything is sent, so that a path
+	// that cannot be written costs no request.
 	part := path + ".part"
 	f, err := os.OpenFile(part, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
 	if err != nil {
 		return nil, &Error{Op: name, Message: "creating the file", Err: err}
+	}
+	em, err := c.ExportMeta(ctx, feed, id)
+	if err == nil && params.Verify && !isSHA256Hex(em.Checksum) {
+		err = &DecodeError{Status: http.StatusOK, Err: fmt.Errorf("meta checksum %q is not a SHA-256", em.Checksum), meta: meta{op: name}}
+	}
+	if err != nil {
+		f.Close()
+		os.Remove(part)
+		return nil, err
 	}
 	fw := &fileWriter{f: f, total: em.Size, progress: params.Progress}
 	if params.Verify {

@@ -65,6 +65,8 @@ func TestExitCodeUsage(t *testing.T) {
 		{"--max-retries 17", []string{"--max-retries", "17", "account"}, "--max-retries must be 0 to 16"},
 		{"negative --max-events", []string{"stream", "proxies", "--max-events", "-1"}, "must not be negative"},
 		{"negative --duration", []string{"stream", "proxies", "--duration", "-1s"}, "must not be negative"},
+		{"--fake with --base-url", []string{"--fake", "health"}, "cannot be combined with --base-url"},
+		{"demo with --output json", []string{"-o", "json", "demo"}, "--output json does not apply"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -77,6 +79,9 @@ func TestExitCodeUsage(t *testing.T) {
 			if !strings.HasPrefix(r.stderr, "synthient: ") {
 				t.Errorf("stderr does not start with \"synthient: \":\n%s", r.stderr)
 			}
+			if n := len(lines(r.stderr)); n != 1 {
+				t.Errorf("stderr has %d lines, want one:\n%s", n, r.stderr)
+			}
 			if r.stdout != "" {
 				t.Errorf("stdout: %q, want nothing", r.stdout)
 			}
@@ -87,6 +92,16 @@ func TestExitCodeUsage(t *testing.T) {
 	}
 	if _, err := os.Stat(out); err == nil {
 		t.Errorf("%s was created", out)
+	}
+}
+
+// --fake with an explicit --api-key is a usage error, not a key silently
+// ignored.
+func TestFakeWithAPIKey(t *testing.T) {
+	r := call{args: []string{"account", "--fake", "--api-key", "sk-conflicting"}}.run(t)
+	wantCode(t, r, exitUsage)
+	if !strings.Contains(r.stderr, "cannot be combined with --api-key") || r.stdout != "" {
+		t.Errorf("stdout %q, stderr %q", r.stdout, r.stderr)
 	}
 }
 
@@ -267,13 +282,42 @@ func TestExitCodeUnknownKey(t *testing.T) {
 		for _, args := range [][]string{{"account"}, {"-v", "lookup", "ip", "1.1.1.1"}} {
 			r := call{args: append([]string{"--base-url", srv.URL}, args...), env: map[string]string{"SYNTHIENT_API_KEY": key}}.run(t)
 			wantCode(t, r, exitAPI, args...)
-			if !strings.Contains(r.stderr, "401 Unauthorized") {
+			if !strings.Contains(r.stderr, "401 Unauthorized") || strings.Count(r.stderr, "401 Unauthorized") != 1 {
 				t.Errorf("stderr: %s", r.stderr)
 			}
 			// And passed as a flag.
 			r = call{args: append([]string{"--base-url", srv.URL, "--api-key", key}, args...)}.run(t)
 			wantCode(t, r, exitAPI, args...)
 		}
+	}
+}
+
+// An --out that cannot be created exits 2 before anything is sent; bytes
+// that fail --verify exit 3; neither leaves a file.
+func TestDownloadFailuresExitCodes(t *testing.T) {
+	srv := newServer(t)
+	dir := t.TempDir()
+	for _, out := range []string{filepath.Join(dir, "missing", "f.parquet"), dir} {
+		r := runSrv(t, srv, "exports", "download", "proxies", "latest", "--out", out, "--force")
+		wantCode(t, r, exitUsage)
+		if n := len(lines(r.stderr)); n != 1 || !strings.Contains(r.stderr, out) {
+			t.Errorf("--out %s: stderr %q", out, r.stderr)
+		}
+	}
+	if n := len(srv.Requests()); n != 0 {
+		t.Errorf("%d requests sent for unusable --out paths", n)
+	}
+
+	srv.Inject(synthienttest.RouteStorage, 1, synthienttest.Fault{Status: 200, Body: "not the export", ContentType: "application/octet-stream"})
+	out := filepath.Join(dir, "f.parquet")
+	r := runSrv(t, srv, "exports", "download", "proxies", "latest", "--out", out, "--verify")
+	wantCode(t, r, exitAPI)
+	if !strings.Contains(r.stderr, "checksum mismatch") {
+		t.Errorf("stderr %q", r.stderr)
+	}
+	entries, _ := os.ReadDir(dir)
+	if len(entries) != 0 {
+		t.Errorf("%s holds %d entries after failed downloads, first %s", dir, len(entries), entries[0].Name())
 	}
 }
 
@@ -615,6 +659,21 @@ func TestStreamReconnect(t *testing.T) {
 	events(2, 2)(t, r)
 }
 
+// stream --reconnect whose --duration runs out while it waits to reopen
+// after an error exits with that error's code, not 0.
+func TestStreamReconnectEndsDown(t *testing.T) {
+	srv := newServer(t)
+	srv.Inject(synthienttest.RouteStream, 5, synthienttest.Fault{Status: 429})
+	r := runSrv(t, srv, "stream", "proxies", "--reconnect", "--duration", "300ms")
+	wantCode(t, r, exitAPI)
+	if !strings.Contains(r.stderr, "429 Too Many Requests") || !strings.Contains(r.stderr, "reconnecting in 2s") {
+		t.Errorf("stderr: %q", r.stderr)
+	}
+	if r.stdout != "" {
+		t.Errorf("stdout: %q", r.stdout)
+	}
+}
+
 // With stderr on a terminal, a download draws a progress bar there, and
 // stdout is as without one.
 func TestDownloadProgressOnTerminal(t *testing.T) {
@@ -643,6 +702,23 @@ func TestBatchProgressOnTerminal(t *testing.T) {
 	wantCode(t, r, 0)
 	if got := ndjsonIPs(t, r.stdout); len(got) != 1500 {
 		t.Errorf("%d results", len(got))
+	}
+
+	// From a regular file the bar knows the total; the file is still read
+	// whole after it was counted. A byte order mark is not an address.
+	file := filepath.Join(t.TempDir(), "ips.txt")
+	if err := os.WriteFile(file, []byte("\ufeff"+strings.Join(addrs(1500), "\n")+"\n# end\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c = against(srv, "-o", "json", "lookup", "ips", "--file", file)
+	c.terminal = true
+	r = c.run(t)
+	wantCode(t, r, 0)
+	if got := ndjsonIPs(t, r.stdout); len(got) != 1500 {
+		t.Errorf("%d results from a file", len(got))
+	}
+	if !strings.Contains(r.stderr, "/1500") {
+		t.Errorf("the progress bar does not show the total: %q", r.stderr)
 	}
 }
 

@@ -31,6 +31,9 @@ pages, a verified download and a few stream events. Every retry decision is
 printed as it is made.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if a.json() {
+				return usageError("demo prints a narrated tour as text: --output json does not apply to it")
+			}
 			d := &demo{out: a.env.stdout, maxRetries: a.maxRetries}
 			if a.env.stderrIsTerminal() {
 				d.progressTo = a.env.stderr

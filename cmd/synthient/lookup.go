@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -145,6 +146,12 @@ to --failed; the exit code is then 3 (a failed batch) or 2 (invalid lines).`,
 				app:         a,
 				client:      c,
 				concurrency: concurrency,
+				total:       -1,
+			}
+			if f, ok := in.(*os.File); ok && a.env.stderrIsTerminal() {
+				if b.total, err = countAddresses(f); err != nil { // for the progress bar
+					return err
+				}
 			}
 			if failedFile != "" {
 				f, err := os.Create(failedFile)
@@ -171,6 +178,8 @@ type batch struct {
 	concurrency int
 	failed      io.Writer
 
+	total int64 // addresses in the input, for the progress bar; -1 if unknown
+
 	mu       sync.Mutex
 	failedN  int // addresses in failed chunks
 	invalidN int // lines that are not addresses
@@ -190,7 +199,7 @@ type chunk struct {
 
 func (b *batch) run(ctx context.Context, in io.Reader) error {
 	if b.app.env.stderrIsTerminal() {
-		b.bar = progressbar.NewOptions64(-1,
+		b.bar = progressbar.NewOptions64(b.total,
 			progressbar.OptionSetWriter(b.app.env.stderr),
 			progressbar.OptionSetDescription("looking up"),
 			progressbar.OptionShowCount(),
@@ -290,8 +299,8 @@ read:
 		return &exitError{code: exitAPI, err: fmt.Errorf("%d of %d addresses were not looked up%s (listed above%s)",
 			b.failedN, b.failedN+b.doneN, invalid, b.failedHint())}
 	case b.invalidN > 0:
-		return &exitError{code: exitUsage, err: fmt.Errorf("%s not IP addresses (listed above%s)",
-			plural(b.invalidN, "line is", "lines are"), b.failedHint())}
+		return &exitError{code: exitUsage, err: fmt.Errorf("%s (listed above%s)",
+			plural(b.invalidN, "line is not an IP address", "lines are not IP addresses"), b.failedHint())}
 	}
 	return nil
 }
@@ -317,6 +326,30 @@ const maxInputLine = 64 << 10
 
 // read splits the input into chunks of at most 1000 addresses, reporting
 // every line that is not an address.
+// countAddresses counts the lines of a regular file that hold something
+// other than a comment, and rewinds it; -1 if f is not a regular file or
+// holds a line too long to count.
+func countAddresses(f *os.File) (int64, error) {
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		return -1, nil
+	}
+	var n int64
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 64<<10), maxInputLine)
+	for sc.Scan() {
+		if text := bytes.TrimSpace(sc.Bytes()); len(text) > 0 && text[0] != '#' {
+			n++
+		}
+	}
+	if sc.Err() != nil {
+		n = -1
+	}
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		return 0, fmt.Errorf("reading the addresses: %w", err)
+	}
+	return n, nil
+}
+
 func (b *batch) read(ctx context.Context, in io.Reader, out chan<- *chunk) error {
 	br := bufio.NewReaderSize(in, maxInputLine)
 	seq, line := 0, 0
@@ -352,6 +385,9 @@ func (b *batch) read(ctx context.Context, in io.Reader, out chan<- *chunk) error
 		}
 		if len(raw) > 0 {
 			line++
+			if line == 1 {
+				raw = bytes.TrimPrefix(raw, []byte("\ufeff")) // a UTF-8 byte order mark
+			}
 			if text := strings.TrimSpace(string(raw)); text != "" && !strings.HasPrefix(text, "#") {
 				ip, perr := netip.ParseAddr(text)
 				if perr != nil || ip.Zone() != "" {

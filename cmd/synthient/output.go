@@ -52,6 +52,18 @@ func ptr(s *string) string {
 	return orDash(*s)
 }
 
+// joinSet lists the values that are set and not empty; "-" when there are
+// none.
+func joinSet(v ...*string) string {
+	var set []string
+	for _, s := range v {
+		if s != nil && *s != "" {
+			set = append(set, *s)
+		}
+	}
+	return list(set)
+}
+
 func list(v []string) string {
 	if len(v) == 0 {
 		return "-"
@@ -95,7 +107,7 @@ func writeIPLookup(w io.Writer, r *synthient.IPLookup) error {
 		t.row("Network", fmt.Sprintf("AS%d %s (%s)", n.ASN, orDash(n.ISP), orDash(n.Type)))
 		t.row("Org", ptr(n.Org))
 		t.row("Domain", ptr(n.Domain))
-		t.row("Abuse", ptr(n.AbuseEmail)+" "+ptr(n.AbusePhone))
+		t.row("Abuse", joinSet(n.AbuseEmail, n.AbusePhone))
 	} else {
 		t.row("Network", "-")
 	}

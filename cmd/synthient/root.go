@@ -85,10 +85,11 @@ func run(ctx context.Context, args []string, e *env) int {
 		fmt.Fprintln(e.stderr, "synthient: interrupted")
 		return code
 	}
-	fmt.Fprintln(e.stderr, "synthient: "+describe(err))
+	line := "synthient: " + describe(err)
 	if code == exitUsage && wantsHelpHint(err) {
-		fmt.Fprintln(e.stderr, "Run 'synthient --help' for usage.")
+		line += " (see 'synthient --help')"
 	}
+	fmt.Fprintln(e.stderr, line)
 	return code
 }
 
@@ -119,9 +120,16 @@ against an in-process fake API instead, and needs no key. Start with:
 	f.DurationVar(&a.openTimeout, "open-timeout", synthient.DefaultOpenTimeout, "bound on each connect")
 	f.StringVarP(&a.output, "output", "o", "text", "output format: text or json (NDJSON for batches and streams)")
 	f.BoolVarP(&a.verbose, "verbose", "v", false, "log every retry decision on stderr")
-	root.PersistentPreRunE = func(*cobra.Command, []string) error {
+	root.PersistentPreRunE = func(cmd *cobra.Command, _ []string) error {
 		if a.output != "text" && a.output != "json" {
 			return usageError("--output must be text or json, not %q", a.output)
+		}
+		if a.fake {
+			for _, name := range []string{"base-url", "api-key"} {
+				if cmd.Flags().Changed(name) {
+					return usageError("--fake runs against an in-process fake API: it cannot be combined with --%s", name)
+				}
+			}
 		}
 		return nil
 	}
@@ -222,9 +230,12 @@ func exitCode(err error) int {
 		return ee.code
 	case errors.Is(err, context.Canceled):
 		return exitInterrupt
-	case errors.Is(err, synthient.ErrInvalidArgument), errors.Is(err, fs.ErrExist), isCobraUsage(err):
+	case errors.Is(err, synthient.ErrInvalidArgument), isCobraUsage(err),
+		// A file argument that cannot be used: --out over an existing
+		// file, in a missing directory, or without permission.
+		errors.Is(err, fs.ErrExist), errors.Is(err, fs.ErrNotExist), errors.Is(err, fs.ErrPermission):
 		return exitUsage
-	case errors.As(err, &apiErr), errors.As(err, &decErr):
+	case errors.As(err, &apiErr), errors.As(err, &decErr), errors.Is(err, synthient.ErrChecksumMismatch):
 		return exitAPI
 	case errors.As(err, &connErr), errors.Is(err, context.DeadlineExceeded):
 		return exitConnection
@@ -271,7 +282,12 @@ func describe(err error) string {
 	if text == "" {
 		text = apiErr.Title
 	}
-	if text != "" && text != apiErr.Error() {
+	// A text body may repeat the status line ("401 Unauthorized: malformed
+	// API key"): print the status once.
+	if rest, ok := strings.CutPrefix(text, apiErr.Error()); ok {
+		text = strings.TrimSpace(strings.TrimPrefix(rest, ":"))
+	}
+	if text != "" {
 		b.WriteString(": ")
 		b.WriteString(oneLine(truncate(text, 300)))
 	}

@@ -21,7 +21,8 @@ func (a *app) streamCommand() *cobra.Command {
 --max-events or --duration is reached, the server closes the stream, or
 you interrupt. With --reconnect it reopens the stream at once after a
 clean close and after max(Retry-After, 2s) on other errors, and stops on a
-401 or 403.`,
+401 or 403. When --duration runs out while the stream is down, waiting to
+reconnect after an error, the command exits with that error's code.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			feed, err := parseFeed(args[0])
@@ -64,7 +65,9 @@ clean close and after max(Retry-After, 2s) on other errors, and stops on a
 				case <-time.After(wait):
 				case <-ctx.Done():
 					if duration > 0 && cmd.Context().Err() == nil {
-						return nil
+						// --duration is up while the stream is down: the
+						// run ends in the failure that took it down.
+						return err
 					}
 					return ctx.Err()
 				}
