@@ -342,7 +342,7 @@ func (c *Client) fetchStorage(ctx context.Context, m meta, loc *url.URL, w io.Wr
 	// Only these headers: no API key, Authorization or cookie.
 	req.Header["User-Agent"] = []string{c.userAgent}
 	req.Header["Accept"] = []string{"application/octet-stream"}
-	setNoReplayBody(req)
+	retry.SetNoReplayBody(req)
 	resp, err := c.hc.Do(req)
 	if err != nil {
 		if ctx.Err() != nil {

@@ -129,30 +129,6 @@ type poolGuard struct{ rt http.RoundTripper }
 
 func (g poolGuard) RoundTrip(r *http.Request) (*http.Response, error) { return g.rt.RoundTrip(r) }
 
-// noReplayBody is the empty body of a GET. A request with a body that has
-// no GetBody is not replayable, so net/http never re-sends it on its own
-// after a reused keep-alive connection died: every arrival at the server is
-// an attempt the retry policy allowed.
-type noReplayBody struct{}
-
-func (noReplayBody) Read([]byte) (int, error) { return 0, io.EOF }
-func (noReplayBody) Close() error             { return nil }
-
-// WriteTo writes nothing: io.Copy then needs no buffer to send the body.
-func (noReplayBody) WriteTo(io.Writer) (int64, error) { return 0, nil }
-
-// identity is the TransferEncoding of a request with a noReplayBody: as
-// Request.Write documents, it sends the body as it is, without chunking and
-// without a Content-Length, so the GET goes out as one without a body. It
-// also spares net/http's probe of an unknown-length body (a goroutine and a
-// timer per request).
-var identity = []string{"identity"}
-
-// setNoReplayBody gives a body-less request the empty, non-replayable body.
-func setNoReplayBody(r *http.Request) {
-	r.Body, r.GetBody, r.ContentLength, r.TransferEncoding = noReplayBody{}, nil, 0, identity
-}
-
 // operation describes one API call.
 type operation struct {
 	name     string      // the method, for errors: "LookupIP"
@@ -264,7 +240,7 @@ func (c *Client) newRequest(ctx context.Context, op *operation) (*retryablehttp.
 			return nil, &Error{Op: op.name, Message: "building the request", Err: err}
 		}
 	} else {
-		setNoReplayBody(hreq)
+		retry.SetNoReplayBody(hreq)
 	}
 	return req, nil
 }

@@ -15,9 +15,11 @@ import (
 //
 // A request provably never left when the error comes from resolving the
 // host, dialing (including a proxy's CONNECT), or from a certificate that
-// failed verification, or from a server that answered the TLS handshake in
-// plain HTTP (http.ErrSchemeMismatch): each of these happens before a byte
-// of the request is written. Any other error leaves the outcome unknown, because the
+// failed verification, from a server that refused the TLS handshake with
+// an alert only a handshake sends (protocol version, handshake failure,
+// certificate required...), or from a server that answered the handshake
+// in plain HTTP (http.ErrSchemeMismatch): the request never reached the
+// server's application. Any other error leaves the outcome unknown, because the
 // request may have been written, or partly written, when it struck.
 func ClassifyError(err error) Failure {
 	var f Failure
@@ -31,7 +33,8 @@ func ClassifyError(err error) Failure {
 	// answered a handshake in plain HTTP with ErrSchemeMismatch: the
 	// handshake failed, so nothing was sent.
 	mismatch := errors.Is(err, http.ErrSchemeMismatch)
-	f.TLS = !f.Timeout && (cert || mismatch || isTLSError(err))
+	refused := isHandshakeAlert(err)
+	f.TLS = !f.Timeout && (cert || mismatch || refused || isTLSError(err))
 
 	var op *net.OpError
 	var dns *net.DNSError
@@ -40,7 +43,7 @@ func ClassifyError(err error) Failure {
 		f.NotSent = true
 	case errors.As(err, &op) && (op.Op == "dial" || op.Op == "proxyconnect"):
 		f.NotSent = true
-	case cert, mismatch:
+	case cert, mismatch, refused:
 		f.NotSent = true
 	case f.Timeout && inChain(err, "net/http: TLS handshake timeout"):
 		f.NotSent = true
@@ -83,6 +86,45 @@ func isTLSError(err error) bool {
 	for e := err; e != nil; e = errors.Unwrap(e) {
 		if strings.HasPrefix(e.Error(), "tls: ") {
 			return true
+		}
+	}
+	return false
+}
+
+// handshakeAlerts are the texts of the TLS alerts that refuse a handshake
+// (RFC 8446, section 6.2): a peer sends them while negotiating, never about
+// application data. crypto/tls reports a received alert as a *net.OpError
+// with Op "remote error" whose Err reads "tls: " and the alert's text.
+var handshakeAlerts = map[string]bool{
+	"tls: handshake failure":               true,
+	"tls: bad certificate":                 true,
+	"tls: unsupported certificate":         true,
+	"tls: revoked certificate":             true,
+	"tls: expired certificate":             true,
+	"tls: unknown certificate":             true,
+	"tls: unknown certificate authority":   true,
+	"tls: access denied":                   true,
+	"tls: protocol version not supported":  true,
+	"tls: insufficient security level":     true,
+	"tls: inappropriate fallback":          true,
+	"tls: missing extension":               true,
+	"tls: unsupported extension":           true,
+	"tls: certificate unobtainable":        true,
+	"tls: unrecognized name":               true,
+	"tls: bad certificate status response": true,
+	"tls: bad certificate hash value":      true,
+	"tls: unknown PSK identity":            true,
+	"tls: certificate required":            true,
+	"tls: no application protocol":         true,
+	"tls: encrypted client hello required": true,
+}
+
+// isHandshakeAlert reports whether err's chain holds a TLS alert from the
+// peer that refuses a handshake.
+func isHandshakeAlert(err error) bool {
+	for e := err; e != nil; e = errors.Unwrap(e) {
+		if op, ok := e.(*net.OpError); ok && op.Op == "remote error" && op.Err != nil {
+			return handshakeAlerts[op.Err.Error()]
 		}
 	}
 	return false

@@ -13,6 +13,7 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"os"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -49,6 +50,15 @@ func TestClassifyError(t *testing.T) {
 		{"record header", tls.RecordHeaderError{Msg: "first record does not look like a TLS handshake"}, retry.Failure{TLS: true}},
 		{"alert", tls.AlertError(40), retry.Failure{TLS: true}},
 		{"tls: text", errors.New("tls: handshake failure"), retry.Failure{TLS: true}},
+
+		// A handshake refused by the peer's alert: never reached the API.
+		{"remote handshake failure", &net.OpError{Op: "remote error", Err: errors.New("tls: handshake failure")}, retry.Failure{TLS: true, NotSent: true}},
+		{"remote protocol version", &net.OpError{Op: "remote error", Err: errors.New("tls: protocol version not supported")}, retry.Failure{TLS: true, NotSent: true}},
+		{"remote certificate required", &net.OpError{Op: "remote error", Err: errors.New("tls: certificate required")}, retry.Failure{TLS: true, NotSent: true}},
+		// Alerts about records, which a peer sends at any time: unknown.
+		{"remote bad record MAC", &net.OpError{Op: "remote error", Err: errors.New("tls: bad record MAC")}, retry.Failure{TLS: true}},
+		{"remote internal error", &net.OpError{Op: "remote error", Err: errors.New("tls: internal error")}, retry.Failure{TLS: true}},
+		{"local handshake failure", &net.OpError{Op: "local error", Err: errors.New("tls: handshake failure")}, retry.Failure{TLS: true}},
 
 		// Outcome unknown: the request may have been written.
 		{"read deadline", &net.OpError{Op: "read", Net: "tcp", Err: os.ErrDeadlineExceeded}, retry.Failure{Timeout: true}},
@@ -150,10 +160,24 @@ func TestClassifyErrorLoopbackDialRefused(t *testing.T) {
 // TestClassifyErrorLoopbackUntrustedCertificate talks to a real TLS
 // server whose certificate the client does not trust.
 func TestClassifyErrorLoopbackUntrustedCertificate(t *testing.T) {
-	srv, arrivals := quietServer(t, true)
+	srv, arrivals := quietServer(t, &tls.Config{})
 	tr := &http.Transport{TLSClientConfig: &tls.Config{RootCAs: x509.NewCertPool()}}
 	defer tr.CloseIdleConnections()
 	_, err := (&http.Client{Transport: tr}).Get(srv.URL)
+	checkTLSNeverLeft(t, err, arrivals)
+}
+
+// TestClassifyErrorLoopbackProtocolVersion: a TLS 1.3-only server refuses
+// a client that speaks at most TLS 1.2 with a protocol_version alert. The
+// handshake failed: nothing reached the server's handler.
+func TestClassifyErrorLoopbackProtocolVersion(t *testing.T) {
+	srv, arrivals := quietServer(t, &tls.Config{MinVersion: tls.VersionTLS13})
+	tr := &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true, MaxVersion: tls.VersionTLS12}}
+	defer tr.CloseIdleConnections()
+	_, err := (&http.Client{Transport: tr}).Get(srv.URL)
+	if err == nil || !strings.Contains(err.Error(), "protocol version") {
+		t.Fatalf("err = %v, want a protocol version alert", err)
+	}
 	checkTLSNeverLeft(t, err, arrivals)
 }
 
@@ -161,7 +185,7 @@ func TestClassifyErrorLoopbackUntrustedCertificate(t *testing.T) {
 // HTTP server. net/http's Client reports http.ErrSchemeMismatch; the TLS
 // handshake failed, so the request never left and no class retries it.
 func TestClassifyErrorLoopbackSchemeMismatch(t *testing.T) {
-	srv, arrivals := quietServer(t, false)
+	srv, arrivals := quietServer(t, nil)
 	tr := &http.Transport{}
 	defer tr.CloseIdleConnections()
 	_, err := (&http.Client{Transport: tr}).Get("https://" + srv.Listener.Addr().String() + "/account/me")
@@ -171,16 +195,18 @@ func TestClassifyErrorLoopbackSchemeMismatch(t *testing.T) {
 	checkTLSNeverLeft(t, err, arrivals)
 }
 
-// quietServer starts a loopback server (TLS or not) that counts the
-// requests reaching its handler and logs nothing.
-func quietServer(t *testing.T, useTLS bool) (*httptest.Server, *atomic.Int32) {
+// quietServer starts a loopback server that counts the requests reaching
+// its handler and logs nothing; with cfg, a TLS one with that config (and
+// httptest's certificate).
+func quietServer(t *testing.T, cfg *tls.Config) (*httptest.Server, *atomic.Int32) {
 	t.Helper()
 	var arrivals atomic.Int32
 	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		arrivals.Add(1)
 	}))
 	srv.Config.ErrorLog = log.New(io.Discard, "", 0)
-	if useTLS {
+	if cfg != nil {
+		srv.TLS = cfg
 		srv.StartTLS()
 	} else {
 		srv.Start()

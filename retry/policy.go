@@ -92,7 +92,8 @@ const (
 	ContextDone StopReason = "context_done"
 	// QuotaExhausted: the client-wide retry quota has no tokens left.
 	QuotaExhausted StopReason = "quota_exhausted"
-	// HookFailed: the caller's response hook returned an error.
+	// HookFailed: the caller's check of a response (a response hook, a
+	// go-retryablehttp ResponseHandler) returned an error.
 	HookFailed StopReason = "hook_failed"
 )
 
@@ -243,6 +244,11 @@ type Attempt struct {
 	// Accepted marks a response the caller takes as the call's result
 	// although its status is not 2xx, such as a redirect it follows itself.
 	Accepted bool
+	// HandlerErr is the error with which the caller's own check of the
+	// response (a hook, go-retryablehttp's ResponseHandler) rejected it.
+	// The response arrived, so the call stops with HookFailed: nothing is
+	// sent again after a response the caller refused.
+	HandlerErr error
 }
 
 // Decision is a policy's verdict on one attempt.
@@ -308,8 +314,9 @@ func (c *Call) Last() Decision { return c.last }
 // the request again, after which wait, or why to stop. ctx is the
 // caller's context; its deadline bounds the waits.
 //
-// A 2xx status, or an Accepted one, succeeds (Retry false, empty Reason);
-// a 3xx is not retried. Otherwise the
+// An attempt whose response the caller rejected (HandlerErr) stops with
+// HookFailed. A 2xx status, or an Accepted one, succeeds (Retry false, empty
+// Reason); a 3xx is not retried. Otherwise the
 // rules of the class apply, in this order: the context; whether the class
 // may send this outcome again; a Retry-After above MaxRetryAfter (whatever
 // MaxRetries says); the retry count; the wait, max(jittered backoff,
@@ -335,6 +342,9 @@ func (c *Call) Decide(ctx context.Context, a Attempt) Decision {
 
 func (c *Call) decide(ctx context.Context, a Attempt, d Decision, now, deadline time.Time, hasDeadline bool) Decision {
 	p := &c.Policy
+	if a.HandlerErr != nil {
+		return stop(d, HookFailed)
+	}
 	if a.Err == nil && (a.Accepted || a.Status >= 200 && a.Status < 300) {
 		if p.Quota != nil && !c.settled {
 			c.settled = true // once: a success may be judged again

@@ -939,14 +939,27 @@ func TestClientNetworkFailure(t *testing.T) {
 	}
 }
 
+// cookieless is a CookieJar that keeps nothing, to tell a client's jar.
+type cookieless struct{}
+
+func (*cookieless) SetCookies(*url.URL, []*http.Cookie) {}
+func (*cookieless) Cookies(*url.URL) []*http.Cookie     { return nil }
+
 func TestClientAdapter(t *testing.T) {
-	hc := &http.Client{}
+	jar := &cookieless{}
+	hc := &http.Client{Jar: jar, Timeout: time.Minute}
 	p, _ := detPolicy(retry.Standard, 1)
 	p.MaxRetries = 100
 	call := p.Start()
 	rc := call.Client(hc)
-	if rc.HTTPClient != hc || rc.RetryMax != 16 || rc.Logger != nil || rc.CheckRetry == nil || rc.Backoff == nil || rc.ErrorHandler == nil {
-		t.Fatalf("Client = %+v, want hc, RetryMax 16, no logger, the call's hooks", rc)
+	if h := rc.HTTPClient; h == hc || h.Jar != jar || h.Timeout != time.Minute || h.Transport == nil {
+		t.Fatalf("Client's http.Client = %+v, want a copy of hc with a NoReplay transport", h)
+	}
+	if hc.Transport != nil {
+		t.Fatalf("hc was modified: Transport %v", hc.Transport)
+	}
+	if rc.RetryMax != 16 || rc.Logger != nil || rc.CheckRetry == nil || rc.Backoff == nil || rc.ErrorHandler == nil {
+		t.Fatalf("Client = %+v, want RetryMax 16, no logger, the call's hooks", rc)
 	}
 
 	resp := &http.Response{StatusCode: 429, Header: http.Header{

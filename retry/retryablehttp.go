@@ -2,14 +2,21 @@ package retry
 
 import (
 	"context"
+	"io"
 	"net/http"
 	"time"
 
 	"github.com/hashicorp/go-retryablehttp"
 )
 
-// AttemptOf describes what an http.Client returned for one attempt.
+// AttemptOf describes what an http.Client returned for one attempt. A
+// response together with an error is go-retryablehttp's report that the
+// request's ResponseHandler rejected the response: the attempt's HandlerErr,
+// never a transport failure.
 func AttemptOf(resp *http.Response, err error) Attempt {
+	if err != nil && resp != nil {
+		return Attempt{Status: resp.StatusCode, HandlerErr: err}
+	}
 	if err != nil {
 		return Attempt{Err: err, Failure: ClassifyError(err)}
 	}
@@ -35,22 +42,85 @@ func (c *Call) Backoff(_, _ time.Duration, _ int, _ *http.Response) time.Duratio
 }
 
 // Client returns a go-retryablehttp client that sends one call with c's
-// policy over hc (the connection pool, shared by every call). Use a new
-// Call, and so a new client, for each call: the count of retries and the
-// waits belong to one call.
+// policy over hc (the connection pool, shared by every call; nil means
+// http.DefaultClient). Use a new Call, and so a new client, for each call:
+// the count of retries and the waits belong to one call.
 //
-// The client logs nothing (go-retryablehttp's default logger prints URLs
-// with their query) and, when it gives up, returns the last response and
-// error as they were: go-retryablehttp's own give-up error drops the
-// response. go-retryablehttp closes the idle connections of hc when it gives
-// up; to keep a shared pool warm, give hc a Transport without a
-// CloseIdleConnections method.
+// The client sends every attempt through NoReplay(hc.Transport), so the
+// server sees one arrival per attempt the policy allowed, and so
+// go-retryablehttp's give-up cannot close the idle connections of the
+// shared pool. It logs nothing (go-retryablehttp's default logger prints
+// URLs with their query) and, when it gives up, returns the last response
+// and error as they were: go-retryablehttp's own give-up error drops the
+// response.
 func (c *Call) Client(hc *http.Client) *retryablehttp.Client {
+	if hc == nil {
+		hc = http.DefaultClient
+	}
+	own := *hc
+	own.Transport = NoReplay(hc.Transport)
 	return &retryablehttp.Client{
-		HTTPClient:   hc,
+		HTTPClient:   &own,
 		RetryMax:     c.Policy.Retries(),
 		CheckRetry:   c.CheckRetry,
 		Backoff:      c.Backoff,
 		ErrorHandler: retryablehttp.PassthroughErrorHandler,
 	}
 }
+
+// NoReplay returns a RoundTripper that sends each request through rt
+// (http.DefaultTransport when nil) in a form net/http's Transport never
+// sends again on its own. net/http silently re-sends a GET, and a request
+// with a GetBody, when a reused keep-alive connection dies after the
+// request was written: for a billed call that is a second charge the retry
+// policy never allowed. NoReplay gives a request without a body the empty
+// body of SetNoReplayBody and drops the GetBody of one with a body, on a
+// copy: the caller's request is not modified.
+//
+// The RoundTripper has no CloseIdleConnections method: closing the idle
+// connections of rt is left to its owner. It is safe for concurrent use if
+// rt is.
+func NoReplay(rt http.RoundTripper) http.RoundTripper {
+	if rt == nil {
+		rt = http.DefaultTransport
+	}
+	return noReplay{rt}
+}
+
+type noReplay struct{ rt http.RoundTripper }
+
+func (n noReplay) RoundTrip(r *http.Request) (*http.Response, error) {
+	bodyless := r.Body == nil || r.Body == http.NoBody
+	if !bodyless && r.GetBody == nil {
+		return n.rt.RoundTrip(r) // not replayable as it is
+	}
+	own := *r
+	if bodyless {
+		SetNoReplayBody(&own)
+	} else {
+		own.GetBody = nil
+	}
+	return n.rt.RoundTrip(&own)
+}
+
+// SetNoReplayBody gives r, a request without a body, an empty body that
+// net/http's Transport cannot replay: a request with a body and no GetBody
+// is never re-sent on a fresh connection after a reused one died. The
+// request still goes out without a body: its TransferEncoding is
+// "identity", which Request.Write documents as sending the body as it is,
+// without chunking or a Content-Length. That also spares net/http's probe
+// of a body of unknown length (a goroutine and a timer per request).
+func SetNoReplayBody(r *http.Request) {
+	r.Body, r.GetBody, r.ContentLength, r.TransferEncoding = noReplayBody{}, nil, 0, identity
+}
+
+// noReplayBody is the empty body of SetNoReplayBody.
+type noReplayBody struct{}
+
+func (noReplayBody) Read([]byte) (int, error) { return 0, io.EOF }
+func (noReplayBody) Close() error             { return nil }
+
+// WriteTo writes nothing: io.Copy then needs no buffer to send the body.
+func (noReplayBody) WriteTo(io.Writer) (int64, error) { return 0, nil }
+
+var identity = []string{"identity"}

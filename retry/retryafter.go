@@ -71,22 +71,81 @@ func parseDelaySeconds(v string) (time.Duration, bool) {
 }
 
 // ParseHTTPDate parses an HTTP-date in any of RFC 9110's three forms, GMT
-// only. A two-digit RFC 850 year that would lie more than 50 years after
-// now is read as the most recent past year with the same last two digits.
+// only, to the letter of its grammar: names spelled as in the RFC
+// (case-sensitive), two-digit fields with both digits, no fractional
+// seconds; the day of the week is not checked against the date. A
+// two-digit RFC 850 year is read as the year with those last two digits
+// that lies within 50 years of now, and a timestamp that would lie more
+// than 50 years after now as the most recent past one.
 func ParseHTTPDate(v string, now time.Time) (time.Time, bool) {
-	if t, err := time.Parse(imfFixdate, v); err == nil {
-		return t, true
+	switch {
+	case matchShape(v, "w, 99 m 9999 99:99:99 GMT"):
+		t, err := time.Parse(imfFixdate, v)
+		return t, err == nil
+	case matchShape(v, "w m _9 99:99:99 9999"):
+		t, err := time.Parse(asctimeDate, v)
+		return t, err == nil
+	case matchShape(v, "W, 99-m-99 99:99:99 GMT"):
+		t, err := time.Parse(rfc850Date, v)
+		if err != nil {
+			return time.Time{}, false
+		}
+		now = now.UTC()
+		year := now.Year()/100*100 + t.Year()%100
+		c := time.Date(year, t.Month(), t.Day(), t.Hour(), t.Minute(), t.Second(), 0, time.UTC)
+		switch {
+		case c.After(now.AddDate(50, 0, 0)):
+			year -= 100
+		case c.Before(now.AddDate(-50, 0, 0)):
+			year += 100
+		}
+		c = time.Date(year, t.Month(), t.Day(), t.Hour(), t.Minute(), t.Second(), 0, time.UTC)
+		return c, c.Day() == t.Day() // 29-Feb of a year that is not a leap year
 	}
-	if t, err := time.Parse(asctimeDate, v); err == nil {
-		return t, true
+	return time.Time{}, false
+}
+
+var (
+	dayNames     = []string{"Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"}
+	longDayNames = []string{"Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"}
+	monthNames   = []string{"Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"}
+)
+
+// matchShape reports whether v has exactly the shape of pattern, in which
+// 'w' is a day name (Mon), 'W' a long day name (Monday), 'm' a month name,
+// '9' a digit, '_' a digit or a space, and any other byte stands for
+// itself.
+func matchShape(v, pattern string) bool {
+	for i := 0; i < len(pattern); i++ {
+		var ok bool
+		switch c := pattern[i]; c {
+		case 'w':
+			v, ok = cutName(v, dayNames)
+		case 'W':
+			v, ok = cutName(v, longDayNames)
+		case 'm':
+			v, ok = cutName(v, monthNames)
+		case '9', '_':
+			ok = v != "" && (v[0] >= '0' && v[0] <= '9' || c == '_' && v[0] == ' ')
+		default:
+			ok = v != "" && v[0] == c
+		}
+		if !ok {
+			return false
+		}
+		if c := pattern[i]; c != 'w' && c != 'W' && c != 'm' {
+			v = v[1:]
+		}
 	}
-	t, err := time.Parse(rfc850Date, v)
-	if err != nil {
-		return time.Time{}, false
+	return v == ""
+}
+
+// cutName removes the name in names that v starts with.
+func cutName(v string, names []string) (string, bool) {
+	for _, n := range names {
+		if rest, ok := strings.CutPrefix(v, n); ok {
+			return rest, true
+		}
 	}
-	year := now.UTC().Year()/100*100 + t.Year()%100
-	if year > now.UTC().Year()+50 {
-		year -= 100
-	}
-	return t.AddDate(year-t.Year(), 0, 0), true
+	return v, false
 }

@@ -94,6 +94,22 @@ func TestParseRetryAfter(t *testing.T) {
 		{"RFC 3339", []string{"1994-11-06T08:49:37Z"}, "", 0, false},
 		{"HTTP-date with garbage after it", []string{"Sun, 06 Nov 1994 08:49:37 GMT x"}, "", 0, false},
 		{"two HTTP-dates", []string{"Sun, 06 Nov 1994 08:49:37 GMT", "Sun, 06 Nov 1994 08:49:37 GMT"}, "", 0, false},
+		{"fractional seconds", []string{"Sun, 06 Nov 1994 08:49:37.5 GMT"}, "", 0, false},
+		{"fractional seconds with a comma", []string{"Sun, 06 Nov 1994 08:49:37,5 GMT"}, "", 0, false},
+		{"one-digit hour", []string{"Sun, 06 Nov 1994 8:49:37 GMT"}, "", 0, false},
+		{"one-digit day", []string{"Sun, 6 Nov 1994 08:49:37 GMT"}, "", 0, false},
+		{"lower-case names", []string{"sun, 06 nov 1994 08:49:37 GMT"}, "", 0, false},
+		{"long day name in IMF-fixdate", []string{"Sunday, 06 Nov 1994 08:49:37 GMT"}, "", 0, false},
+		{"RFC 850 with a short day name", []string{"Sun, 06-Nov-94 08:49:37 GMT"}, "", 0, false},
+		{"RFC 850 with a four-digit year", []string{"Sunday, 06-Nov-1994 08:49:37 GMT"}, "", 0, false},
+		{"asctime with one space before a one-digit day", []string{"Sun Nov 6 08:49:37 1994"}, "", 0, false},
+		{"hour 24", []string{"Sun, 06 Nov 1994 24:00:00 GMT"}, "", 0, false},
+		{"31 November", []string{"Thu, 31 Nov 1994 08:49:37 GMT"}, "", 0, false},
+		{"a tab inside", []string{"Sun,\t06 Nov 1994 08:49:37 GMT"}, "", 0, false},
+
+		// RFC 9110's grammar, and no more: the weekday is not checked.
+		{"asctime with a two-digit day", []string{"Sun Nov 06 08:49:37 1994"}, "", 37 * time.Second, true},
+		{"a weekday that does not match", []string{"Mon, 06 Nov 1994 08:49:37 GMT"}, "", 37 * time.Second, true},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -178,12 +194,27 @@ func TestParseHTTPDateRFC850Year(t *testing.T) {
 		}
 	}
 
+	// More than 50 years ahead is measured on the timestamp, not the year:
+	// at 2026-03-01, 2076-12-31 is 50 years and 10 months ahead.
+	at := time.Date(2026, time.March, 1, 0, 0, 0, 0, time.UTC)
+	if got, ok := retry.ParseHTTPDate("Thursday, 31-Dec-76 00:00:00 GMT", at); !ok || got.Year() != 1976 {
+		t.Errorf("31-Dec-76 at %v: %v (ok %v), want 1976", at, got, ok)
+	}
+	if got, ok := retry.ParseHTTPDate("Thursday, 01-Mar-76 00:00:00 GMT", at); !ok || got.Year() != 2076 {
+		t.Errorf("01-Mar-76 at %v: %v (ok %v), want 2076 (exactly 50 years ahead)", at, got, ok)
+	}
+	// And a year more than 50 years past is the next century's.
+	at = time.Date(2099, time.June, 1, 0, 0, 0, 0, time.UTC)
+	if got, ok := retry.ParseHTTPDate("Friday, 01-Jan-00 00:00:00 GMT", at); !ok || got.Year() != 2100 {
+		t.Errorf("01-Jan-00 at %v: %v (ok %v), want 2100", at, got, ok)
+	}
+
 	// The rule follows the clock it is given.
 	v := "Sunday, 06-Nov-94 08:49:37 GMT"
 	for _, tc := range []struct {
 		now  int
 		want int
-	}{{1994, 1994}, {2000, 1994}, {2043, 1994}, {2044, 2094}, {2060, 2094}} {
+	}{{1994, 1994}, {2000, 1994}, {2043, 1994}, {2044, 1994}, {2045, 2094}, {2060, 2094}, {2144, 2094}, {2145, 2194}} {
 		got, ok := retry.ParseHTTPDate(v, time.Date(tc.now, time.January, 1, 0, 0, 0, 0, time.UTC))
 		if !ok || got.Year() != tc.want {
 			t.Errorf("ParseHTTPDate(%q) at %d: year %d (ok %v), want %d", v, tc.now, got.Year(), ok, tc.want)
