@@ -3,6 +3,7 @@ package synthienttest
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -303,6 +304,11 @@ func (s *Server) handleLookupIPs(w http.ResponseWriter, r *http.Request, k *apiK
 	}
 	dec := json.NewDecoder(bytes.NewReader(body))
 	if err := dec.Decode(&req); err != nil {
+		var te *json.UnmarshalTypeError
+		if errors.As(err, &te) && te.Field == "ips" {
+			validation(w, r, map[string][]string{"ips": {"must be an array of IP addresses"}})
+			return
+		}
 		validation(w, r, map[string][]string{"body": {"must be a JSON object with an ips array"}})
 		return
 	}

@@ -232,9 +232,10 @@ func defaultRates() map[Bucket]rate {
 	}
 }
 
-// WithoutRateLimits turns rate limiting off: no request is answered 429
-// for its rate, and no RateLimit-* headers are sent. The concurrent-stream
-// limit still applies.
+// WithoutRateLimits turns rate limiting off, whatever the order of the
+// options (a WithRateLimit does not turn it back on): no request is
+// answered 429 for its rate, and no RateLimit-* headers are sent. The
+// concurrent-stream limit still applies.
 func WithoutRateLimits() Option {
 	return func(c *config) { c.rateLimits = false }
 }
@@ -250,7 +251,6 @@ func WithRateLimit(b Bucket, perSecond float64, burst int) Option {
 		if !(perSecond > 0) || math.IsInf(perSecond, 0) || burst < 1 {
 			panic("synthienttest: a rate needs perSecond > 0 and burst >= 1")
 		}
-		c.rateLimits = true
 		c.rates[b] = rate{perSecond: perSecond, burst: burst}
 	}
 }

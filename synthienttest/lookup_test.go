@@ -324,7 +324,9 @@ func TestLookupIPs(t *testing.T) {
 		`{"ips": []}`:                "ips",
 		`{"ips": ["nope", "1.2.3"]}`: "ips",
 		`[1,2]`:                      "body",
-		`{"ips": "8.8.8.8"}`:         "body",
+		`{"ips": "8.8.8.8"}`:         "ips",
+		`{"ips": {"a": 1}}`:          "ips",
+		`[1, 2]`:                     "body",
 		`{"ips": ` + bigList() + `}`: "ips",
 	} {
 		before := srv.Credits(srv.APIKey)

@@ -150,12 +150,20 @@ func TestRateLimitThroughSDK(t *testing.T) {
 }
 
 func TestWithoutRateLimits(t *testing.T) {
-	srv, _ := newServer(t, synthienttest.WithoutRateLimits())
-	hc := rawClient(t)
-	for range 30 {
-		r := do(t, hc, "GET", srv.URL+"/account/me", srv.APIKey, "")
-		eq(t, r.Status, 200, "status")
-		l, _, _ := rateHeaders(r)
-		eq(t, l, "", "RateLimit-Limit without rate limits")
+	for name, opts := range map[string][]synthienttest.Option{
+		"alone":                  {synthienttest.WithoutRateLimits()},
+		"before a WithRateLimit": {synthienttest.WithoutRateLimits(), synthienttest.WithRateLimit(synthienttest.BucketAccount, 1, 1)},
+		"after a WithRateLimit":  {synthienttest.WithRateLimit(synthienttest.BucketAccount, 1, 1), synthienttest.WithoutRateLimits()},
+	} {
+		t.Run(name, func(t *testing.T) {
+			srv, _ := newServer(t, opts...)
+			hc := rawClient(t)
+			for range 30 {
+				r := do(t, hc, "GET", srv.URL+"/account/me", srv.APIKey, "")
+				eq(t, r.Status, 200, "status")
+				l, _, _ := rateHeaders(r)
+				eq(t, l, "", "RateLimit-Limit without rate limits")
+			}
+		})
 	}
 }

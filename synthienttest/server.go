@@ -10,6 +10,7 @@ import (
 	"log"
 	"net"
 	"net/http"
+	"net/url"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -98,7 +99,9 @@ type Request struct {
 	Route string
 	// Path is the URL path as sent, without the query.
 	Path string
-	// Query is the raw query, with X-Amz-Signature redacted.
+	// Query is the raw query, with X-Amz-Signature, any parameter named
+	// like a key (api_key, apikey, key, x-api-key, token) and any value that
+	// is one of the server's keys redacted.
 	Query string
 	// Status is the status answered; 0 while none was written, and for a
 	// connection closed without an answer.
@@ -466,7 +469,7 @@ func (s *Server) begin(w http.ResponseWriter, r *http.Request, route string) *st
 		Method:        r.Method,
 		Route:         route,
 		Path:          r.URL.EscapedPath(),
-		Query:         redactQuery(r.URL.RawQuery),
+		Query:         s.redactQuery(r.URL.RawQuery),
 		RequestID:     id,
 		Header:        http.Header{},
 		APIKey:        len(r.Header.Values("X-Api-Key")) > 0,
@@ -485,17 +488,38 @@ func (s *Server) begin(w http.ResponseWriter, r *http.Request, route string) *st
 	return &statusWriter{ResponseWriter: w, s: s, e: e}
 }
 
-func redactQuery(q string) string {
+// redactQuery replaces the secrets of a raw query by REDACTED.
+func (s *Server) redactQuery(q string) string {
 	if q == "" {
 		return ""
 	}
 	parts := strings.Split(q, "&")
 	for i, p := range parts {
-		if name, _, ok := strings.Cut(p, "="); ok && strings.EqualFold(name, "X-Amz-Signature") {
+		name, value, _ := strings.Cut(p, "=")
+		if secretParam[strings.ToLower(name)] || s.isKey(value) {
 			parts[i] = name + "=REDACTED"
 		}
 	}
 	return strings.Join(parts, "&")
+}
+
+var secretParam = map[string]bool{
+	"x-amz-signature": true, "api_key": true, "apikey": true, "api-key": true,
+	"x-api-key": true, "key": true, "token": true,
+}
+
+// isKey reports whether the query value v is one of the server's keys.
+func (s *Server) isKey(v string) bool {
+	if u, err := url.QueryUnescape(v); err == nil {
+		v = u
+	}
+	if v == "" {
+		return false
+	}
+	s.keysMu.Lock()
+	defer s.keysMu.Unlock()
+	_, ok := s.keys[strings.ToLower(v)]
+	return ok
 }
 
 func (s *Server) setStatus(e *Request, code int) {

@@ -247,6 +247,13 @@ func TestRequestIDsAndLog(t *testing.T) {
 	must(t, err, "encoding the log")
 	check(t, !strings.Contains(string(b), srv.APIKey), "the log holds the key")
 
+	// A key in the query (a client that leaks it there) is not logged.
+	srv.Reset()
+	hc := rawClient(t)
+	do(t, hc, "GET", srv.URL+"/account/me?api_key="+srv.APIKey+"&other="+url.QueryEscape(strings.ToUpper(srv.APIKey))+"&limit=5", srv.APIKey, "")
+	q := srv.Requests()[0].Query
+	eq(t, q, "api_key=REDACTED&other=REDACTED&limit=5", "logged query")
+
 	srv.Reset()
 	eq(t, len(srv.Requests()), 0, "log entries after Reset")
 	eq(t, srv.Arrivals(synthienttest.RouteAccount), 0, "arrivals after Reset")
