@@ -4,9 +4,9 @@ import (
 	"crypto/tls"
 	"fmt"
 	"log/slog"
+	"math"
 	"net/http"
 	"net/url"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -312,8 +312,10 @@ type ResponseInfo struct {
 }
 
 // RateLimit is the state of a rate limit, from the RateLimit-Limit,
-// RateLimit-Remaining and RateLimit-Reset headers. A header that is absent
-// or malformed leaves its field zero.
+// RateLimit-Remaining and RateLimit-Reset headers, each read as digits. A
+// header that is absent or malformed (a sign, a fraction, text) leaves its
+// field zero; a number too large for the field gives the field's largest
+// value.
 type RateLimit struct {
 	Limit, Remaining int
 	// Reset is the time until the window resets.
@@ -336,19 +338,36 @@ func parseRateLimit(h http.Header) *RateLimit {
 	if !okL && !okR && !okS {
 		return nil
 	}
-	return &RateLimit{Limit: limit, Remaining: remaining, Reset: time.Duration(reset) * time.Second}
+	rl := &RateLimit{Limit: limit, Remaining: remaining, Reset: time.Duration(reset) * time.Second}
+	if reset > int(math.MaxInt64/int64(time.Second)) {
+		rl.Reset = math.MaxInt64 // saturate rather than overflow
+	}
+	return rl
 }
 
-// headerInt reads a non-negative integer header; ok reports that the
-// header is present.
+// headerInt reads a header of digits (after trimming spaces) as a
+// non-negative int, saturating at the largest int; ok reports that the
+// header is present. A malformed value reads as 0.
 func headerInt(h http.Header, key string) (int, bool) {
 	v, ok := h[key]
 	if !ok || len(v) == 0 {
 		return 0, false
 	}
-	n, err := strconv.Atoi(strings.TrimSpace(v[0]))
-	if err != nil || n < 0 {
+	d := strings.Trim(v[0], " \t")
+	if d == "" {
 		return 0, true
+	}
+	n := 0
+	for i := 0; i < len(d); i++ {
+		c := d[i]
+		if c < '0' || c > '9' {
+			return 0, true
+		}
+		if n > (math.MaxInt-9)/10 {
+			n = math.MaxInt
+			continue
+		}
+		n = n*10 + int(c-'0')
 	}
 	return n, true
 }
