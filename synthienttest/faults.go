@@ -50,6 +50,7 @@ const (
 
 var faultNames = [...]string{"status", "close-after-request", "reset-mid-body", "slow-headers", "slow-body", "truncated-body", "oversized-line"}
 
+// String returns the kind's name, such as "reset-mid-body".
 func (k FaultKind) String() string {
 	if k >= 0 && int(k) < len(faultNames) {
 		return faultNames[k]
