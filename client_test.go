@@ -345,6 +345,35 @@ func TestLoggerStopAtInfo(t *testing.T) {
 	}
 }
 
+// TestLoggerTimeLeft: with a deadline, each decision logs the time left
+// before it; without one, none.
+func TestLoggerTimeLeft(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		logger, logs := newLogger()
+		op := opNamed("Account")
+		m := newMock(op.success, problemReply(503), succeed)
+		c := m.client(t, synthient.WithLogger(logger))
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		if _, err := c.Account(ctx); err != nil {
+			t.Fatalf("Account: %v", err)
+		}
+		if _, err := c.Account(context.Background()); err != nil {
+			t.Fatalf("Account: %v", err)
+		}
+		events := parseLog(t, logs.String())
+		if len(events) != 3 {
+			t.Fatalf("%d events, want 3:\n%s", len(events), logs.String())
+		}
+		for i, e := range events[:2] {
+			if left, ok := e["time_left"].(float64); !ok || left <= 0 || left > float64(10*time.Second) {
+				t.Errorf("event %d: time_left = %v, want a duration in (0, 10s]", i, e["time_left"])
+			}
+		}
+		expectFields(t, 2, events[2], map[string]any{"decision": "done", "time_left": nil})
+	})
+}
+
 // TestLoggerHoldsNoAddressKeyOrQuery checks that the route is logged as a
 // template, and that neither the address, the domain, the query nor the key
 // appears.

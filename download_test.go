@@ -603,6 +603,25 @@ func TestDownloadExportStorageUnreachable(t *testing.T) {
 	dlNoSecret(t, err, logs)
 }
 
+// A storage host that reads the request and closes the connection without
+// an answer: an unknown outcome, and the storage leg is never sent again.
+func TestDownloadExportStorageClosesAfterRequest(t *testing.T) {
+	storage := newFXRaw(t, func(c *net.TCPConn, _ *http.Request, _ <-chan struct{}) {})
+	api := dlRedirectAPI(t, false, http.StatusTemporaryRedirect, dlPresigned(storage.URL))
+	logger, logs := newLogger()
+	c := newClient(t, api.Base, synthient.WithLogger(logger))
+	_, err := c.DownloadExport(context.Background(), synthient.FeedProxies, "2026-06-10/14", io.Discard)
+	var ce *synthient.ConnectionError
+	if !errors.As(err, &ce) || ce.NotSent {
+		t.Fatalf("err = %v (%T), want a *ConnectionError with NotSent false", err, err)
+	}
+	storage.Close()
+	if a, s := api.Arrivals(), storage.Arrivals(); a != 1 || s != 1 {
+		t.Errorf("arrivals: API %d, storage %d; want 1 and 1", a, s)
+	}
+	dlNoSecret(t, err, logs)
+}
+
 func TestDownloadExportCancelledDuringTheBody(t *testing.T) {
 	data := dlData(1 << 20)
 	storage := newFXServer(t, false, func(_ int, w http.ResponseWriter, r *http.Request) {
@@ -948,6 +967,34 @@ func TestDownloadExportFileExistingFile(t *testing.T) {
 	}
 	if names := dlDirEntries(t, dir); !reflect.DeepEqual(names, []string{"out.parquet"}) {
 		t.Errorf("directory holds %v, want only the file", names)
+	}
+}
+
+// A file that appears at the path while the download runs is not replaced
+// (without Overwrite): the call fails with fs.ErrExist and leaves it and no
+// .part.
+func TestDownloadExportFileRaceWithAnotherWriter(t *testing.T) {
+	data := dlData(4096)
+	storage := dlStorage(t, false, data)
+	api := dlFileAPI(t, data, dlSHA(data), func() string { return dlPresigned(storage.URL) })
+	dir := t.TempDir()
+	path := filepath.Join(dir, "out.parquet")
+	hook := func(ri *synthient.ResponseInfo) error {
+		if ri.Status == http.StatusTemporaryRedirect {
+			return os.WriteFile(path, []byte("theirs"), 0o644)
+		}
+		return nil
+	}
+	c := newClient(t, api.Base, synthient.WithResponseHook(hook))
+	_, err := c.DownloadExportFile(context.Background(), synthient.FeedProxies, "2026-06-10/14", path, nil)
+	if !errors.Is(err, fs.ErrExist) {
+		t.Fatalf("err = %v, want one matching fs.ErrExist", err)
+	}
+	if got, _ := os.ReadFile(path); string(got) != "theirs" {
+		t.Errorf("the other writer's file now holds %d bytes, want it untouched", len(got))
+	}
+	if names := dlDirEntries(t, dir); !reflect.DeepEqual(names, []string{"out.parquet"}) {
+		t.Errorf("directory holds %v", names)
 	}
 }
 

@@ -18,10 +18,20 @@ import (
 // errors.
 func outage(t *testing.T, calls int, opts ...synthient.Option) (int64, []error) {
 	t.Helper()
+	return outageOf(t, http.StatusServiceUnavailable, calls, opts...)
+}
+
+// outageOf is outage with the status every request is answered with; a
+// 429 carries Retry-After: 0.
+func outageOf(t *testing.T, status, calls int, opts ...synthient.Option) (int64, []error) {
+	t.Helper()
 	var arrivals atomic.Int64
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		arrivals.Add(1)
-		w.WriteHeader(http.StatusServiceUnavailable)
+		if status == http.StatusTooManyRequests {
+			w.Header().Set("Retry-After", "0")
+		}
+		w.WriteHeader(status)
 	}))
 	defer srv.Close()
 	c := newClient(t, srv.URL+"/api/v4", opts...)
@@ -44,7 +54,7 @@ func outage(t *testing.T, calls int, opts ...synthient.Option) (int64, []error) 
 func TestRetryQuotaBoundsAnOutage(t *testing.T) {
 	const calls = 200
 	arrivals, errs := outage(t, calls)
-	want := int64(calls + retry.DefaultQuotaCapacity/retry.DefaultFailureCost)
+	const want = calls + 500/10 // the documented default quota
 	if arrivals != want {
 		t.Fatalf("the server got %d requests, want %d (one per call plus %d retries)", arrivals, want, want-calls)
 	}
@@ -69,6 +79,22 @@ func TestRetryQuotaBoundsAnOutage(t *testing.T) {
 	}
 	if quotaStops < calls-retries/2 {
 		t.Fatalf("%d calls stopped on the quota, want at least %d", quotaStops, calls-retries/2)
+	}
+}
+
+// TestRetryQuotaBoundsThrottling: a retry after a 429 costs 5 of the 500
+// tokens, so 200 rate-limited calls send 100 retries in all, not 400.
+func TestRetryQuotaBoundsThrottling(t *testing.T) {
+	const calls = 200
+	arrivals, errs := outageOf(t, http.StatusTooManyRequests, calls)
+	if want := int64(calls + 500/5); arrivals != want {
+		t.Fatalf("the server got %d requests, want %d", arrivals, want)
+	}
+	for _, err := range errs {
+		var apiErr *synthient.APIError
+		if !errors.As(err, &apiErr) || apiErr.Status != http.StatusTooManyRequests {
+			t.Fatalf("err = %v, want the last 429 as an *APIError", err)
+		}
 	}
 }
 

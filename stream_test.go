@@ -375,6 +375,9 @@ func TestStreamLineOf15MiBIsAccepted(t *testing.T) {
 }
 
 func TestStreamLineLengthLimitIsExact(t *testing.T) {
+	if synthient.MaxLineSize != 16<<20 {
+		t.Fatalf("MaxLineSize = %d, want 16 MiB (retry-rules.md: a stream line up to 16 MiB)", synthient.MaxLineSize)
+	}
 	cases := []struct {
 		name    string
 		n       int

@@ -90,6 +90,9 @@ func lbConnErr(t *testing.T, err error, notSent, timeout bool) *synthient.Connec
 	if ce.NotSent != notSent {
 		t.Errorf("ConnectionError.NotSent = %v, want %v (err: %v)", ce.NotSent, notSent, err)
 	}
+	if msg := err.Error(); strings.Contains(msg, "://") || strings.Contains(msg, "/api/v4") {
+		t.Errorf("the error holds a URL: %s", msg)
+	}
 	var te *synthient.TimeoutError
 	isTimeout := errors.As(err, &te)
 	switch {
@@ -505,6 +508,36 @@ func TestLoopbackBodyTimeout(t *testing.T) {
 			t.Errorf("server saw %d arrivals, want 1 (a failure while reading a 2xx body is never retried)", got)
 		}
 	})
+}
+
+// TestLoopbackTimeoutStartsAtTheWrite: on a reused keep-alive connection,
+// whose read for the next answer began while it sat idle, Timeout bounds
+// the wait from when the request was written, not from when it went idle.
+// (Idle 1.2 s plus an answer after 1.3 s passes a 2 s bound counted from
+// the idle read; each wait alone is well within it.)
+func TestLoopbackTimeoutStartsAtTheWrite(t *testing.T) {
+	srv := newLBServer(t, false, func(s *lbServer, n int, w http.ResponseWriter, r *http.Request) {
+		if n == 2 {
+			select {
+			case <-time.After(1300 * time.Millisecond):
+			case <-r.Context().Done():
+				return
+			}
+		}
+		lbWriteJSON(w, http.StatusOK, lbAccountJSON)
+	})
+	c, _ := lbClient(t, srv.API, synthient.WithTimeout(2*time.Second), synthient.WithMaxRetries(0))
+	ctx := lbCtx(t)
+	if _, err := c.Account(ctx); err != nil {
+		t.Fatalf("first Account: %v", err)
+	}
+	time.Sleep(1200 * time.Millisecond) // the connection idles, its read pending
+	if _, err := c.Account(ctx); err != nil {
+		t.Fatalf("Account on the reused connection: %v", err)
+	}
+	if n := srv.NewConns(); n != 1 {
+		t.Errorf("%d connections, want 1 (the second call must reuse the first's)", n)
+	}
 }
 
 // 6. A refused connection: provably not sent; billed stops at once,

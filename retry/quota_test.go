@@ -23,6 +23,26 @@ func quotaPolicy(q *retry.Quota) retry.Policy {
 	return p
 }
 
+// The documented defaults, pinned: the README and docs/retries.md state them.
+func TestQuotaDefaults(t *testing.T) {
+	if retry.DefaultQuotaCapacity != 500 || retry.DefaultFailureCost != 10 || retry.DefaultThrottleCost != 5 || retry.SuccessCredit != 1 {
+		t.Fatalf("defaults %d/%d/%d, credit %d; documented 500/10/5, credit 1",
+			retry.DefaultQuotaCapacity, retry.DefaultFailureCost, retry.DefaultThrottleCost, retry.SuccessCredit)
+	}
+}
+
+// A success on a full quota does not push it above its capacity.
+func TestQuotaCreditStopsAtCapacity(t *testing.T) {
+	q := retry.NewQuota(500, 10, 5)
+	p := quotaPolicy(q)
+	for range 3 {
+		checkOutcome(t, p.Start().Decide(context.Background(), status(200)), success)
+	}
+	if q.Available() != 500 {
+		t.Fatalf("Available = %d after successes on a full quota, want 500", q.Available())
+	}
+}
+
 func TestQuotaNew(t *testing.T) {
 	q := retry.NewQuota(500, 10, 5)
 	if q.Capacity() != 500 || q.Available() != 500 {

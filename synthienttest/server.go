@@ -45,6 +45,15 @@ var knownRoutes = map[string]bool{
 // WithCredits says otherwise.
 const DefaultCredits = 50_000
 
+// The stream defaults, as the real API's: a heartbeat blank line every 15 s
+// (WithHeartbeat), a clean close after 30 min (WithStreamLifetime), and at
+// most 2 open streams per key (WithStreamLimit).
+const (
+	DefaultHeartbeat      = 15 * time.Second
+	DefaultStreamLifetime = 30 * time.Minute
+	DefaultStreamLimit    = 2
+)
+
 // Server is a fake of the Synthient API v4 and of its export storage host,
 // each on its own loopback origin. Create one with NewServer and Close it
 // when done. Its methods are safe for concurrent use.
@@ -314,10 +323,10 @@ func Start(opts ...Option) (*Server, error) {
 		presignExpiry: 24 * time.Hour,
 		rateLimits:    true,
 		rates:         defaultRates(),
-		streamLimit:   2,
+		streamLimit:   DefaultStreamLimit,
 		eventInterval: 50 * time.Millisecond,
-		heartbeat:     15 * time.Second,
-		lifetime:      30 * time.Minute,
+		heartbeat:     DefaultHeartbeat,
+		lifetime:      DefaultStreamLifetime,
 	}
 	for _, o := range opts {
 		if o != nil {

@@ -232,10 +232,18 @@ func TestStreamStopsWhenClientLeaves(t *testing.T) {
 	eventually(t, "the server sees the client leave", func() bool { return srv.OpenStreams() == 0 })
 }
 
+func TestStreamDefaults(t *testing.T) {
+	eq(t, synthienttest.DefaultHeartbeat, 15*time.Second, "default heartbeat")
+	eq(t, synthienttest.DefaultStreamLifetime, 30*time.Minute, "default stream lifetime")
+	eq(t, synthienttest.DefaultStreamLimit, 2, "default concurrent-stream limit")
+}
+
 func TestStreamConcurrencyLimit(t *testing.T) {
 	srv, _ := newServer(t, synthienttest.WithEventInterval(5*time.Millisecond))
 	c := newClient(t, srv)
-	ctx := context.Background()
+	// Bounded: with a wrong limit the third stream would open and run on.
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
 	next1, stop1 := iter.Pull2(c.StreamProxies(ctx))
 	defer stop1()
 	next2, stop2 := iter.Pull2(c.StreamJA4T(ctx))
@@ -247,7 +255,9 @@ func TestStreamConcurrencyLimit(t *testing.T) {
 	eq(t, srv.OpenStreams(), 2, "open streams")
 
 	// A third stream of the same key: 429 without Retry-After.
-	r := do(t, rawClient(t), "GET", srv.URL+"/feeds/torrents/stream", srv.APIKey, "")
+	hc := rawClient(t)
+	hc.Timeout = 10 * time.Second
+	r := do(t, hc, "GET", srv.URL+"/feeds/torrents/stream", srv.APIKey, "")
 	p := problemOf(t, r, 429)
 	eq(t, r.Header.Get("Retry-After"), "", "Retry-After on the concurrent-stream 429")
 	check(t, strings.Contains(p.Detail, "concurrent"), "detail %q", p.Detail)
