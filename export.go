@@ -428,9 +428,10 @@ func (r *readErrReader) Read(p []byte) (int, error) {
 // An existing file at path is an error matching fs.ErrExist, and nothing is
 // sent, unless p.Overwrite is set; a directory at path is an error matching
 // ErrInvalidArgument, and a path.part that cannot be created an *Error
-// wrapping the *fs.PathError: in both cases nothing is sent. With p.Verify the SHA-256 is computed
-// while the bytes stream and checked against the meta's checksum. The
-// retry classes are those of ExportMeta and DownloadExport.
+// wrapping the *fs.PathError: in both cases nothing is sent. With p.Verify
+// the SHA-256 is computed while the bytes stream and checked against the
+// meta's checksum. The retry classes are those of ExportMeta and
+// DownloadExport.
 func (c *Client) DownloadExportFile(ctx context.Context, feed Feed, id, path string, p *DownloadParams) (*ExportMeta, error) {
 	const name = "DownloadExportFile"
 	var params DownloadParams

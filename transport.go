@@ -278,8 +278,8 @@ func (l *attemptLoop) checkRetry(ctx context.Context, resp *http.Response, err e
 			if herr := hook(newResponseInfo(resp)); herr != nil {
 				discard(resp)
 				l.final = herr
-				d := retry.Decision{Class: l.op.class, Attempt: l.attempts, MaxAttempts: l.call.Policy.Retries() + 1, Reason: retry.HookFailed}
-				l.log(ctx, d, retry.Attempt{Status: resp.StatusCode}, resp.Header.Get("X-Request-Id"))
+				a := retry.Attempt{Status: resp.StatusCode, HandlerErr: herr}
+				l.log(ctx, l.call.Decide(ctx, a), a, resp.Header.Get("X-Request-Id"))
 				return false, nil
 			}
 		}

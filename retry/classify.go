@@ -19,8 +19,9 @@ import (
 // an alert only a handshake sends (protocol version, handshake failure,
 // certificate required...), or from a server that answered the handshake
 // in plain HTTP (http.ErrSchemeMismatch): the request never reached the
-// server's application. Any other error leaves the outcome unknown, because the
-// request may have been written, or partly written, when it struck.
+// server's application. Any other error leaves the outcome unknown,
+// because the request may have been written, or partly written, when it
+// struck.
 func ClassifyError(err error) Failure {
 	var f Failure
 	if err == nil {

@@ -90,26 +90,29 @@ func ParseHTTPDate(v string, now time.Time) (time.Time, bool) {
 		if err != nil {
 			return time.Time{}, false
 		}
+		in := func(year int) time.Time {
+			return time.Date(year, t.Month(), t.Day(), t.Hour(), t.Minute(), t.Second(), 0, time.UTC)
+		}
 		now = now.UTC()
 		year := now.Year()/100*100 + t.Year()%100
-		c := time.Date(year, t.Month(), t.Day(), t.Hour(), t.Minute(), t.Second(), 0, time.UTC)
-		switch {
+		switch c := in(year); {
 		case c.After(now.AddDate(50, 0, 0)):
 			year -= 100
 		case c.Before(now.AddDate(-50, 0, 0)):
 			year += 100
 		}
-		c = time.Date(year, t.Month(), t.Day(), t.Hour(), t.Minute(), t.Second(), 0, time.UTC)
+		c := in(year)
 		return c, c.Day() == t.Day() // 29-Feb of a year that is not a leap year
 	}
 	return time.Time{}, false
 }
 
-var (
-	dayNames     = []string{"Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"}
-	longDayNames = []string{"Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"}
-	monthNames   = []string{"Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"}
-)
+// names are the names a shape pattern's letters stand for.
+var names = map[byte][]string{
+	'w': {"Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"},
+	'W': {"Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"},
+	'm': {"Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"},
+}
 
 // matchShape reports whether v has exactly the shape of pattern, in which
 // 'w' is a day name (Mon), 'W' a long day name (Monday), 'm' a month name,
@@ -117,25 +120,30 @@ var (
 // itself.
 func matchShape(v, pattern string) bool {
 	for i := 0; i < len(pattern); i++ {
+		c := pattern[i]
+		if ns, ok := names[c]; ok {
+			if v, ok = cutName(v, ns); !ok {
+				return false
+			}
+			continue
+		}
+		if v == "" {
+			return false
+		}
+		digit := v[0] >= '0' && v[0] <= '9'
 		var ok bool
-		switch c := pattern[i]; c {
-		case 'w':
-			v, ok = cutName(v, dayNames)
-		case 'W':
-			v, ok = cutName(v, longDayNames)
-		case 'm':
-			v, ok = cutName(v, monthNames)
-		case '9', '_':
-			ok = v != "" && (v[0] >= '0' && v[0] <= '9' || c == '_' && v[0] == ' ')
+		switch c {
+		case '9':
+			ok = digit
+		case '_':
+			ok = digit || v[0] == ' '
 		default:
-			ok = v != "" && v[0] == c
+			ok = v[0] == c
 		}
 		if !ok {
 			return false
 		}
-		if c := pattern[i]; c != 'w' && c != 'W' && c != 'm' {
-			v = v[1:]
-		}
+		v = v[1:]
 	}
 	return v == ""
 }

@@ -324,8 +324,6 @@ func (b *batch) failedHint() string {
 // invalid and skipped.
 const maxInputLine = 64 << 10
 
-// read splits the input into chunks of at most 1000 addresses, reporting
-// every line that is not an address.
 // countAddresses counts the lines of a regular file that hold something
 // other than a comment, and rewinds it; -1 if f is not a regular file or
 // holds a line too long to count.
@@ -337,7 +335,7 @@ func countAddresses(f *os.File) (int64, error) {
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 64<<10), maxInputLine)
 	for sc.Scan() {
-		if text := bytes.TrimSpace(sc.Bytes()); len(text) > 0 && text[0] != '#' {
+		if _, ok := addressText(sc.Text()); ok {
 			n++
 		}
 	}
@@ -350,6 +348,15 @@ func countAddresses(f *os.File) (int64, error) {
 	return n, nil
 }
 
+// addressText returns a line trimmed of spaces; ok is false for a blank
+// line or a # comment, which hold no address.
+func addressText(line string) (text string, ok bool) {
+	text = strings.TrimSpace(line)
+	return text, text != "" && !strings.HasPrefix(text, "#")
+}
+
+// read splits the input into chunks of at most 1000 addresses, reporting
+// every line that is not an address.
 func (b *batch) read(ctx context.Context, in io.Reader, out chan<- *chunk) error {
 	br := bufio.NewReaderSize(in, maxInputLine)
 	seq, line := 0, 0
@@ -388,7 +395,7 @@ func (b *batch) read(ctx context.Context, in io.Reader, out chan<- *chunk) error
 			if line == 1 {
 				raw = bytes.TrimPrefix(raw, []byte("\ufeff")) // a UTF-8 byte order mark
 			}
-			if text := strings.TrimSpace(string(raw)); text != "" && !strings.HasPrefix(text, "#") {
+			if text, ok := addressText(string(raw)); ok {
 				ip, perr := netip.ParseAddr(text)
 				if perr != nil || ip.Zone() != "" {
 					b.reportInvalid(line, text)
