@@ -3,6 +3,7 @@ package synthient
 import (
 	"crypto/tls"
 	"fmt"
+	"io"
 	"log/slog"
 	"math"
 	"net/http"
@@ -444,6 +445,33 @@ func NewClient(apiKey string, opts ...Option) (*Client, error) {
 	}
 	c.loops.New = func() any { return newAttemptLoop(c) }
 	return c, nil
+}
+
+// String describes the client by its base URL, as
+// "synthient.Client(https://api.synthient.com/api/v4)". It never holds the
+// API key, so a client is safe to print or log.
+func (c *Client) String() string {
+	if c == nil {
+		return "synthient.Client(nil)"
+	}
+	return "synthient.Client(" + c.base + ")"
+}
+
+// GoString returns String, so that %#v does not dump the client's fields.
+func (c *Client) GoString() string { return c.String() }
+
+// Format writes String for every verb and flag (%v, %+v, %#v, %s, %q,
+// %x...): fmt never prints the client's fields, and with them the API
+// key.
+func (c *Client) Format(f fmt.State, _ rune) { _, _ = io.WriteString(f, c.String()) }
+
+// LogValue makes slog.Any(key, c) log the base URL alone, never the API
+// key.
+func (c *Client) LogValue() slog.Value {
+	if c == nil {
+		return slog.StringValue("<nil>")
+	}
+	return slog.GroupValue(slog.String("base_url", c.base))
 }
 
 // Close releases the client's idle connections. Calls made after Close

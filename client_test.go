@@ -1,10 +1,13 @@
 package synthient_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -404,4 +407,44 @@ func TestLoggerHoldsNoAddressKeyOrQuery(t *testing.T) {
 			}
 		}
 	})
+}
+
+// No fmt verb and no slog handler prints the client's API key: a client
+// ends up in a log line or a panic message more often than one thinks.
+func TestClientFormattingHidesTheKey(t *testing.T) {
+	t.Parallel()
+	const base = "https://api.example.test/api/v4"
+	c := newClient(t, base)
+	var nilClient *synthient.Client
+	holder := struct{ C *synthient.Client }{c}
+
+	renderings := map[string]string{}
+	for _, verb := range []string{"%v", "%+v", "%#v", "%s", "%q", "%x", "%X", "%10.3v"} {
+		renderings[verb] = fmt.Sprintf(verb, c)
+		renderings[verb+" of nil"] = fmt.Sprintf(verb, nilClient)
+		renderings[verb+" of a struct holding it"] = fmt.Sprintf(verb, holder)
+	}
+	renderings["fmt.Sprint"] = fmt.Sprint(c)
+	renderings["fmt.Sprintln"] = fmt.Sprintln(c)
+	for name, h := range map[string]func(io.Writer) slog.Handler{
+		"slog text": func(w io.Writer) slog.Handler { return slog.NewTextHandler(w, nil) },
+		"slog json": func(w io.Writer) slog.Handler { return slog.NewJSONHandler(w, nil) },
+	} {
+		var buf bytes.Buffer
+		slog.New(h(&buf)).Info("calling", "client", c, slog.Any("client_any", c))
+		renderings[name] = buf.String()
+	}
+
+	for name, out := range renderings {
+		t.Run(name, func(t *testing.T) {
+			if strings.Contains(out, testKey) {
+				t.Fatalf("%s prints the API key: %s", name, out)
+			}
+		})
+	}
+	for _, name := range []string{"%v", "%+v", "%#v", "%s", "slog text", "slog json"} {
+		if !strings.Contains(renderings[name], base) {
+			t.Errorf("%s = %q, want it to name the base URL %s", name, renderings[name], base)
+		}
+	}
 }

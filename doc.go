@@ -30,9 +30,10 @@
 //     log; Type, Title, Detail, Errors (per field, for a 422), RequestID and
 //     RetryAfter carry the rest.
 //   - *ConnectionError: the request could not be sent or its response not
-//     read. NotSent tells a confirmed failure (DNS, dial, TLS handshake: the
-//     request never left) from an unknown outcome (the request was written
-//     and the server may have acted on it).
+//     read. NotSent tells a confirmed failure (every attempt of the call
+//     failed in DNS, dial or TLS handshake: nothing left) from an unknown
+//     outcome (some attempt was written or answered, and the server may
+//     have acted on it). Err is the last attempt's cause.
 //   - *TimeoutError: a connect, read or write wait ran out; it is also a
 //     *ConnectionError.
 //   - *DecodeError: a 2xx body did not match the API's schema.

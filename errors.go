@@ -36,7 +36,8 @@ type StopReason = retry.StopReason
 type Error struct {
 	// Op is the method that failed, such as "LookupIP".
 	Op string
-	// Attempts is the number of requests the call sent.
+	// Attempts is the number of attempts the call made, counting those
+	// that never left the client (see ConnectionError.NotSent).
 	Attempts int
 	// StopReason says why the client stopped sending; empty when the
 	// failure did not come from the attempt loop.
@@ -157,22 +158,32 @@ func (e *APIError) As(target any) bool { return e.meta.as(target, e) }
 // ConnectionError reports that the request could not be sent or its
 // response could not be read. Unwrap gives the cause.
 //
-// NotSent tells a confirmed failure from an unknown outcome: when it is
-// true the request provably never left the client (DNS, dial or TLS
-// handshake failure) and nothing was done or charged; when it is false the
-// request was written, or partly written, and the server may have acted on
-// it. A billed lookup is never sent again in that case.
+// NotSent tells a confirmed failure from an unknown outcome, for the whole
+// call: it is true only when no attempt of the call can have reached the
+// server (each failed in DNS, dial or TLS handshake), so nothing was done
+// or charged. When it is false some attempt was written, or partly
+// written, or was answered, and the server may have acted on the call. A
+// billed lookup is never sent again in that case.
+//
+// NotSent, like Error's Attempts and StopReason, describes the call; Err
+// describes its last attempt. So a call whose first attempt reached the
+// server and whose retry then failed to connect has NotSent false and an
+// Err of "connection refused".
 type ConnectionError struct {
-	// NotSent reports that the request provably never reached the server.
+	// NotSent reports that no attempt of the call can have reached the
+	// server.
 	NotSent bool
-	// Err is the cause, without the request URL.
+	// Err is the last attempt's cause, without the request URL.
 	Err error
 
-	meta meta
+	// attemptNotSent reports that the last attempt itself never left the
+	// client, whatever the earlier ones did; it words the message.
+	attemptNotSent bool
+	meta           meta
 }
 
-// Error describes the failure and whether the request may have reached
-// the server. It holds no URL or key.
+// Error describes the failure and whether the call may have reached the
+// server. It holds no URL or key.
 func (e *ConnectionError) Error() string {
 	return e.describe("connection failed")
 }
@@ -185,9 +196,12 @@ func (e *ConnectionError) describe(what string) string {
 		b.WriteString(": ")
 	}
 	b.WriteString(what)
-	if e.NotSent {
+	switch {
+	case e.NotSent:
 		b.WriteString(" (request not sent)")
-	} else {
+	case e.attemptNotSent:
+		b.WriteString(" (request may have been processed: an earlier attempt reached the server)")
+	default:
 		b.WriteString(" (request may have been processed)")
 	}
 	if e.Err != nil {
@@ -203,10 +217,11 @@ func (e *ConnectionError) Unwrap() error { return e.Err }
 // As lets errors.As(err, new(*Error)) reach the base error.
 func (e *ConnectionError) As(target any) bool { return e.meta.as(target, e) }
 
-// TimeoutError reports that a wait for a connection (OpenTimeout), or for
-// a read or a write on it (Timeout), ran out. It is a ConnectionError too:
-// errors.As(err, new(*ConnectionError)) holds, and NotSent tells a
-// connect timeout from one after the request was written.
+// TimeoutError reports that the last attempt's wait for a connection
+// (OpenTimeout), or for a read or a write on it (Timeout), ran out. It is a
+// ConnectionError too: errors.As(err, new(*ConnectionError)) holds, and
+// NotSent tells whether any attempt of the call can have reached the
+// server.
 type TimeoutError struct {
 	ConnectionError
 }
@@ -214,7 +229,7 @@ type TimeoutError struct {
 // Error describes the timeout and whether the request may have reached the
 // server.
 func (e *TimeoutError) Error() string {
-	if e.NotSent {
+	if e.NotSent || e.attemptNotSent {
 		return e.describe("timed out connecting")
 	}
 	return e.describe("timed out")

@@ -52,7 +52,14 @@ type rawConn struct {
 // newRawServer starts a rawServer whose connections are handled by serve.
 func newRawServer(t testing.TB, serve func(*rawConn)) *rawServer {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	return newRawServerAt(t, "127.0.0.1:0", serve)
+}
+
+// newRawServerAt is newRawServer listening on addr, such as a port that
+// refused an earlier connection.
+func newRawServerAt(t testing.TB, addr string, serve func(*rawConn)) *rawServer {
+	t.Helper()
+	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		t.Fatalf("listen: %v", err)
 	}

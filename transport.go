@@ -156,8 +156,12 @@ type attemptLoop struct {
 	op       *operation
 	call     retry.Call
 	attempts int
-	last     error // the last attempt's *APIError, *ConnectionError or *TimeoutError
-	final    error // the error the call returns, once decided
+	// reached records that an attempt of the call may have reached the
+	// server: it got a response, or failed after the request may have been
+	// written. It makes NotSent describe the call, not its last attempt.
+	reached bool
+	last    error // the last attempt's *APIError, *ConnectionError or *TimeoutError
+	final   error // the error the call returns, once decided
 }
 
 func newAttemptLoop(c *Client) *attemptLoop {
@@ -252,7 +256,7 @@ func (l *attemptLoop) start(op *operation, p retry.Policy) {
 }
 
 func (l *attemptLoop) reset() {
-	l.op, l.attempts, l.last, l.final = nil, 0, nil, nil
+	l.op, l.attempts, l.reached, l.last, l.final = nil, 0, false, nil, nil
 	l.call.Reset(retry.Policy{})
 }
 
@@ -270,10 +274,12 @@ func (l *attemptLoop) checkRetry(ctx context.Context, resp *http.Response, err e
 			cause = ue.Err // the URL may hold a presigned query
 		}
 		a = retry.Attempt{Err: cause, Failure: retry.ClassifyError(cause)}
+		l.reached = l.reached || !a.Failure.NotSent
 		if ctx.Err() == nil {
 			l.last = l.connectionError(cause, a.Failure)
 		}
 	} else {
+		l.reached = true
 		if hook := l.c.hook; hook != nil {
 			if herr := hook(newResponseInfo(resp)); herr != nil {
 				discard(resp)
@@ -344,9 +350,15 @@ func (l *attemptLoop) cancelled(ctx context.Context) {
 
 // stop returns the call's error for a stop with reason: the last attempt's
 // typed error, or for a context that ended, an *Error that wraps both the
-// context's error and the last attempt's.
+// context's error and the last attempt's. Either way the last attempt's
+// NotSent is settled for the whole call.
 func (l *attemptLoop) stop(ctx context.Context, reason retry.StopReason) error {
 	m := meta{op: l.op.name, attempts: l.attempts, reason: reason}
+	if ce := asConnectionError(l.last); ce != nil {
+		// An attempt cut short by ctx may have reached the server after
+		// the last error was recorded.
+		ce.NotSent = ce.NotSent && !l.reached
+	}
 	if reason == retry.ContextDone || l.last == nil {
 		return &Error{Op: m.op, Attempts: m.attempts, StopReason: reason, Err: ctx.Err(), last: l.last}
 	}
@@ -361,11 +373,27 @@ func (l *attemptLoop) stop(ctx context.Context, reason retry.StopReason) error {
 	return l.last
 }
 
-func (l *attemptLoop) connectionError(cause error, f retry.Failure) error {
-	if f.Timeout {
-		return &TimeoutError{ConnectionError{NotSent: f.NotSent, Err: cause}}
+// asConnectionError returns the *ConnectionError of err, itself or the
+// one a *TimeoutError embeds; nil for any other error.
+func asConnectionError(err error) *ConnectionError {
+	switch e := err.(type) {
+	case *ConnectionError:
+		return e
+	case *TimeoutError:
+		return &e.ConnectionError
 	}
-	return &ConnectionError{NotSent: f.NotSent, Err: cause}
+	return nil
+}
+
+// connectionError returns the typed error of an attempt that failed with
+// cause. Its NotSent describes the call: it is true only when neither this
+// attempt nor an earlier one can have reached the server.
+func (l *attemptLoop) connectionError(cause error, f retry.Failure) error {
+	ce := ConnectionError{NotSent: f.NotSent && !l.reached, Err: cause, attemptNotSent: f.NotSent}
+	if f.Timeout {
+		return &TimeoutError{ce}
+	}
+	return &ce
 }
 
 // readAPIError reads at most 64 KiB of an error response's body, closes

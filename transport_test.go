@@ -17,6 +17,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -567,6 +568,120 @@ func TestLoopbackDialRefused(t *testing.T) {
 		if got := strings.Count(logs.String(), `"error":"dial"`); got != 3 {
 			t.Errorf("%d attempt events name a dial failure, want 3:\n%s", got, logs)
 		}
+	})
+}
+
+// 6b. NotSent describes the call, not its last attempt: once an attempt
+// may have reached the server (it was read, or answered), a later attempt
+// that cannot connect does not make the call "not sent". The server goes
+// away after its first request: it stops listening and closes the
+// connection, so every retry is refused.
+func TestLoopbackNotSentDescribesTheCall(t *testing.T) {
+	t.Parallel()
+	// goneAfterFirst serves the first request with answer (nil: close
+	// without an answer), then closes the listener and the connection.
+	goneAfterFirst := func(t *testing.T, answer func(*rawConn)) *rawServer {
+		return newRawServer(t, func(c *rawConn) {
+			if _, _, _, err := c.ReadRequest(); err != nil {
+				return
+			}
+			if answer != nil {
+				answer(c)
+			}
+			c.srv.ln.Close()
+		})
+	}
+	unavailable := func(c *rawConn) { _ = c.WriteResponse(503, "text/plain", "down") }
+	for _, tc := range []struct {
+		name   string
+		answer func(*rawConn)
+	}{
+		{"closed after the request was read", nil},
+		{"answered 503", unavailable},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			srv := goneAfterFirst(t, tc.answer)
+			c, _ := lbClient(t, srv.URL)
+			_, err := c.Account(lbCtx(t))
+			srv.Close()
+			if got := srv.Arrivals(); got != 1 {
+				t.Fatalf("server saw %d arrivals, want 1", got)
+			}
+			ce := lbConnErr(t, err, false, false)
+			lbStop(t, err, 3, retry.AttemptsExhausted)
+			if !errors.Is(ce.Err, syscall.ECONNREFUSED) {
+				t.Errorf("Err = %v, want the last attempt's connection refused", ce.Err)
+			}
+			if msg := err.Error(); strings.Contains(msg, "not sent") || !strings.Contains(msg, "may have been processed") {
+				t.Errorf("message %q: want \"may have been processed\" and no \"not sent\"", msg)
+			}
+		})
+	}
+
+	// The call's context ends during the wait after a refused retry: the
+	// *Error still reaches a ConnectionError that says the call may have
+	// reached the server.
+	t.Run("cancelled after a refused retry", func(t *testing.T) {
+		t.Parallel()
+		srv := goneAfterFirst(t, unavailable)
+		ctx, cancel := context.WithCancel(lbCtx(t))
+		defer cancel()
+		var draws atomic.Int32
+		// The jitter is drawn once per retry decision: the second draw is
+		// the wait after the refused retry.
+		jitter := synthient.WithRandom(func() float64 {
+			if draws.Add(1) == 2 {
+				cancel()
+			}
+			return 0
+		})
+		c, _ := lbClient(t, srv.URL, jitter)
+		_, err := c.Account(ctx)
+		srv.Close()
+		if !errors.Is(err, context.Canceled) {
+			t.Fatalf("err = %v, want one matching context.Canceled", err)
+		}
+		lbStop(t, err, 2, retry.ContextDone)
+		lbConnErr(t, err, false, false)
+		if strings.Contains(err.Error(), "not sent") {
+			t.Errorf("message %q says not sent", err)
+		}
+	})
+	// The first attempt is refused; the server then comes up, reads the
+	// retry and the caller cancels while it is in flight. The last recorded
+	// error is the refused dial, but the call may have reached the server.
+	t.Run("cancelled while a retry was in flight", func(t *testing.T) {
+		t.Parallel()
+		addr := lbDeadPort(t)
+		ctx, cancel := context.WithCancel(lbCtx(t))
+		defer cancel()
+		var srv *rawServer
+		var draws atomic.Int32
+		// The first draw is the wait after the refused attempt: the server
+		// starts listening then.
+		jitter := synthient.WithRandom(func() float64 {
+			if draws.Add(1) == 1 {
+				srv = newRawServerAt(t, addr, func(c *rawConn) {
+					if _, _, _, err := c.ReadRequest(); err == nil {
+						cancel()
+					}
+					<-c.srv.Done()
+				})
+			}
+			return 0
+		})
+		c, _ := lbClient(t, "http://"+addr+"/api/v4", jitter)
+		_, err := c.Account(ctx)
+		srv.Close()
+		if got := srv.Arrivals(); got != 1 {
+			t.Fatalf("server saw %d arrivals, want 1", got)
+		}
+		if !errors.Is(err, context.Canceled) {
+			t.Fatalf("err = %v, want one matching context.Canceled", err)
+		}
+		lbStop(t, err, 2, retry.ContextDone)
+		lbConnErr(t, err, false, false)
 	})
 }
 
