@@ -65,11 +65,12 @@ type DownloadParams struct {
 // The API answers with a 307 to a presigned URL on the storage host; the
 // client follows exactly that one redirect (a 307 or 308 from the API
 // origin), sending the storage host no API key, Authorization or cookie.
-// Anything else is an *Error, "a redirect it cannot follow", and the
-// storage host is not asked: a second redirect, a 301, 302 or 303, a
-// redirect from https to http, one without a host or whose Location does
-// not parse, and one whose Location holds user info (net/http would send
-// it to storage as an Authorization header). The API leg follows the
+// Any other redirect is an *Error, "a redirect it cannot follow", that is
+// neither followed nor sent again and holds no URL: a 301, 302 or 303, a
+// redirect from storage, one from https to http, one without a host or
+// whose Location does not parse, and one whose Location holds user info
+// (net/http would send it to storage as an Authorization header). The API
+// leg follows the
 // standard retry class; the storage leg, and any failure while reading,
 // are never retried. An error status from storage is an *APIError in
 // which every value of the presigned query is replaced by "[REDACTED]"
@@ -94,7 +95,8 @@ func (c *Client) DownloadExport(ctx context.Context, feed Feed, id string, w io.
 	if w == nil {
 		return 0, invalid("DownloadExport: nil writer")
 	}
-	return c.download(ctx, "DownloadExport", feed, id, w, -1)
+	n, _, err := c.download(ctx, "DownloadExport", feed, id, w, -1)
+	return n, err
 }
 
 // DownloadExportTo downloads one export to w and returns its meta. id is
@@ -102,9 +104,9 @@ func (c *Client) DownloadExport(ctx context.Context, feed Feed, id string, w io.
 // the bytes and the meta describe the same snapshot. w must not be nil; p
 // may be nil and is not modified (Overwrite does not apply).
 //
-// Exactly ExportMeta.Size bytes are written to w, or the call fails: a
-// storage answer that announces another size writes nothing; one that
-// ends early, or sends more (the copy reads at most Size+1 bytes and
+// A success wrote exactly ExportMeta.Size bytes to w, and no call writes
+// more: a storage answer that announces another size writes nothing; one
+// that ends early, or sends more (the copy reads at most Size+1 bytes and
 // writes at most Size), gives an error matching ErrSizeMismatch. With
 // p.Verify the SHA-256 is computed while the bytes stream; on a mismatch
 // the error matches ErrChecksumMismatch, and the bytes are already in w:
@@ -112,7 +114,8 @@ func (c *Client) DownloadExport(ctx context.Context, feed Feed, id string, w io.
 // (DownloadExportFile) or a buffer it can drop. A meta without a positive
 // size, or without a SHA-256 when p.Verify is set, is a *DecodeError and
 // nothing is downloaded. Otherwise it behaves as ExportMeta followed by
-// DownloadExport.
+// DownloadExport. It is safe for concurrent use; w and p.Progress are
+// used from the calling goroutine only.
 func (c *Client) DownloadExportTo(ctx context.Context, feed Feed, id string, w io.Writer, p *DownloadParams) (*ExportMeta, error) {
 	const name = "DownloadExportTo"
 	if w == nil {
@@ -144,7 +147,8 @@ func (c *Client) DownloadExportTo(ctx context.Context, feed Feed, id string, w i
 // wrapping the *fs.PathError. Without p.Overwrite a file that appears at
 // path during the download is kept and the call fails with fs.ErrExist;
 // with it, path is replaced by a rename (a symbolic link at path is
-// replaced, not followed).
+// replaced, not followed). It is safe for concurrent use, also by calls
+// that write to the same path.
 func (c *Client) DownloadExportFile(ctx context.Context, feed Feed, id, path string, p *DownloadParams) (*ExportMeta, error) {
 	const name = "DownloadExportFile"
 	params := paramsOf(p)
@@ -207,10 +211,11 @@ func (c *Client) downloadTo(ctx context.Context, name string, feed Feed, id stri
 	if params.Verify {
 		cw.hash = sha256.New()
 	}
-	if _, err := c.download(ctx, name, feed, em.ID, cw, em.Size); err != nil {
-		return nil, err
+	_, m, err := c.download(ctx, name, feed, em.ID, cw, em.Size)
+	if err == nil {
+		err = cw.verify(m, em)
 	}
-	if err := cw.verify(name, em); err != nil {
+	if err != nil {
 		return nil, err
 	}
 	return em, nil
@@ -362,8 +367,8 @@ func (w *checkedWriter) Write(p []byte) (int, error) {
 }
 
 // verify compares the hash of the bytes with em's checksum; nil when the
-// bytes were not hashed.
-func (w *checkedWriter) verify(name string, em *ExportMeta) error {
+// bytes were not hashed. m describes the download.
+func (w *checkedWriter) verify(m meta, em *ExportMeta) error {
 	if w.hash == nil {
 		return nil
 	}
@@ -371,21 +376,22 @@ func (w *checkedWriter) verify(name string, em *ExportMeta) error {
 	if strings.EqualFold(got, em.Checksum) {
 		return nil
 	}
-	return &Error{Op: name, StopReason: retry.NotRetryable, Err: ErrChecksumMismatch,
-		Message: fmt.Sprintf("SHA-256 of %d bytes is %s, meta says %s (%d bytes)", w.done, got, strings.ToLower(em.Checksum), em.Size)}
+	return downloadError(m, ErrChecksumMismatch, "SHA-256 of %d bytes is %s, meta says %s (%d bytes)",
+		w.done, got, strings.ToLower(em.Checksum), em.Size)
 }
 
 // download sends the API leg of a download of feed's export id, follows
 // its redirect and copies the file to w. size is the number of bytes
-// expected; < 0 when only the answer's Content-Length can say.
-func (c *Client) download(ctx context.Context, name string, feed Feed, id string, w io.Writer, size int64) (int64, error) {
+// expected; < 0 when only the answer's Content-Length can say. m describes
+// the call, for errors found after it.
+func (c *Client) download(ctx context.Context, name string, feed Feed, id string, w io.Writer, size int64) (n int64, m meta, err error) {
 	seg, err := checkFeed(name, feed)
 	if err != nil {
-		return 0, err
+		return 0, m, err
 	}
 	idPath, err := exportPath(name, id)
 	if err != nil {
-		return 0, err
+		return 0, m, err
 	}
 	op := &operation{
 		name:     name,
@@ -399,18 +405,21 @@ func (c *Client) download(ctx context.Context, name string, feed Feed, id string
 	}
 	resp, m, err := c.do(ctx, op)
 	if err != nil {
-		return 0, err
+		return 0, m, err
 	}
 	if resp.StatusCode >= 200 && resp.StatusCode < 300 {
 		// The API served the bytes itself.
-		return copyExact(ctx, m, resp, w, size)
+		n, err = copyExact(ctx, m, resp, w, size)
+		return n, m, err
 	}
 	loc, err := storageURL(resp)
 	discard(resp)
 	if err != nil {
-		return 0, downloadError(m, nil, "%s", err.Error())
+		return 0, m, downloadError(m, nil, "%s", err.Error())
 	}
-	return c.fetchStorage(ctx, m, loc, w, size)
+	m.attempts++ // the storage request counts as an attempt of the call
+	n, err = c.fetchStorage(ctx, m, loc, w, size)
+	return n, m, err
 }
 
 // downloadError is an *Error of a download that is never retried.
@@ -448,7 +457,6 @@ func storageURL(resp *http.Response) (*url.URL, error) {
 // fetchStorage downloads the presigned URL loc into w, once: the storage
 // leg is never retried.
 func (c *Client) fetchStorage(ctx context.Context, m meta, loc *url.URL, w io.Writer, size int64) (int64, error) {
-	m.attempts++ // the storage request counts as an attempt of the call
 	resp, err := c.sendStorage(ctx, m, loc)
 	if err != nil {
 		return 0, err

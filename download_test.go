@@ -1039,20 +1039,26 @@ func TestDownloadExportFileRaceWithAnotherWriter(t *testing.T) {
 	}
 }
 
+// dlDownloadVerified downloads 2026-06-10/14 with Verify to a new file
+// and checks that it holds want.
+func dlDownloadVerified(t *testing.T, c *synthient.Client, want []byte) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "out")
+	if _, err := c.DownloadExportFile(context.Background(), synthient.FeedProxies, "2026-06-10/14", path,
+		&synthient.DownloadParams{Verify: true}); err != nil {
+		t.Fatalf("DownloadExportFile: %v", err)
+	}
+	if got, _ := os.ReadFile(path); !bytes.Equal(got, want) {
+		t.Errorf("file holds %d bytes, want the %d downloaded", len(got), len(want))
+	}
+}
+
 func TestDownloadExportFileVerify(t *testing.T) {
 	data := dlData(100 << 10)
 	t.Run("right checksum", func(t *testing.T) {
 		storage := dlStorage(t, false, data)
 		api := dlFileAPI(t, data, dlSHA(data), func() string { return dlPresigned(storage.URL) })
-		c := newClient(t, api.Base)
-		path := filepath.Join(t.TempDir(), "out")
-		if _, err := c.DownloadExportFile(context.Background(), synthient.FeedProxies, "2026-06-10/14", path,
-			&synthient.DownloadParams{Verify: true}); err != nil {
-			t.Fatalf("DownloadExportFile: %v", err)
-		}
-		if got, _ := os.ReadFile(path); !bytes.Equal(got, data) {
-			t.Errorf("file holds %d bytes", len(got))
-		}
+		dlDownloadVerified(t, newClient(t, api.Base), data)
 	})
 	t.Run("uppercase checksum", func(t *testing.T) {
 		storage := dlStorage(t, false, data)
@@ -1255,9 +1261,9 @@ func dlChunked(data []byte) []byte {
 
 // dlCheckDownloadError checks that err is a plain *Error of a download
 // (no *APIError or *ConnectionError behind it), matching sentinel when it
-// is not nil, never retried, with the given attempts, and holding no
-// secret.
-func dlCheckDownloadError(t *testing.T, err, sentinel error, attempts int) {
+// is not nil, never retried, with the given attempts, and that neither it
+// nor logs (if not nil) hold a secret.
+func dlCheckDownloadError(t *testing.T, err, sentinel error, attempts int, logs *logBuffer) {
 	t.Helper()
 	dlCheckRedirectError(t, err)
 	if sentinel != nil && !errors.Is(err, sentinel) {
@@ -1267,7 +1273,7 @@ func dlCheckDownloadError(t *testing.T, err, sentinel error, attempts int) {
 	if errors.As(err, &base) && (base.Attempts != attempts || base.StopReason != retry.NotRetryable) {
 		t.Errorf("Attempts %d, StopReason %q; want %d, %q", base.Attempts, base.StopReason, attempts, retry.NotRetryable)
 	}
-	dlNoSecret(t, err, nil)
+	dlNoSecret(t, err, logs)
 }
 
 // A storage answer that ends early, or is not a 200, is never a success:
@@ -1301,12 +1307,26 @@ func TestDownloadExportShortAnswerIsAnError(t *testing.T) {
 			c := newClient(t, api.Base)
 			var buf bytes.Buffer
 			n, err := c.DownloadExport(context.Background(), synthient.FeedProxies, "2026-06-10/14", &buf)
-			dlCheckDownloadError(t, err, tc.wantExport, 2)
+			dlCheckDownloadError(t, err, tc.wantExport, 2, nil)
 			if n != tc.wantN || int64(buf.Len()) != tc.wantN {
 				t.Errorf("returned %d, wrote %d bytes; want %d", n, buf.Len(), tc.wantN)
 			}
 			if a, s := api.Arrivals(), storage.Arrivals(); a != 1 || s != 1 {
 				t.Errorf("arrivals: API %d, storage %d; want 1, 1", a, s)
+			}
+		})
+		t.Run(tc.name+"/DownloadExport, from the API itself", func(t *testing.T) {
+			t.Parallel()
+			api := dlRawAnswer(t, tc.head, tc.body)
+			c := newClient(t, api.URL+"/api/v4")
+			var buf bytes.Buffer
+			n, err := c.DownloadExport(context.Background(), synthient.FeedProxies, "2026-06-10/14", &buf)
+			dlCheckDownloadError(t, err, tc.wantExport, 1, nil)
+			if n != tc.wantN || int64(buf.Len()) != tc.wantN {
+				t.Errorf("returned %d, wrote %d bytes; want %d", n, buf.Len(), tc.wantN)
+			}
+			if a := api.Arrivals(); a != 1 {
+				t.Errorf("%d API arrivals, want 1", a)
 			}
 		})
 		for _, verify := range []bool{false, true} {
@@ -1318,7 +1338,7 @@ func TestDownloadExportShortAnswerIsAnError(t *testing.T) {
 				dir := t.TempDir()
 				m, err := c.DownloadExportFile(context.Background(), synthient.FeedProxies, "2026-06-10/14", filepath.Join(dir, "out"),
 					&synthient.DownloadParams{Verify: verify})
-				dlCheckDownloadError(t, err, tc.wantFile, 2)
+				dlCheckDownloadError(t, err, tc.wantFile, 2, nil)
 				if m != nil {
 					t.Errorf("meta = %+v, want nil", m)
 				}
@@ -1362,7 +1382,7 @@ func TestDownloadExportNeverWritesMoreThanTheSize(t *testing.T) {
 			}
 			_, err := c.DownloadExportFile(context.Background(), synthient.FeedProxies, "2026-06-10/14", filepath.Join(dir, "out"),
 				&synthient.DownloadParams{Progress: progress})
-			dlCheckDownloadError(t, err, synthient.ErrSizeMismatch, 2)
+			dlCheckDownloadError(t, err, synthient.ErrSizeMismatch, 2, nil)
 			if most > tc.wantMost {
 				t.Errorf("Progress reached %d bytes, want at most %d", most, tc.wantMost)
 			}
@@ -1377,7 +1397,7 @@ func TestDownloadExportNeverWritesMoreThanTheSize(t *testing.T) {
 			c := newClient(t, api.Base)
 			var buf bytes.Buffer
 			_, err := c.DownloadExportTo(context.Background(), synthient.FeedProxies, "2026-06-10/14", &buf, nil)
-			dlCheckDownloadError(t, err, synthient.ErrSizeMismatch, 2)
+			dlCheckDownloadError(t, err, synthient.ErrSizeMismatch, 2, nil)
 			if int64(buf.Len()) > tc.wantMost || !bytes.Equal(buf.Bytes(), big[:buf.Len()]) {
 				t.Errorf("wrote %d bytes, want at most %d, the first ones sent", buf.Len(), tc.wantMost)
 			}
@@ -1417,29 +1437,24 @@ func TestDownloadExportNeverDecodesTheBody(t *testing.T) {
 			t.Errorf("%s request Accept-Encoding = %q, want identity", leg, got)
 		}
 	}
-	t.Run("storage leg", func(t *testing.T) {
-		t.Parallel()
-		storage := newFXServer(t, false, func(_ int, w http.ResponseWriter, _ *http.Request) { serveGzip(w) })
-		api := dlRedirectAPI(t, false, http.StatusTemporaryRedirect, dlPresigned(storage.URL))
-		c := newClient(t, api.Base)
+	downloadRaw := func(t *testing.T, api *fxServer) {
+		t.Helper()
 		var buf bytes.Buffer
-		n, err := c.DownloadExport(context.Background(), synthient.FeedProxies, "2026-06-10/14", &buf)
+		n, err := newClient(t, api.Base).DownloadExport(context.Background(), synthient.FeedProxies, "2026-06-10/14", &buf)
 		if err != nil || n != int64(len(gz)) || !bytes.Equal(buf.Bytes(), gz) {
 			t.Fatalf("DownloadExport = %d, %v; wrote %d bytes, want the %d bytes of gzip as sent", n, err, buf.Len(), len(gz))
 		}
 		checkIdentity(t, "API", api.Reqs()[0])
+	}
+	t.Run("storage leg", func(t *testing.T) {
+		t.Parallel()
+		storage := newFXServer(t, false, func(_ int, w http.ResponseWriter, _ *http.Request) { serveGzip(w) })
+		downloadRaw(t, dlRedirectAPI(t, false, http.StatusTemporaryRedirect, dlPresigned(storage.URL)))
 		checkIdentity(t, "storage", storage.Reqs()[0])
 	})
 	t.Run("API leg answers 200", func(t *testing.T) {
 		t.Parallel()
-		api := newFXServer(t, false, func(_ int, w http.ResponseWriter, _ *http.Request) { serveGzip(w) })
-		c := newClient(t, api.Base)
-		var buf bytes.Buffer
-		n, err := c.DownloadExport(context.Background(), synthient.FeedProxies, "2026-06-10/14", &buf)
-		if err != nil || n != int64(len(gz)) || !bytes.Equal(buf.Bytes(), gz) {
-			t.Fatalf("DownloadExport = %d, %v; wrote %d bytes, want the %d bytes of gzip as sent", n, err, buf.Len(), len(gz))
-		}
-		checkIdentity(t, "API", api.Reqs()[0])
+		downloadRaw(t, newFXServer(t, false, func(_ int, w http.ResponseWriter, _ *http.Request) { serveGzip(w) }))
 	})
 	t.Run("file, meta of the decoded bytes", func(t *testing.T) {
 		t.Parallel()
@@ -1448,7 +1463,7 @@ func TestDownloadExportNeverDecodesTheBody(t *testing.T) {
 		c := newClient(t, api.Base)
 		dir := t.TempDir()
 		_, err := c.DownloadExportFile(context.Background(), synthient.FeedProxies, "2026-06-10/14", filepath.Join(dir, "out"), nil)
-		dlCheckDownloadError(t, err, synthient.ErrSizeMismatch, 2)
+		dlCheckDownloadError(t, err, synthient.ErrSizeMismatch, 2, nil)
 		if names := dlDirEntries(t, dir); len(names) != 0 {
 			t.Errorf("directory holds %v, want nothing", names)
 		}
@@ -1457,15 +1472,7 @@ func TestDownloadExportNeverDecodesTheBody(t *testing.T) {
 		t.Parallel()
 		storage := newFXServer(t, false, func(_ int, w http.ResponseWriter, _ *http.Request) { serveGzip(w) })
 		api := dlFileAPI(t, gz, dlSHA(gz), func() string { return dlPresigned(storage.URL) })
-		c := newClient(t, api.Base)
-		path := filepath.Join(t.TempDir(), "out")
-		if _, err := c.DownloadExportFile(context.Background(), synthient.FeedProxies, "2026-06-10/14", path,
-			&synthient.DownloadParams{Verify: true}); err != nil {
-			t.Fatalf("DownloadExportFile: %v", err)
-		}
-		if got, _ := os.ReadFile(path); !bytes.Equal(got, gz) {
-			t.Errorf("file holds %d bytes, want the %d bytes of gzip as sent", len(got), len(gz))
-		}
+		dlDownloadVerified(t, newClient(t, api.Base), gz)
 	})
 }
 
@@ -1486,7 +1493,7 @@ func TestDownloadExportLocationWithUserInfo(t *testing.T) {
 			logger, logs := newLogger()
 			c := newClient(t, api.Base, synthient.WithLogger(logger))
 			n, err := c.DownloadExport(context.Background(), synthient.FeedProxies, "2026-06-10/14", io.Discard)
-			dlCheckDownloadError(t, err, nil, 1)
+			dlCheckDownloadError(t, err, nil, 1, logs)
 			if n != 0 {
 				t.Errorf("n = %d", n)
 			}
@@ -1498,7 +1505,6 @@ func TestDownloadExportLocationWithUserInfo(t *testing.T) {
 					t.Errorf("the error holds the user info: %s", s)
 				}
 			}
-			dlNoSecret(t, err, logs)
 		})
 	}
 }
@@ -1514,11 +1520,10 @@ func TestDownloadExportUnparsableLocationOnAnyRedirect(t *testing.T) {
 			logger, logs := newLogger()
 			c := newClient(t, api.Base, synthient.WithLogger(logger))
 			_, err := c.DownloadExport(context.Background(), synthient.FeedProxies, "2026-06-10/14", io.Discard)
-			dlCheckDownloadError(t, err, nil, 1)
+			dlCheckDownloadError(t, err, nil, 1, logs)
 			if a := api.Arrivals(); a != 1 {
 				t.Errorf("%d API arrivals, want 1 (not retried)", a)
 			}
-			dlNoSecret(t, err, logs)
 		})
 		t.Run(fmt.Sprintf("storage %d", status), func(t *testing.T) {
 			t.Parallel()
@@ -1527,11 +1532,10 @@ func TestDownloadExportUnparsableLocationOnAnyRedirect(t *testing.T) {
 			logger, logs := newLogger()
 			c := newClient(t, api.Base, synthient.WithLogger(logger))
 			_, err := c.DownloadExport(context.Background(), synthient.FeedProxies, "2026-06-10/14", io.Discard)
-			dlCheckDownloadError(t, err, nil, 2)
+			dlCheckDownloadError(t, err, nil, 2, logs)
 			if a, s := api.Arrivals(), storage.Arrivals(); a != 1 || s != 1 {
 				t.Errorf("arrivals: API %d, storage %d; want 1, 1", a, s)
 			}
-			dlNoSecret(t, err, logs)
 		})
 	}
 }
@@ -1922,8 +1926,9 @@ func TestDownloadExportTo(t *testing.T) {
 		c := newClient(t, api.Base)
 		var buf bytes.Buffer
 		m, err := c.DownloadExportTo(context.Background(), synthient.FeedProxies, "2026-06-10/14", &buf, &synthient.DownloadParams{Verify: true})
-		if !errors.Is(err, synthient.ErrChecksumMismatch) || m != nil {
-			t.Fatalf("DownloadExportTo = %+v, %v; want an error matching ErrChecksumMismatch", m, err)
+		dlCheckDownloadError(t, err, synthient.ErrChecksumMismatch, 2, nil)
+		if m != nil {
+			t.Errorf("meta = %+v, want nil", m)
 		}
 		if !bytes.Equal(buf.Bytes(), data) {
 			t.Errorf("wrote %d bytes, want the %d received (written before the check)", buf.Len(), len(data))

@@ -144,11 +144,11 @@ func (g poolGuard) RoundTrip(r *http.Request) (*http.Response, error) {
 }
 
 // movedLocation is the header key poolGuard keeps a 3xx's Location under.
-// It is not in canonical form, so no server can send it: net/http
-// canonicalizes the keys it reads.
-const movedLocation = "location"
+// No server can send it: net/http refuses a header name with parentheses.
+const movedLocation = "Location (moved aside)"
 
-// location returns the Location of a response that passed poolGuard.
+// location returns the Location of a response, moved aside by poolGuard
+// or not.
 func location(h http.Header) string {
 	if v := h[movedLocation]; len(v) > 0 {
 		return v[0]
