@@ -328,7 +328,7 @@ func newResponseInfo(resp *http.Response) *ResponseInfo {
 		Status:    resp.StatusCode,
 		RequestID: resp.Header.Get("X-Request-Id"),
 		RateLimit: parseRateLimit(resp.Header),
-		Header:    resp.Header.Clone(),
+		Header:    headerCopy(resp.Header),
 	}
 }
 

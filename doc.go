@@ -86,10 +86,14 @@
 // # Downloads
 //
 // DownloadExport streams an export into an io.Writer with constant memory,
-// following the API's one 307 to the storage host without the API key;
-// DownloadExportFile writes path.part, optionally verifies the SHA-256 while
-// the bytes stream, and renames it on success. Neither retries the storage
-// leg or a failure while reading.
+// following the API's one 307 to the storage host without the API key.
+// DownloadExportTo resolves the meta first and writes exactly its size;
+// DownloadExportFile does so into a new, exclusively created temporary file
+// (path.<digits>.part), optionally verifies the SHA-256 while the bytes
+// stream, and moves it to path on success. A download is whole or an error
+// (ErrSizeMismatch, ErrSizeUnknown, ErrChecksumMismatch): never short,
+// never more than the expected size, never decoded. None retries the
+// storage leg or a failure while reading.
 //
 // # Streams
 //

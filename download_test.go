@@ -2,6 +2,7 @@ package synthient_test
 
 import (
 	"bytes"
+	"compress/gzip"
 	"context"
 	"crypto/sha256"
 	"crypto/tls"
@@ -13,16 +14,20 @@ import (
 	"io/fs"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
 	"reflect"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 
 	"github.com/synthient-go/synthient"
+	"github.com/synthient-go/synthient/retry"
 )
 
 // dlSecret is the signature of the presigned storage URLs: it must never
@@ -69,22 +74,25 @@ func dlRedirectAPI(t *testing.T, tlsOn bool, status int, loc string) *fxServer {
 	})
 }
 
-// dlStorage serves data with a Content-Length and an X-Storage header, in
-// four flushed pieces.
+// dlStorage serves data as dlServeFile does.
 func dlStorage(t *testing.T, tlsOn bool, data []byte) *fxServer {
-	return newFXServer(t, tlsOn, func(_ int, w http.ResponseWriter, _ *http.Request) {
-		w.Header().Set("Content-Type", "application/octet-stream")
-		w.Header().Set("Content-Length", strconv.Itoa(len(data)))
-		w.Header().Set("X-Storage", "yes")
-		w.WriteHeader(200)
-		q := (len(data) + 3) / 4
-		for off := 0; off < len(data); off += q {
-			if _, err := w.Write(data[off:min(off+q, len(data))]); err != nil {
-				return
-			}
-			w.(http.Flusher).Flush()
+	return newFXServer(t, tlsOn, func(_ int, w http.ResponseWriter, _ *http.Request) { dlServeFile(w, data) })
+}
+
+// dlServeFile answers 200 with data, a Content-Length and an X-Storage
+// header, in four flushed pieces.
+func dlServeFile(w http.ResponseWriter, data []byte) {
+	w.Header().Set("Content-Type", "application/octet-stream")
+	w.Header().Set("Content-Length", strconv.Itoa(len(data)))
+	w.Header().Set("X-Storage", "yes")
+	w.WriteHeader(200)
+	q := (len(data) + 3) / 4
+	for off := 0; off < len(data); off += q {
+		if _, err := w.Write(data[off:min(off+q, len(data))]); err != nil {
+			return
 		}
-	})
+		w.(http.Flusher).Flush()
+	}
 }
 
 // dlCheckStorageHeaders checks that the storage request carried no
@@ -597,6 +605,11 @@ func TestDownloadExportStorageUnreachable(t *testing.T) {
 	if !errors.As(err, &ce) {
 		t.Fatalf("err = %v (%T), want a *ConnectionError", err, err)
 	}
+	// The API leg was answered: the call reached the server, although
+	// this last request never left.
+	if ce.NotSent || strings.Contains(err.Error(), "not sent") {
+		t.Errorf("err = %v with NotSent %v, want NotSent false (the API leg reached the server)", err, ce.NotSent)
+	}
 	if a := api.Arrivals(); a != 1 {
 		t.Errorf("%d API arrivals, want 1", a)
 	}
@@ -759,8 +772,15 @@ const dlLatestID = "2026-06-10/14"
 
 // dlFileAPI answers meta requests (for "latest" with the id dlLatestID)
 // with the size of data and checksum, and download requests with a 307 to
-// storageURL. A nil storageURL function is an error if a download comes.
+// storageURL.
 func dlFileAPI(t *testing.T, data []byte, checksum string, storageURL func() string) *fxServer {
+	return dlFilesAPI(t, func(string) (int, string) { return len(data), checksum }, func(string) string { return storageURL() })
+}
+
+// dlFilesAPI answers meta requests for an id (for "latest" the id
+// dlLatestID) with the size and checksum meta gives, and download requests
+// with a 307 to storageURL(id).
+func dlFilesAPI(t *testing.T, meta func(id string) (int, string), storageURL func(id string) string) *fxServer {
 	return newFXServer(t, false, func(_ int, w http.ResponseWriter, r *http.Request) {
 		rest, ok := strings.CutPrefix(r.URL.Path, "/api/v4/feeds/proxies/export/")
 		if !ok {
@@ -775,12 +795,13 @@ func dlFileAPI(t *testing.T, data []byte, checksum string, storageURL func() str
 			if _, h, ok := strings.Cut(id, "/"); ok {
 				hour = `"hour":` + h + `,`
 			}
+			size, checksum := meta(id)
 			fxJSON(w, 200, fmt.Sprintf(`{"stream":"proxies","kind":"hourly","id":%q,"format":"parquet","date":1781049600,%s`+
 				`"created_at":1781103600,"size":%d,"rows":12,"checksum":%q,"schema":{"fields":[{"name":"ip","type":"string"}]}}`,
-				id, hour, len(data), checksum))
+				id, hour, size, checksum))
 			return
 		}
-		w.Header().Set("Location", storageURL())
+		w.Header().Set("Location", storageURL(rest))
 		w.WriteHeader(http.StatusTemporaryRedirect)
 	})
 }
@@ -799,6 +820,24 @@ func dlDirEntries(t *testing.T, dir string) []string {
 	return names
 }
 
+// dlParts returns the temporary files of a download to path: the names
+// path.<digits>.part.
+func dlParts(t *testing.T, path string) []string {
+	t.Helper()
+	matches, err := filepath.Glob(path + ".*.part")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var parts []string
+	for _, m := range matches {
+		digits := strings.TrimSuffix(strings.TrimPrefix(m, path+"."), ".part")
+		if _, err := strconv.ParseUint(digits, 10, 32); err == nil {
+			parts = append(parts, m)
+		}
+	}
+	return parts
+}
+
 func dlExists(path string) bool {
 	_, err := os.Lstat(path)
 	return err == nil
@@ -814,11 +853,13 @@ func TestDownloadExportFileWritesPartThenRenames(t *testing.T) {
 
 	var problems []string
 	progress := func(done, total int64) {
-		// The bytes so far are in path.part; path does not exist yet.
-		if st, err := os.Stat(path + ".part"); err != nil {
-			problems = append(problems, fmt.Sprintf("at %d bytes: %s.part: %v", done, path, err))
-		} else if st.Size() != done {
-			problems = append(problems, fmt.Sprintf("at %d bytes: .part holds %d", done, st.Size()))
+		// The bytes so far are in path.<digits>.part; path does not exist
+		// yet.
+		parts := dlParts(t, path)
+		if len(parts) != 1 {
+			problems = append(problems, fmt.Sprintf("at %d bytes: temporary files %v, want one", done, parts))
+		} else if st, err := os.Lstat(parts[0]); err != nil || !st.Mode().IsRegular() || st.Size() != done {
+			problems = append(problems, fmt.Sprintf("at %d bytes: %s is %v (%v), want a regular file of %d bytes", done, parts[0], st, err, done))
 		}
 		if dlExists(path) {
 			problems = append(problems, fmt.Sprintf("at %d bytes: %s exists before the download ended", done, path))
@@ -998,20 +1039,26 @@ func TestDownloadExportFileRaceWithAnotherWriter(t *testing.T) {
 	}
 }
 
+// dlDownloadVerified downloads 2026-06-10/14 with Verify to a new file
+// and checks that it holds want.
+func dlDownloadVerified(t *testing.T, c *synthient.Client, want []byte) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "out")
+	if _, err := c.DownloadExportFile(context.Background(), synthient.FeedProxies, "2026-06-10/14", path,
+		&synthient.DownloadParams{Verify: true}); err != nil {
+		t.Fatalf("DownloadExportFile: %v", err)
+	}
+	if got, _ := os.ReadFile(path); !bytes.Equal(got, want) {
+		t.Errorf("file holds %d bytes, want the %d downloaded", len(got), len(want))
+	}
+}
+
 func TestDownloadExportFileVerify(t *testing.T) {
 	data := dlData(100 << 10)
 	t.Run("right checksum", func(t *testing.T) {
 		storage := dlStorage(t, false, data)
 		api := dlFileAPI(t, data, dlSHA(data), func() string { return dlPresigned(storage.URL) })
-		c := newClient(t, api.Base)
-		path := filepath.Join(t.TempDir(), "out")
-		if _, err := c.DownloadExportFile(context.Background(), synthient.FeedProxies, "2026-06-10/14", path,
-			&synthient.DownloadParams{Verify: true}); err != nil {
-			t.Fatalf("DownloadExportFile: %v", err)
-		}
-		if got, _ := os.ReadFile(path); !bytes.Equal(got, data) {
-			t.Errorf("file holds %d bytes", len(got))
-		}
+		dlDownloadVerified(t, newClient(t, api.Base), data)
 	})
 	t.Run("uppercase checksum", func(t *testing.T) {
 		storage := dlStorage(t, false, data)
@@ -1188,4 +1235,740 @@ func TestDownloadExportFileMetaFailureLeavesNoFile(t *testing.T) {
 	if names := dlDirEntries(t, dir); len(names) != 0 {
 		t.Errorf("directory holds %v, want nothing", names)
 	}
+}
+
+// ---------------------------------------------------------------------
+// Exact size: never short, never more
+// ---------------------------------------------------------------------
+
+// dlRawAnswer is a storage host that answers every request with head (a
+// status line and header lines, each ending in CRLF), an empty line and
+// body, written as they are, then closes the connection cleanly.
+func dlRawAnswer(t *testing.T, head string, body []byte) *fxRaw {
+	return newFXRaw(t, func(c *net.TCPConn, _ *http.Request, _ <-chan struct{}) {
+		if _, err := io.WriteString(c, head+"\r\n"); err != nil {
+			return
+		}
+		_, _ = c.Write(body)
+	})
+}
+
+// dlChunked frames data as one chunk of a chunked body and ends the body
+// cleanly.
+func dlChunked(data []byte) []byte {
+	return fmt.Appendf(nil, "%x\r\n%s\r\n0\r\n\r\n", len(data), data)
+}
+
+// dlCheckDownloadError checks that err is a plain *Error of a download
+// (no *APIError or *ConnectionError behind it), matching sentinel when it
+// is not nil, never retried, with the given attempts, and that neither it
+// nor logs (if not nil) hold a secret.
+func dlCheckDownloadError(t *testing.T, err, sentinel error, attempts int, logs *logBuffer) {
+	t.Helper()
+	dlCheckRedirectError(t, err)
+	if sentinel != nil && !errors.Is(err, sentinel) {
+		t.Errorf("err = %v, want one matching %v", err, sentinel)
+	}
+	var base *synthient.Error
+	if errors.As(err, &base) && (base.Attempts != attempts || base.StopReason != retry.NotRetryable) {
+		t.Errorf("Attempts %d, StopReason %q; want %d, %q", base.Attempts, base.StopReason, attempts, retry.NotRetryable)
+	}
+	dlNoSecret(t, err, logs)
+}
+
+// A storage answer that ends early, or is not a 200, is never a success:
+// DownloadExport fails when the Content-Length cannot confirm the size,
+// DownloadExportFile checks the count against the meta and leaves no file.
+func TestDownloadExportShortAnswerIsAnError(t *testing.T) {
+	data := dlData(1000)
+	half := data[:500]
+	cases := []struct {
+		name       string
+		head       string
+		body       []byte
+		wantExport error // DownloadExport's sentinel; nil for a plain *Error
+		wantN      int64 // what DownloadExport wrote
+		wantFile   error // DownloadExportFile's sentinel
+	}{
+		{"HTTP/1.0 close-delimited, ends early", "HTTP/1.0 200 OK\r\nContent-Type: application/octet-stream\r\n", half,
+			synthient.ErrSizeUnknown, 500, synthient.ErrSizeMismatch},
+		{"chunked, ends cleanly early", "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n", dlChunked(half),
+			synthient.ErrSizeUnknown, 500, synthient.ErrSizeMismatch},
+		{"Content-Length: 0", "HTTP/1.1 200 OK\r\nContent-Length: 0\r\n", nil,
+			synthient.ErrSizeMismatch, 0, synthient.ErrSizeMismatch},
+		{"206", "HTTP/1.1 206 Partial Content\r\nContent-Range: bytes 0-499/1000\r\nContent-Length: 500\r\n", half,
+			nil, 0, nil},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name+"/DownloadExport", func(t *testing.T) {
+			t.Parallel()
+			storage := dlRawAnswer(t, tc.head, tc.body)
+			api := dlRedirectAPI(t, false, http.StatusTemporaryRedirect, dlPresigned(storage.URL))
+			c := newClient(t, api.Base)
+			var buf bytes.Buffer
+			n, err := c.DownloadExport(context.Background(), synthient.FeedProxies, "2026-06-10/14", &buf)
+			dlCheckDownloadError(t, err, tc.wantExport, 2, nil)
+			if n != tc.wantN || int64(buf.Len()) != tc.wantN {
+				t.Errorf("returned %d, wrote %d bytes; want %d", n, buf.Len(), tc.wantN)
+			}
+			if a, s := api.Arrivals(), storage.Arrivals(); a != 1 || s != 1 {
+				t.Errorf("arrivals: API %d, storage %d; want 1, 1", a, s)
+			}
+		})
+		t.Run(tc.name+"/DownloadExport, from the API itself", func(t *testing.T) {
+			t.Parallel()
+			api := dlRawAnswer(t, tc.head, tc.body)
+			c := newClient(t, api.URL+"/api/v4")
+			var buf bytes.Buffer
+			n, err := c.DownloadExport(context.Background(), synthient.FeedProxies, "2026-06-10/14", &buf)
+			dlCheckDownloadError(t, err, tc.wantExport, 1, nil)
+			if n != tc.wantN || int64(buf.Len()) != tc.wantN {
+				t.Errorf("returned %d, wrote %d bytes; want %d", n, buf.Len(), tc.wantN)
+			}
+			if a := api.Arrivals(); a != 1 {
+				t.Errorf("%d API arrivals, want 1", a)
+			}
+		})
+		for _, verify := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s/DownloadExportFile verify=%v", tc.name, verify), func(t *testing.T) {
+				t.Parallel()
+				storage := dlRawAnswer(t, tc.head, tc.body)
+				api := dlFileAPI(t, data, dlSHA(data), func() string { return dlPresigned(storage.URL) })
+				c := newClient(t, api.Base)
+				dir := t.TempDir()
+				m, err := c.DownloadExportFile(context.Background(), synthient.FeedProxies, "2026-06-10/14", filepath.Join(dir, "out"),
+					&synthient.DownloadParams{Verify: verify})
+				dlCheckDownloadError(t, err, tc.wantFile, 2, nil)
+				if m != nil {
+					t.Errorf("meta = %+v, want nil", m)
+				}
+				if names := dlDirEntries(t, dir); len(names) != 0 {
+					t.Errorf("directory holds %v, want nothing", names)
+				}
+			})
+		}
+	}
+}
+
+// A storage host that sends more than the meta's size is cut there: at
+// most Size bytes reach the file or the writer, and the call fails.
+func TestDownloadExportNeverWritesMoreThanTheSize(t *testing.T) {
+	const size = 1000
+	data := dlData(size)
+	big := dlData(64 << 10)
+	cases := []struct {
+		name     string
+		head     string
+		body     []byte
+		wantMost int64 // the bytes that may reach the writer
+	}{
+		{"Content-Length larger than the meta", "HTTP/1.1 200 OK\r\nContent-Length: 65536\r\n", big, 0},
+		{"HTTP/1.0 close-delimited", "HTTP/1.0 200 OK\r\n", big, size},
+		{"chunked", "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n", dlChunked(big), size},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name+"/DownloadExportFile", func(t *testing.T) {
+			t.Parallel()
+			storage := dlRawAnswer(t, tc.head, tc.body)
+			api := dlFileAPI(t, data, dlSHA(data), func() string { return dlPresigned(storage.URL) })
+			c := newClient(t, api.Base)
+			dir := t.TempDir()
+			var most int64
+			progress := func(done, total int64) {
+				most = max(most, done)
+				if total != size {
+					t.Errorf("Progress total %d, want the meta's size %d", total, size)
+				}
+			}
+			_, err := c.DownloadExportFile(context.Background(), synthient.FeedProxies, "2026-06-10/14", filepath.Join(dir, "out"),
+				&synthient.DownloadParams{Progress: progress})
+			dlCheckDownloadError(t, err, synthient.ErrSizeMismatch, 2, nil)
+			if most > tc.wantMost {
+				t.Errorf("Progress reached %d bytes, want at most %d", most, tc.wantMost)
+			}
+			if names := dlDirEntries(t, dir); len(names) != 0 {
+				t.Errorf("directory holds %v, want nothing", names)
+			}
+		})
+		t.Run(tc.name+"/DownloadExportTo", func(t *testing.T) {
+			t.Parallel()
+			storage := dlRawAnswer(t, tc.head, tc.body)
+			api := dlFileAPI(t, data, dlSHA(data), func() string { return dlPresigned(storage.URL) })
+			c := newClient(t, api.Base)
+			var buf bytes.Buffer
+			_, err := c.DownloadExportTo(context.Background(), synthient.FeedProxies, "2026-06-10/14", &buf, nil)
+			dlCheckDownloadError(t, err, synthient.ErrSizeMismatch, 2, nil)
+			if int64(buf.Len()) > tc.wantMost || !bytes.Equal(buf.Bytes(), big[:buf.Len()]) {
+				t.Errorf("wrote %d bytes, want at most %d, the first ones sent", buf.Len(), tc.wantMost)
+			}
+		})
+	}
+}
+
+// dlGzip returns data compressed with gzip.
+func dlGzip(t *testing.T, data []byte) []byte {
+	t.Helper()
+	var b bytes.Buffer
+	zw := gzip.NewWriter(&b)
+	if _, err := zw.Write(data); err != nil {
+		t.Fatal(err)
+	}
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
+}
+
+// Both legs ask for the identity encoding, and a body sent with
+// Content-Encoding: gzip anyway is written as it came: 4 KiB of gzip never
+// becomes 4 MiB on disk. The size and the checksum then decide.
+func TestDownloadExportNeverDecodesTheBody(t *testing.T) {
+	plain := make([]byte, 4<<20)
+	gz := dlGzip(t, plain)
+	serveGzip := func(w http.ResponseWriter) {
+		w.Header().Set("Content-Encoding", "gzip")
+		w.Header().Set("Content-Length", strconv.Itoa(len(gz)))
+		w.WriteHeader(200)
+		w.Write(gz)
+	}
+	checkIdentity := func(t *testing.T, leg string, r fxReq) {
+		t.Helper()
+		if got := r.Header.Values("Accept-Encoding"); !reflect.DeepEqual(got, []string{"identity"}) {
+			t.Errorf("%s request Accept-Encoding = %q, want identity", leg, got)
+		}
+	}
+	downloadRaw := func(t *testing.T, api *fxServer) {
+		t.Helper()
+		var buf bytes.Buffer
+		n, err := newClient(t, api.Base).DownloadExport(context.Background(), synthient.FeedProxies, "2026-06-10/14", &buf)
+		if err != nil || n != int64(len(gz)) || !bytes.Equal(buf.Bytes(), gz) {
+			t.Fatalf("DownloadExport = %d, %v; wrote %d bytes, want the %d bytes of gzip as sent", n, err, buf.Len(), len(gz))
+		}
+		checkIdentity(t, "API", api.Reqs()[0])
+	}
+	t.Run("storage leg", func(t *testing.T) {
+		t.Parallel()
+		storage := newFXServer(t, false, func(_ int, w http.ResponseWriter, _ *http.Request) { serveGzip(w) })
+		downloadRaw(t, dlRedirectAPI(t, false, http.StatusTemporaryRedirect, dlPresigned(storage.URL)))
+		checkIdentity(t, "storage", storage.Reqs()[0])
+	})
+	t.Run("API leg answers 200", func(t *testing.T) {
+		t.Parallel()
+		downloadRaw(t, newFXServer(t, false, func(_ int, w http.ResponseWriter, _ *http.Request) { serveGzip(w) }))
+	})
+	t.Run("file, meta of the decoded bytes", func(t *testing.T) {
+		t.Parallel()
+		storage := newFXServer(t, false, func(_ int, w http.ResponseWriter, _ *http.Request) { serveGzip(w) })
+		api := dlFileAPI(t, plain, dlSHA(plain), func() string { return dlPresigned(storage.URL) })
+		c := newClient(t, api.Base)
+		dir := t.TempDir()
+		_, err := c.DownloadExportFile(context.Background(), synthient.FeedProxies, "2026-06-10/14", filepath.Join(dir, "out"), nil)
+		dlCheckDownloadError(t, err, synthient.ErrSizeMismatch, 2, nil)
+		if names := dlDirEntries(t, dir); len(names) != 0 {
+			t.Errorf("directory holds %v, want nothing", names)
+		}
+	})
+	t.Run("file, meta of the bytes sent", func(t *testing.T) {
+		t.Parallel()
+		storage := newFXServer(t, false, func(_ int, w http.ResponseWriter, _ *http.Request) { serveGzip(w) })
+		api := dlFileAPI(t, gz, dlSHA(gz), func() string { return dlPresigned(storage.URL) })
+		dlDownloadVerified(t, newClient(t, api.Base), gz)
+	})
+}
+
+// ---------------------------------------------------------------------
+// Redirects and bodies echoed back
+// ---------------------------------------------------------------------
+
+// A Location with user info is refused: net/http would send it to storage
+// as an Authorization header.
+func TestDownloadExportLocationWithUserInfo(t *testing.T) {
+	const password = "hunter2pw"
+	for name, form := range map[string]string{"absolute": "http://user:%s@%s", "scheme-relative": "//user:%s@%s"} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			storage := dlStorage(t, false, dlData(100))
+			loc := fmt.Sprintf(form, password, strings.TrimPrefix(storage.URL, "http://")) + dlObject + "?" + dlQuery
+			api := dlRedirectAPI(t, false, http.StatusTemporaryRedirect, loc)
+			logger, logs := newLogger()
+			c := newClient(t, api.Base, synthient.WithLogger(logger))
+			n, err := c.DownloadExport(context.Background(), synthient.FeedProxies, "2026-06-10/14", io.Discard)
+			dlCheckDownloadError(t, err, nil, 1, logs)
+			if n != 0 {
+				t.Errorf("n = %d", n)
+			}
+			if a, s := api.Arrivals(), storage.Arrivals(); a != 1 || s != 0 {
+				t.Errorf("arrivals: API %d, storage %d; want 1, 0", a, s)
+			}
+			for _, e := range dlErrTree(err) {
+				if s := fmt.Sprintf("%#v %v", e, e); strings.Contains(s, password) {
+					t.Errorf("the error holds the user info: %s", s)
+				}
+			}
+		})
+	}
+}
+
+// A Location that does not parse, on any redirect from the API or from
+// storage, is a plain *Error at once: not sent again, no URL in its text.
+func TestDownloadExportUnparsableLocationOnAnyRedirect(t *testing.T) {
+	const bad = "http://127.0.0.1:1/%zz?" + dlQuery
+	for _, status := range []int{301, 302, 303, 307, 308} {
+		t.Run(fmt.Sprintf("API %d", status), func(t *testing.T) {
+			t.Parallel()
+			api := dlRedirectAPI(t, false, status, bad)
+			logger, logs := newLogger()
+			c := newClient(t, api.Base, synthient.WithLogger(logger))
+			_, err := c.DownloadExport(context.Background(), synthient.FeedProxies, "2026-06-10/14", io.Discard)
+			dlCheckDownloadError(t, err, nil, 1, logs)
+			if a := api.Arrivals(); a != 1 {
+				t.Errorf("%d API arrivals, want 1 (not retried)", a)
+			}
+		})
+		t.Run(fmt.Sprintf("storage %d", status), func(t *testing.T) {
+			t.Parallel()
+			storage := dlRedirectAPI(t, false, status, bad)
+			api := dlRedirectAPI(t, false, http.StatusTemporaryRedirect, dlPresigned(storage.URL))
+			logger, logs := newLogger()
+			c := newClient(t, api.Base, synthient.WithLogger(logger))
+			_, err := c.DownloadExport(context.Background(), synthient.FeedProxies, "2026-06-10/14", io.Discard)
+			dlCheckDownloadError(t, err, nil, 2, logs)
+			if a, s := api.Arrivals(), storage.Arrivals(); a != 1 || s != 1 {
+				t.Errorf("arrivals: API %d, storage %d; want 1, 1", a, s)
+			}
+		})
+	}
+}
+
+// dlQueryValues returns every value of dlQuery of 4 bytes or more, raw and
+// decoded.
+func dlQueryValues(t *testing.T) []string {
+	t.Helper()
+	var out []string
+	for _, pair := range strings.Split(dlQuery, "&") {
+		_, raw, _ := strings.Cut(pair, "=")
+		dec, err := url.QueryUnescape(raw)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, v := range []string{raw, dec} {
+			if len(v) >= 4 {
+				out = append(out, v)
+			}
+		}
+	}
+	return out
+}
+
+// An error body from storage that echoes the presigned query (S3's
+// SignatureDoesNotMatch holds the string it signed) gives an *APIError in
+// which every value of the query is redacted, in every field.
+func TestDownloadExportStorageErrorRedactsThePresignedQuery(t *testing.T) {
+	cred, _ := url.QueryUnescape("AKIAEXAMPLE%2F20260610%2Fauto%2Fs3%2Faws4_request")
+	cases := []struct {
+		name, ctype string
+		body        func(storageURL string) string
+		keep        string // text of the body that stays
+	}{
+		{"S3 XML", "application/xml", func(storageURL string) string {
+			return "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Error><Code>SignatureDoesNotMatch</Code>" +
+				"<Message>The request signature we calculated does not match the signature you provided.</Message>" +
+				"<AWSAccessKeyId>AKIAEXAMPLE</AWSAccessKeyId>" +
+				"<StringToSign>AWS4-HMAC-SHA256\n20260610T140000Z\n20260610/auto/s3/aws4_request\n" + strings.Repeat("9f", 32) + "</StringToSign>" +
+				"<SignatureProvided>" + dlSecret + "</SignatureProvided>" +
+				"<CanonicalRequest>GET\n" + dlObject + "\n" + strings.ReplaceAll(dlQuery, "&", "&amp;") + "\nhost:" +
+				strings.TrimPrefix(storageURL, "http://") + "\n\nhost\nUNSIGNED-PAYLOAD</CanonicalRequest></Error>"
+		}, "SignatureDoesNotMatch"},
+		{"problem+json", "application/problem+json", func(storageURL string) string {
+			return fmt.Sprintf(`{"type":"https://storage.example/errors/%s","title":"bad X-Amz-Signature=%s","status":403,`+
+				`"detail":"canonical query %s","instance":%q,"errors":{"credential":[%q],"signature":["%s"]}}`,
+				dlSecret, dlSecret, dlQuery, dlObject+"?"+dlQuery, cred, dlSecret)
+		}, "canonical query"},
+		{"text/plain", "text/plain; charset=utf-8", func(storageURL string) string {
+			return "signature mismatch for " + dlPresigned(storageURL)
+		}, "signature mismatch for"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			var storage *fxServer
+			storage = newFXServer(t, false, func(_ int, w http.ResponseWriter, _ *http.Request) {
+				w.Header().Set("Content-Type", tc.ctype)
+				w.WriteHeader(http.StatusForbidden)
+				io.WriteString(w, tc.body(storage.URL))
+			})
+			api := dlRedirectAPI(t, false, http.StatusTemporaryRedirect, dlPresigned(storage.URL))
+			c := newClient(t, api.Base)
+			_, err := c.DownloadExport(context.Background(), synthient.FeedProxies, "2026-06-10/14", io.Discard)
+			var ae *synthient.APIError
+			if !errors.As(err, &ae) || ae.Status != http.StatusForbidden {
+				t.Fatalf("err = %v (%T), want an *APIError 403", err, err)
+			}
+			fields := map[string]string{
+				"Type": ae.Type, "Title": ae.Title, "Detail": ae.Detail, "RequestID": ae.RequestID,
+				"Errors": fmt.Sprint(ae.Errors), "%#v": fmt.Sprintf("%#v", ae), "%+v": fmt.Sprintf("%+v", ae),
+			}
+			for name, text := range fields {
+				for _, v := range append(dlQueryValues(t), dlQuery, "AKIAEXAMPLE") {
+					if strings.Contains(text, v) {
+						t.Errorf("%s holds the query value %q: %s", name, v, text)
+					}
+				}
+			}
+			if all := fields["%#v"]; !strings.Contains(all, tc.keep) || !strings.Contains(all, "[REDACTED]") {
+				t.Errorf("the error lost the body's text, want %q and [REDACTED] in it: %s", tc.keep, all)
+			}
+			dlNoSecret(t, err, nil)
+		})
+	}
+}
+
+// ---------------------------------------------------------------------
+// DownloadExportFile: the target and the temporary file
+// ---------------------------------------------------------------------
+
+// A path that is, or links to, something other than a regular file is
+// refused before anything is sent, also with Overwrite, and left as it
+// was.
+func TestDownloadExportFileRefusesATargetThatIsNotARegularFile(t *testing.T) {
+	// A socket's path must fit in 108 bytes: a short directory.
+	dir, err := os.MkdirTemp("", "dl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	fifo := filepath.Join(dir, "fifo")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	sock := filepath.Join(dir, "sock")
+	ln, err := net.Listen("unix", sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	sub := filepath.Join(dir, "sub")
+	if err := os.Mkdir(sub, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	links := map[string]string{"to-devnull": os.DevNull, "to-fifo": fifo, "to-dir": sub}
+	for name, target := range links {
+		if err := os.Symlink(target, filepath.Join(dir, name)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	storage := dlStorage(t, false, []byte("x"))
+	api := dlFileAPI(t, []byte("x"), dlSHA([]byte("x")), func() string { return dlPresigned(storage.URL) })
+	c := newClient(t, api.Base)
+	for _, name := range []string{"fifo", "sock", "to-devnull", "to-fifo", "to-dir"} {
+		path := filepath.Join(dir, name)
+		before, err := os.Lstat(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range []*synthient.DownloadParams{nil, {Overwrite: true}} {
+			t.Run(fmt.Sprintf("%s overwrite=%v", name, p != nil), func(t *testing.T) {
+				m, err := c.DownloadExportFile(context.Background(), synthient.FeedProxies, "latest", path, p)
+				if !errors.Is(err, synthient.ErrInvalidArgument) || m != nil {
+					t.Errorf("DownloadExportFile = %+v, %v; want an error matching ErrInvalidArgument", m, err)
+				}
+				if after, err := os.Lstat(path); err != nil || after.Mode() != before.Mode() {
+					t.Errorf("%s is now %v (%v), was %v", name, after, err, before.Mode())
+				}
+			})
+		}
+	}
+	if a, s := api.Arrivals(), storage.Arrivals(); a != 0 || s != 0 {
+		t.Errorf("arrivals: API %d, storage %d; want none (refused before sending)", a, s)
+	}
+	if parts, _ := filepath.Glob(filepath.Join(dir, "*.part")); len(parts) != 0 {
+		t.Errorf("temporary files left: %v", parts)
+	}
+}
+
+// A symbolic link planted at the old temporary name, path.part, is never
+// followed: the file it names keeps its bytes, whether the download
+// succeeds or fails.
+func TestDownloadExportFileIgnoresALinkAtPathPart(t *testing.T) {
+	data := dlData(64 << 10)
+	cases := []struct {
+		name      string
+		overwrite bool
+		fail      bool
+	}{
+		{"success", false, false},
+		{"success with Overwrite", true, false},
+		{"storage fails", false, true},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			storage := newFXServer(t, false, func(_ int, w http.ResponseWriter, _ *http.Request) {
+				if tc.fail {
+					fxProblem(w, 503)
+					return
+				}
+				dlServeFile(w, data)
+			})
+			api := dlFileAPI(t, data, dlSHA(data), func() string { return dlPresigned(storage.URL) })
+			c := newClient(t, api.Base)
+			dir := t.TempDir()
+			victim := filepath.Join(dir, "victim")
+			if err := os.WriteFile(victim, []byte("precious"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			path := filepath.Join(dir, "out.parquet")
+			if err := os.Symlink(victim, path+".part"); err != nil {
+				t.Fatal(err)
+			}
+			_, err := c.DownloadExportFile(context.Background(), synthient.FeedProxies, "2026-06-10/14", path,
+				&synthient.DownloadParams{Overwrite: tc.overwrite, Verify: true})
+			if got, _ := os.ReadFile(victim); string(got) != "precious" {
+				t.Errorf("the link's target now holds %d bytes, want it untouched", len(got))
+			}
+			want := []string{"out.parquet", "out.parquet.part", "victim"}
+			if tc.fail {
+				want = want[1:]
+				if err == nil {
+					t.Fatal("err = nil for a storage 503")
+				}
+			} else {
+				if err != nil {
+					t.Fatalf("DownloadExportFile: %v", err)
+				}
+				if st, err := os.Lstat(path); err != nil || !st.Mode().IsRegular() {
+					t.Errorf("%s is %v (%v), want a regular file", path, st, err)
+				}
+				if got, _ := os.ReadFile(path); !bytes.Equal(got, data) {
+					t.Errorf("file holds %d bytes, want the %d downloaded", len(got), len(data))
+				}
+			}
+			if names := dlDirEntries(t, dir); !reflect.DeepEqual(names, want) {
+				t.Errorf("directory holds %v, want %v", names, want)
+			}
+		})
+	}
+}
+
+// dlFilesStorage serves files by id: the object path is /bucket/<id>. Its
+// URL for an id is dlFileURL.
+func dlFilesStorage(t *testing.T, serve func(id string, w http.ResponseWriter, r *http.Request)) *fxServer {
+	return newFXServer(t, false, func(_ int, w http.ResponseWriter, r *http.Request) {
+		serve(strings.TrimPrefix(r.URL.Path, "/bucket/"), w, r)
+	})
+}
+
+func dlFileURL(s *fxServer, id string) string { return s.URL + "/bucket/" + id + "?" + dlQuery }
+
+// Two downloads to one path, one finishing while the other still writes:
+// each has its own temporary file, so the path ends with one whole,
+// verified file (the second's with Overwrite; without it the second fails
+// with fs.ErrExist), never a mix.
+func TestDownloadExportFileConcurrentDownloadsToOnePath(t *testing.T) {
+	const idA, idB = "2026-06-10/13", "2026-06-10/14"
+	a := dlData(256 << 10)
+	b := bytes.Repeat([]byte{0xb5}, len(a))
+	files := map[string][]byte{idA: a, idB: b}
+	for _, overwrite := range []bool{false, true} {
+		t.Run(fmt.Sprintf("overwrite=%v", overwrite), func(t *testing.T) {
+			t.Parallel()
+			half := len(b) / 2
+			releaseB := make(chan struct{})
+			storage := dlFilesStorage(t, func(id string, w http.ResponseWriter, r *http.Request) {
+				if id == idA {
+					dlServeFile(w, a)
+					return
+				}
+				w.Header().Set("Content-Length", strconv.Itoa(len(b)))
+				w.Write(b[:half])
+				w.(http.Flusher).Flush()
+				select {
+				case <-releaseB:
+					w.Write(b[half:])
+				case <-r.Context().Done():
+				}
+			})
+			api := dlFilesAPI(t, func(id string) (int, string) { return len(files[id]), dlSHA(files[id]) },
+				func(id string) string { return dlFileURL(storage, id) })
+			c := newClient(t, api.Base)
+			dir := t.TempDir()
+			path := filepath.Join(dir, "out.parquet")
+			params := func(progress func(done, total int64)) *synthient.DownloadParams {
+				return &synthient.DownloadParams{Overwrite: overwrite, Verify: true, Progress: progress}
+			}
+
+			halfB := make(chan struct{})
+			var once sync.Once
+			errB := make(chan error, 1)
+			go func() {
+				_, err := c.DownloadExportFile(context.Background(), synthient.FeedProxies, idB, path, params(func(done, _ int64) {
+					if done >= int64(half) {
+						once.Do(func() { close(halfB) })
+					}
+				}))
+				errB <- err
+			}()
+			<-halfB
+			if _, err := c.DownloadExportFile(context.Background(), synthient.FeedProxies, idA, path, params(nil)); err != nil {
+				t.Errorf("first download to finish: %v", err)
+			}
+			close(releaseB)
+			err := <-errB
+
+			want := a
+			if overwrite {
+				want = b
+				if err != nil {
+					t.Errorf("second download to finish, with Overwrite: %v", err)
+				}
+			} else if !errors.Is(err, fs.ErrExist) {
+				t.Errorf("second download to finish: err = %v, want one matching fs.ErrExist", err)
+			}
+			if got, _ := os.ReadFile(path); !bytes.Equal(got, want) {
+				t.Errorf("file holds %d bytes (equal to A: %v, to B: %v), want the whole of the %s download",
+					len(got), bytes.Equal(got, a), bytes.Equal(got, b), map[bool]string{false: "first", true: "second"}[overwrite])
+			}
+			if names := dlDirEntries(t, dir); !reflect.DeepEqual(names, []string{"out.parquet"}) {
+				t.Errorf("directory holds %v, want only the file", names)
+			}
+		})
+	}
+}
+
+// Many downloads to one path at once: each ends with a whole verified file
+// or an error matching fs.ErrExist (without Overwrite, all but one), and
+// the path holds the bytes of one of them.
+func TestDownloadExportFileManyDownloadsToOnePath(t *testing.T) {
+	files := map[string][]byte{}
+	var ids []string
+	for h := range 6 {
+		id := fmt.Sprintf("2026-06-10/%d", h)
+		ids = append(ids, id)
+		files[id] = bytes.Repeat([]byte{byte('a' + h)}, 96<<10+h)
+	}
+	for _, overwrite := range []bool{false, true} {
+		t.Run(fmt.Sprintf("overwrite=%v", overwrite), func(t *testing.T) {
+			t.Parallel()
+			storage := dlFilesStorage(t, func(id string, w http.ResponseWriter, _ *http.Request) { dlServeFile(w, files[id]) })
+			api := dlFilesAPI(t, func(id string) (int, string) { return len(files[id]), dlSHA(files[id]) },
+				func(id string) string { return dlFileURL(storage, id) })
+			c := newClient(t, api.Base)
+			dir := t.TempDir()
+			path := filepath.Join(dir, "out.parquet")
+			errs := make([]error, len(ids))
+			var wg sync.WaitGroup
+			for i, id := range ids {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					_, errs[i] = c.DownloadExportFile(context.Background(), synthient.FeedProxies, id, path,
+						&synthient.DownloadParams{Overwrite: overwrite, Verify: true})
+				}()
+			}
+			wg.Wait()
+			got, _ := os.ReadFile(path)
+			var won []string
+			for i, err := range errs {
+				switch {
+				case err == nil:
+					won = append(won, ids[i])
+				case overwrite || !errors.Is(err, fs.ErrExist):
+					t.Errorf("download of %s: %v", ids[i], err)
+				}
+			}
+			if !overwrite && len(won) != 1 {
+				t.Errorf("%d downloads succeeded without Overwrite (%v), want exactly 1", len(won), won)
+			}
+			if !slices.ContainsFunc(won, func(id string) bool { return bytes.Equal(got, files[id]) }) {
+				t.Errorf("file holds %d bytes, none of a successful download's (%v)", len(got), won)
+			}
+			if names := dlDirEntries(t, dir); !reflect.DeepEqual(names, []string{"out.parquet"}) {
+				t.Errorf("directory holds %v, want only the file", names)
+			}
+		})
+	}
+}
+
+// ---------------------------------------------------------------------
+// DownloadExportTo
+// ---------------------------------------------------------------------
+
+func TestDownloadExportTo(t *testing.T) {
+	data := dlData(300 << 10)
+	t.Run("verified, latest resolved", func(t *testing.T) {
+		t.Parallel()
+		storage := dlStorage(t, false, data)
+		api := dlFileAPI(t, data, dlSHA(data), func() string { return dlPresigned(storage.URL) })
+		c := newClient(t, api.Base)
+		var buf bytes.Buffer
+		var last, total int64
+		m, err := c.DownloadExportTo(context.Background(), synthient.FeedProxies, "latest", &buf,
+			&synthient.DownloadParams{Verify: true, Progress: func(d, tot int64) { last, total = d, tot }})
+		if err != nil {
+			t.Fatalf("DownloadExportTo: %v", err)
+		}
+		if m.ID != dlLatestID || m.Size != int64(len(data)) || !bytes.Equal(buf.Bytes(), data) {
+			t.Errorf("meta %+v, wrote %d bytes; want id %s and the %d bytes", m, buf.Len(), dlLatestID, len(data))
+		}
+		if last != int64(len(data)) || total != int64(len(data)) {
+			t.Errorf("last Progress %d of %d, want %d of %d", last, total, len(data), len(data))
+		}
+		want := []string{"/api/v4/feeds/proxies/export/latest/meta", "/api/v4/feeds/proxies/export/" + dlLatestID}
+		if p := api.Paths(); !reflect.DeepEqual(p, want) {
+			t.Errorf("API requests %v, want %v", p, want)
+		}
+		dlCheckStorageHeaders(t, storage.Reqs()[0])
+	})
+	t.Run("checksum mismatch", func(t *testing.T) {
+		t.Parallel()
+		storage := dlStorage(t, false, data)
+		api := dlFileAPI(t, data, dlSHA(data[1:]), func() string { return dlPresigned(storage.URL) })
+		c := newClient(t, api.Base)
+		var buf bytes.Buffer
+		m, err := c.DownloadExportTo(context.Background(), synthient.FeedProxies, "2026-06-10/14", &buf, &synthient.DownloadParams{Verify: true})
+		dlCheckDownloadError(t, err, synthient.ErrChecksumMismatch, 2, nil)
+		if m != nil {
+			t.Errorf("meta = %+v, want nil", m)
+		}
+		if !bytes.Equal(buf.Bytes(), data) {
+			t.Errorf("wrote %d bytes, want the %d received (written before the check)", buf.Len(), len(data))
+		}
+	})
+	t.Run("meta without a size", func(t *testing.T) {
+		t.Parallel()
+		storage := dlStorage(t, false, data)
+		api := dlFilesAPI(t, func(string) (int, string) { return 0, dlSHA(data) }, func(string) string { return dlPresigned(storage.URL) })
+		c := newClient(t, api.Base)
+		var buf bytes.Buffer
+		_, err := c.DownloadExportTo(context.Background(), synthient.FeedProxies, "2026-06-10/14", &buf, nil)
+		var de *synthient.DecodeError
+		if !errors.As(err, &de) {
+			t.Fatalf("err = %v (%T), want a *DecodeError", err, err)
+		}
+		if p := api.Paths(); len(p) != 1 || storage.Arrivals() != 0 || buf.Len() != 0 {
+			t.Errorf("API requests %v, %d storage requests, %d bytes written; want only the meta", p, storage.Arrivals(), buf.Len())
+		}
+	})
+	t.Run("invalid arguments", func(t *testing.T) {
+		t.Parallel()
+		api := dlFileAPI(t, data, dlSHA(data), func() string { return "http://127.0.0.1:1/never" })
+		c := newClient(t, api.Base)
+		for _, tc := range []struct {
+			feed synthient.Feed
+			id   string
+			w    io.Writer
+		}{
+			{synthient.FeedProxies, "latest", nil},
+			{synthient.FeedProxies, "2026-06-10/24", io.Discard},
+			{synthient.Feed("nope"), "latest", io.Discard},
+		} {
+			m, err := c.DownloadExportTo(context.Background(), tc.feed, tc.id, tc.w, nil)
+			if !errors.Is(err, synthient.ErrInvalidArgument) || m != nil {
+				t.Errorf("DownloadExportTo(%s, %q, %v) = %+v, %v; want an error matching ErrInvalidArgument", tc.feed, tc.id, tc.w, m, err)
+			}
+		}
+		if a := api.Arrivals(); a != 0 {
+			t.Errorf("%d API requests, want 0", a)
+		}
+	})
 }

@@ -9,6 +9,8 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"reflect"
+	"runtime"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -587,6 +589,68 @@ func TestAllExportsStopsOnARepeatedCursor(t *testing.T) {
 				t.Errorf("%d requests, want %d (nothing after the repeated cursor)", n, tc.requests)
 			}
 		})
+	}
+}
+
+// fxLiveHeap returns the bytes of live heap objects, after a collection.
+func fxLiveHeap() uint64 {
+	runtime.GC()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	return ms.HeapAlloc
+}
+
+// A server whose cursors are 256 KiB long, all different: the loop keeps a
+// fixed-size digest of each cursor it requested, so its memory does not
+// grow with the cursors (keeping them made it hold every one). Not
+// parallel: it measures the live heap.
+func TestAllExportsKeepsADigestOfEachCursor(t *testing.T) {
+	const pages, first, cursorLen = 24, 4, 256 << 10
+	cursor := func(k int) string { return fmt.Sprintf("%04d", k) + strings.Repeat("c", cursorLen-4) }
+	// A rawServer keeps nothing of the requests it reads.
+	srv := newRawServer(t, func(rc *rawConn) {
+		for {
+			req, _, _, err := rc.ReadRequest()
+			if err != nil {
+				return
+			}
+			k := 0
+			if _, c, ok := strings.Cut(req.URL.RawQuery, "cursor="); ok && len(c) >= 4 {
+				k, _ = strconv.Atoi(c[:4])
+			}
+			next := ""
+			if k+1 < pages {
+				next = `,"next_cursor":"` + cursor(k+1) + `"`
+			}
+			if rc.WriteResponse(http.StatusOK, "application/json", fxListing(next, "2026-06-10")) != nil {
+				return
+			}
+		}
+	})
+	c := newClient(t, srv.URL)
+	var start, end uint64
+	n := 0
+	for _, err := range c.AllExports(context.Background(), synthient.FeedProxies, nil) {
+		if err != nil {
+			t.Fatalf("page %d: %v", n+1, err)
+		}
+		n++
+		switch n {
+		case first:
+			start = fxLiveHeap()
+		case pages:
+			end = fxLiveHeap()
+		}
+	}
+	if n != pages {
+		t.Fatalf("%d pages, want %d", n, pages)
+	}
+	// The cursors requested in between add up to 5 MiB.
+	const bound = 2 << 20
+	t.Logf("live heap %d KiB after page %d, %d KiB after page %d", start>>10, first, end>>10, pages)
+	if end > start && end-start > bound {
+		t.Errorf("the live heap grew by %d KiB over %d pages of %d KiB cursors, want less than %d KiB",
+			(end-start)>>10, pages-first, cursorLen>>10, bound>>10)
 	}
 }
 

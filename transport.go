@@ -125,9 +125,47 @@ func (c *deadlineConn) Write(b []byte) (int, error) {
 // poolGuard forwards RoundTrip and nothing else, so that go-retryablehttp's
 // CloseIdleConnections, called whenever it gives up, cannot reach the
 // shared pool.
+//
+// It also moves the Location of every 3xx aside (see movedLocation):
+// http.Client parses a Location before it asks CheckRedirect, and one that
+// does not parse fails the request with the URL, presigned query and all,
+// in the error's text; without a Location it returns the 3xx as it is.
 type poolGuard struct{ rt http.RoundTripper }
 
-func (g poolGuard) RoundTrip(r *http.Request) (*http.Response, error) { return g.rt.RoundTrip(r) }
+func (g poolGuard) RoundTrip(r *http.Request) (*http.Response, error) {
+	resp, err := g.rt.RoundTrip(r)
+	if resp != nil && resp.StatusCode >= 300 && resp.StatusCode < 400 && resp.Header != nil {
+		if v, ok := resp.Header["Location"]; ok {
+			delete(resp.Header, "Location")
+			resp.Header[movedLocation] = v
+		}
+	}
+	return resp, err
+}
+
+// movedLocation is the header key poolGuard keeps a 3xx's Location under.
+// No server can send it: net/http refuses a header name with parentheses.
+const movedLocation = "Location (moved aside)"
+
+// location returns the Location of a response, moved aside by poolGuard
+// or not.
+func location(h http.Header) string {
+	if v := h[movedLocation]; len(v) > 0 {
+		return v[0]
+	}
+	return h.Get("Location")
+}
+
+// headerCopy returns a copy of a response's header as the server sent it,
+// the Location back in place.
+func headerCopy(h http.Header) http.Header {
+	c := h.Clone()
+	if v, ok := c[movedLocation]; ok {
+		delete(c, movedLocation)
+		c["Location"] = v
+	}
+	return c
+}
 
 // operation describes one API call.
 type operation struct {
@@ -141,6 +179,7 @@ type operation struct {
 	noKey    bool        // send no API key (/health)
 	accept   string      // Accept header
 	redirect bool        // a 3xx is the result, judged by the caller (download API leg)
+	raw      bool        // a download: ask for the identity encoding, so that nothing decodes the body
 }
 
 func (op *operation) accepts(status int) bool {
@@ -233,6 +272,9 @@ func (c *Client) newRequest(ctx context.Context, op *operation) (*retryablehttp.
 	hreq.Header["User-Agent"] = []string{c.userAgent}
 	if op.accept != "" {
 		hreq.Header["Accept"] = []string{op.accept}
+	}
+	if op.raw {
+		hreq.Header["Accept-Encoding"] = identity
 	}
 	if !op.noKey {
 		hreq.Header["X-Api-Key"] = []string{c.apiKey}

@@ -996,32 +996,44 @@ func TestLoopbackRequestHeaders(t *testing.T) {
 }
 
 // 11. JSON endpoints never follow a redirect: the 3xx is the error, and
-// the redirect's target sees nothing.
+// the redirect's target sees nothing. A Location that does not parse is
+// no different (net/http would parse it first and fail, the URL in its
+// text).
 func TestLoopbackNoRedirects(t *testing.T) {
 	ctx := lbCtx(t)
 	other := newLBServer(t, false, func(s *lbServer, n int, w http.ResponseWriter, r *http.Request) {
 		lbWriteJSON(w, http.StatusOK, lbBodyFor(r.URL.Path))
 	})
+	const unparsable = "http://127.0.0.1:1/%zz?sig=LOCATIONSECRET"
 	for _, status := range []int{301, 302, 303, 307, 308} {
-		t.Run(strconv.Itoa(status), func(t *testing.T) {
-			srv := newLBServer(t, false, func(s *lbServer, n int, w http.ResponseWriter, r *http.Request) {
-				w.Header().Set("Location", other.URL+r.URL.Path)
-				w.WriteHeader(status)
+		for _, bad := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%d unparsable=%v", status, bad), func(t *testing.T) {
+				srv := newLBServer(t, false, func(s *lbServer, n int, w http.ResponseWriter, r *http.Request) {
+					loc := other.URL + r.URL.Path
+					if bad {
+						loc = unparsable
+					}
+					w.Header().Set("Location", loc)
+					w.WriteHeader(status)
+				})
+				c, _ := lbClient(t, srv.API)
+				_, err := c.Account(ctx)
+				lbAPIErr(t, err, status)
+				lbStop(t, err, 1, retry.NotRetryable)
+				_, err = c.LookupIP(ctx, lbIP)
+				lbAPIErr(t, err, status)
+				lbStop(t, err, 1, retry.NotRetryable)
+				if msg := fmt.Sprintf("%v %#v", err, err); strings.Contains(msg, "LOCATIONSECRET") {
+					t.Errorf("the error holds the Location: %s", msg)
+				}
+				if got := srv.Arrivals(); got != 2 {
+					t.Errorf("server saw %d arrivals, want 2", got)
+				}
+				if got := other.Arrivals(); got != 0 {
+					t.Errorf("the redirect target saw %d requests, want 0", got)
+				}
 			})
-			c, _ := lbClient(t, srv.API)
-			_, err := c.Account(ctx)
-			lbAPIErr(t, err, status)
-			lbStop(t, err, 1, retry.NotRetryable)
-			_, err = c.LookupIP(ctx, lbIP)
-			lbAPIErr(t, err, status)
-			lbStop(t, err, 1, retry.NotRetryable)
-			if got := srv.Arrivals(); got != 2 {
-				t.Errorf("server saw %d arrivals, want 2", got)
-			}
-			if got := other.Arrivals(); got != 0 {
-				t.Errorf("the redirect target saw %d requests, want 0", got)
-			}
-		})
+		}
 	}
 }
 

@@ -305,7 +305,8 @@ func TestDownloadExport(t *testing.T) {
 
 func TestDownloadExportFileVerifyAndOverwrite(t *testing.T) {
 	// A size function that answers differently each time makes the file
-	// served differ from the meta: a verified download must fail.
+	// served differ from the meta: the download fails on the size, before
+	// a byte is written.
 	var calls atomic.Int64
 	srv, _ := newServer(t, synthienttest.WithExportSizeFunc(func(synthient.Feed, string) int64 {
 		return 1000 + calls.Add(1)
@@ -315,7 +316,7 @@ func TestDownloadExportFileVerifyAndOverwrite(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "x.parquet")
 	_, err := c.DownloadExportFile(ctx, synthient.FeedProxies, "2026-06-09", path, &synthient.DownloadParams{Verify: true})
-	check(t, errors.Is(err, synthient.ErrChecksumMismatch), "error %v", err)
+	check(t, errors.Is(err, synthient.ErrSizeMismatch), "error %v", err)
 	entries, _ := os.ReadDir(dir)
 	eq(t, len(entries), 0, "files left after a mismatch")
 

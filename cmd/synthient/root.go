@@ -235,7 +235,8 @@ func exitCode(err error) int {
 		// file, in a missing directory, or without permission.
 		errors.Is(err, fs.ErrExist), errors.Is(err, fs.ErrNotExist), errors.Is(err, fs.ErrPermission):
 		return exitUsage
-	case errors.As(err, &apiErr), errors.As(err, &decErr), errors.Is(err, synthient.ErrChecksumMismatch):
+	case errors.As(err, &apiErr), errors.As(err, &decErr), errors.Is(err, synthient.ErrChecksumMismatch),
+		errors.Is(err, synthient.ErrSizeMismatch), errors.Is(err, synthient.ErrSizeUnknown):
 		return exitAPI
 	case errors.As(err, &connErr), errors.Is(err, context.DeadlineExceeded):
 		return exitConnection

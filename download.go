@@ -1,0 +1,713 @@
+package synthient
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"hash"
+	"io"
+	"io/fs"
+	"math/rand/v2"
+	"net/http"
+	"net/url"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/synthient-go/synthient/retry"
+)
+
+// The sentinels of a download that arrived but is not the file. Each is
+// matched (errors.Is) by an *Error whose StopReason is retry.NotRetryable
+// and whose text gives the expected and received byte counts or digests,
+// never a URL.
+var (
+	// ErrChecksumMismatch is matched by the error of a verified download
+	// whose bytes do not hash to the checksum of its meta.
+	ErrChecksumMismatch = errors.New("checksum mismatch")
+	// ErrSizeMismatch is matched by the error of a download whose byte
+	// count is not the expected size: fewer bytes, more bytes (the copy
+	// stops at the expected size), a Content-Length that differs from the
+	// meta's size, or a Content-Length of 0 (an export is never empty).
+	ErrSizeMismatch = errors.New("size mismatch")
+	// ErrSizeUnknown is matched by the error of a DownloadExport whose
+	// answer had no Content-Length (a chunked body, or one ended by
+	// closing the connection): every byte was copied to the writer, but
+	// nothing confirms that the file is whole.
+	ErrSizeUnknown = errors.New("size could not be confirmed")
+)
+
+// DownloadParams are the options of DownloadExportTo and
+// DownloadExportFile. The zero value writes the bytes as they come,
+// without a checksum or progress, and never replaces a file.
+type DownloadParams struct {
+	// Overwrite allows DownloadExportFile to replace an existing regular
+	// file at the path. DownloadExportTo ignores it.
+	Overwrite bool
+	// Verify checks the SHA-256 of the bytes, computed while they stream,
+	// against ExportMeta.Checksum; a mismatch is an error matching
+	// ErrChecksumMismatch, and DownloadExportFile then leaves no file.
+	Verify bool
+	// Progress, if set, is called on the caller's goroutine after each
+	// write with the bytes written so far and the expected total
+	// (ExportMeta.Size); done never exceeds total.
+	Progress func(done, total int64)
+}
+
+// DownloadExport streams one export file to w and returns the number of
+// bytes written. id is as for ExportMeta; w must not be nil.
+//
+// The API answers with a 307 to a presigned URL on the storage host; the
+// client follows exactly that one redirect (a 307 or 308 from the API
+// origin), sending the storage host no API key, Authorization or cookie.
+// Any other redirect is an *Error, "a redirect it cannot follow", that is
+// neither followed nor sent again and holds no URL: a 301, 302 or 303, a
+// redirect from storage, one from https to http, one without a host or
+// whose Location does not parse, and one whose Location holds user info
+// (net/http would send it to storage as an Authorization header). The API
+// leg follows the
+// standard retry class; the storage leg, and any failure while reading,
+// are never retried. An error status from storage is an *APIError in
+// which every value of the presigned query is replaced by "[REDACTED]"
+// (S3 echoes the string it signed). The presigned URL never appears in an
+// error or a log line.
+//
+// A download is whole or an error. Both requests ask for
+// "Accept-Encoding: identity", and a Content-Encoding is never decoded:
+// the bytes are written as they arrive. The storage host must answer 200
+// (a 206 or any other 2xx is an *Error) with a Content-Length, and send
+// exactly that many bytes: a Content-Length of 0 or a connection that
+// ends early (a *ConnectionError) is an error; an answer without a
+// Content-Length is copied to w and then gives an error matching
+// ErrSizeUnknown, since nothing confirms it is whole. The same holds when
+// the API answers 200 with the bytes itself. After an error, w may hold
+// part of the file. DownloadExportTo and DownloadExportFile check the
+// bytes against the meta.
+//
+// Memory use is constant, whatever the file's size. DownloadExport is
+// safe for concurrent use; w is written from the calling goroutine only.
+func (c *Client) DownloadExport(ctx context.Context, feed Feed, id string, w io.Writer) (int64, error) {
+	if w == nil {
+		return 0, invalid("DownloadExport: nil writer")
+	}
+	n, _, err := c.download(ctx, "DownloadExport", feed, id, w, -1)
+	return n, err
+}
+
+// DownloadExportTo downloads one export to w and returns its meta. id is
+// as for ExportMeta; "latest" is resolved through the meta first, so that
+// the bytes and the meta describe the same snapshot. w must not be nil; p
+// may be nil and is not modified (Overwrite does not apply).
+//
+// A success wrote exactly ExportMeta.Size bytes to w, and no call writes
+// more: a storage answer that announces another size writes nothing; one
+// that ends early, or sends more (the copy reads at most Size+1 bytes and
+// writes at most Size), gives an error matching ErrSizeMismatch. With
+// p.Verify the SHA-256 is computed while the bytes stream; on a mismatch
+// the error matches ErrChecksumMismatch, and the bytes are already in w:
+// a caller that must not use unverified bytes writes to a file
+// (DownloadExportFile) or a buffer it can drop. A meta without a positive
+// size, or without a SHA-256 when p.Verify is set, is a *DecodeError and
+// nothing is downloaded. Otherwise it behaves as ExportMeta followed by
+// DownloadExport. It is safe for concurrent use; w and p.Progress are
+// used from the calling goroutine only.
+func (c *Client) DownloadExportTo(ctx context.Context, feed Feed, id string, w io.Writer, p *DownloadParams) (*ExportMeta, error) {
+	const name = "DownloadExportTo"
+	if w == nil {
+		return nil, invalid("%s: nil writer", name)
+	}
+	if err := checkExport(name, feed, id); err != nil {
+		return nil, err
+	}
+	return c.downloadTo(ctx, name, feed, id, w, paramsOf(p))
+}
+
+// DownloadExportFile downloads one export to the file at path and returns
+// its meta. id and p are as for DownloadExportTo, which it builds on.
+//
+// The bytes go to a new temporary file in path's directory, named
+// path + "." + random digits + ".part" (such as "out.parquet.3904817266.part"),
+// created exclusively: an existing name, a symbolic link included, is
+// never opened, so no link is followed and no two downloads share one. It
+// is synced and moved to path when the whole file arrived (and, with
+// p.Verify, matched the checksum), and removed on any failure: path never
+// holds a partial or unverified file, and two downloads to one path each
+// end with a whole file or an error, never mixed bytes.
+//
+// Before anything is sent: an existing path is an error matching
+// fs.ErrExist, unless p.Overwrite is set; a path that is, or links to, a
+// directory or anything else that is not a regular file (a device, a
+// FIFO, a socket) is an error matching ErrInvalidArgument, also with
+// p.Overwrite; a temporary file that cannot be created is an *Error
+// wrapping the *fs.PathError. Without p.Overwrite a file that appears at
+// path during the download is kept and the call fails with fs.ErrExist;
+// with it, path is replaced by a rename (a symbolic link at path is
+// replaced, not followed). It is safe for concurrent use, also by calls
+// that write to the same path.
+func (c *Client) DownloadExportFile(ctx context.Context, feed Feed, id, path string, p *DownloadParams) (*ExportMeta, error) {
+	const name = "DownloadExportFile"
+	params := paramsOf(p)
+	if path == "" {
+		return nil, invalid("%s: empty path", name)
+	}
+	if err := checkExport(name, feed, id); err != nil {
+		return nil, err
+	}
+	if err := checkTarget(name, path, params.Overwrite); err != nil {
+		return nil, err
+	}
+	if c.closed.Load() {
+		return nil, &Error{Op: name, Err: ErrClosed}
+	}
+	// The temporary file is created before anything is sent, so that a
+	// path that cannot be written costs no request.
+	f, err := createPart(path)
+	if err != nil {
+		return nil, &Error{Op: name, Message: "creating the file", Err: err}
+	}
+	em, err := c.downloadToFile(ctx, name, feed, id, f, params)
+	if err == nil {
+		err = commit(f.Name(), path, params.Overwrite)
+	}
+	if err != nil {
+		os.Remove(f.Name())
+		return nil, err
+	}
+	return em, nil
+}
+
+func paramsOf(p *DownloadParams) DownloadParams {
+	if p == nil {
+		return DownloadParams{}
+	}
+	return *p
+}
+
+// checkExport validates a feed and an export id.
+func checkExport(name string, feed Feed, id string) error {
+	if _, err := checkFeed(name, feed); err != nil {
+		return err
+	}
+	_, err := exportPath(name, id)
+	return err
+}
+
+// downloadTo resolves the meta of id, then downloads exactly its size to
+// w, hashing and reporting progress as params ask.
+func (c *Client) downloadTo(ctx context.Context, name string, feed Feed, id string, w io.Writer, params DownloadParams) (*ExportMeta, error) {
+	em, err := c.ExportMeta(ctx, feed, id)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkMeta(name, em, params.Verify); err != nil {
+		return nil, err
+	}
+	cw := &checkedWriter{w: w, total: em.Size, progress: params.Progress}
+	if params.Verify {
+		cw.hash = sha256.New()
+	}
+	_, m, err := c.download(ctx, name, feed, em.ID, cw, em.Size)
+	if err == nil {
+		err = cw.verify(m, em)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return em, nil
+}
+
+// checkMeta refuses a meta that cannot be downloaded against.
+func checkMeta(name string, em *ExportMeta, verify bool) error {
+	var err error
+	switch {
+	case em.Size <= 0:
+		err = fmt.Errorf("meta size %d is not the size of an export", em.Size)
+	case verify && !isSHA256Hex(em.Checksum):
+		err = fmt.Errorf("meta checksum %q is not a SHA-256", em.Checksum)
+	default:
+		return nil
+	}
+	return &DecodeError{Status: http.StatusOK, Err: err, meta: meta{op: name}}
+}
+
+// downloadToFile downloads into f, then syncs and closes it, whatever
+// happened.
+func (c *Client) downloadToFile(ctx context.Context, name string, feed Feed, id string, f *os.File, params DownloadParams) (*ExportMeta, error) {
+	em, err := c.downloadTo(ctx, name, feed, id, f, params)
+	if err == nil {
+		if serr := f.Sync(); serr != nil {
+			err = &Error{Op: name, Message: "syncing the file", Err: serr}
+		}
+	}
+	if cerr := f.Close(); err == nil && cerr != nil {
+		err = &Error{Op: name, Message: "closing the file", Err: cerr}
+	}
+	if err != nil {
+		return nil, err
+	}
+	return em, nil
+}
+
+// checkTarget refuses a path DownloadExportFile must not write: a
+// directory or anything else that is not a regular file, also behind a
+// symbolic link (the link would be replaced, but the caller meant what it
+// names, as /dev/stdout); and, without overwrite, anything at all.
+func checkTarget(name, path string, overwrite bool) error {
+	fi, err := os.Lstat(path)
+	if err != nil {
+		// Nothing there, or nothing to see: creating the temporary file
+		// in the same directory says what is wrong.
+		return nil
+	}
+	mode := fi.Mode()
+	if mode&fs.ModeSymlink != 0 {
+		if target, err := os.Stat(path); err == nil {
+			mode = target.Mode()
+		}
+	}
+	switch {
+	case mode.IsDir():
+		return invalid("%s: %s is a directory", name, path)
+	case !mode.IsRegular() && mode&fs.ModeSymlink == 0:
+		return invalid("%s: %s is %s, not a regular file", name, path, fileKind(mode))
+	case !overwrite:
+		return fmt.Errorf("synthient: %s: %s: %w", name, path, fs.ErrExist)
+	}
+	return nil
+}
+
+func fileKind(mode fs.FileMode) string {
+	switch {
+	case mode&fs.ModeNamedPipe != 0:
+		return "a named pipe"
+	case mode&fs.ModeSocket != 0:
+		return "a socket"
+	case mode&fs.ModeDevice != 0:
+		return "a device"
+	}
+	return "something else"
+}
+
+// createPart creates a new, empty temporary file for path in its
+// directory: path.<random digits>.part, opened with O_EXCL, which fails
+// on any existing name (a symbolic link is never followed), and mode 0644
+// before the umask, as a file os.Create makes. os.CreateTemp would give
+// 0600.
+func createPart(path string) (*os.File, error) {
+	for range 100 {
+		name := path + "." + strconv.FormatUint(uint64(rand.Uint32()), 10) + ".part"
+		f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+		if !errors.Is(err, fs.ErrExist) {
+			return f, err
+		}
+	}
+	return nil, &fs.PathError{Op: "open", Path: path + ".*.part", Err: fs.ErrExist}
+}
+
+// commit moves the finished temporary file part to path: a rename when
+// overwriting, otherwise a hard link, which fails rather than replace a
+// file that appeared meanwhile.
+func commit(part, path string, overwrite bool) error {
+	if overwrite {
+		if err := os.Rename(part, path); err != nil {
+			return &Error{Op: "DownloadExportFile", Message: "renaming the file", Err: err}
+		}
+		return nil
+	}
+	if err := os.Link(part, path); err != nil {
+		if errors.Is(err, fs.ErrExist) {
+			return fmt.Errorf("synthient: DownloadExportFile: %s: %w", path, fs.ErrExist)
+		}
+		// No hard links here: check, then rename.
+		if _, serr := os.Lstat(path); serr == nil {
+			return fmt.Errorf("synthient: DownloadExportFile: %s: %w", path, fs.ErrExist)
+		}
+		if err := os.Rename(part, path); err != nil {
+			return &Error{Op: "DownloadExportFile", Message: "renaming the file", Err: err}
+		}
+		return nil
+	}
+	os.Remove(part)
+	return nil
+}
+
+func isSHA256Hex(s string) bool {
+	if len(s) != 64 {
+		return false
+	}
+	_, err := hex.DecodeString(s)
+	return err == nil
+}
+
+// checkedWriter passes the bytes on to w, hashing them (when hash is set)
+// and reporting progress.
+type checkedWriter struct {
+	w        io.Writer
+	hash     hash.Hash
+	done     int64
+	total    int64
+	progress func(done, total int64)
+}
+
+func (w *checkedWriter) Write(p []byte) (int, error) {
+	n, err := w.w.Write(p)
+	if w.hash != nil {
+		w.hash.Write(p[:n])
+	}
+	w.done += int64(n)
+	if w.progress != nil && n > 0 {
+		w.progress(w.done, w.total)
+	}
+	return n, err
+}
+
+// verify compares the hash of the bytes with em's checksum; nil when the
+// bytes were not hashed. m describes the download.
+func (w *checkedWriter) verify(m meta, em *ExportMeta) error {
+	if w.hash == nil {
+		return nil
+	}
+	got := hex.EncodeToString(w.hash.Sum(nil))
+	if strings.EqualFold(got, em.Checksum) {
+		return nil
+	}
+	return downloadError(m, ErrChecksumMismatch, "SHA-256 of %d bytes is %s, meta says %s (%d bytes)",
+		w.done, got, strings.ToLower(em.Checksum), em.Size)
+}
+
+// download sends the API leg of a download of feed's export id, follows
+// its redirect and copies the file to w. size is the number of bytes
+// expected; < 0 when only the answer's Content-Length can say. m describes
+// the call, for errors found after it.
+func (c *Client) download(ctx context.Context, name string, feed Feed, id string, w io.Writer, size int64) (n int64, m meta, err error) {
+	seg, err := checkFeed(name, feed)
+	if err != nil {
+		return 0, m, err
+	}
+	idPath, err := exportPath(name, id)
+	if err != nil {
+		return 0, m, err
+	}
+	op := &operation{
+		name:     name,
+		method:   http.MethodGet,
+		route:    "/feeds/{feed}/export/{id}",
+		path:     "/feeds/" + seg + "/export/" + idPath,
+		class:    retry.Standard,
+		accept:   "application/octet-stream",
+		redirect: true,
+		raw:      true,
+	}
+	resp, m, err := c.do(ctx, op)
+	if err != nil {
+		return 0, m, err
+	}
+	if resp.StatusCode >= 200 && resp.StatusCode < 300 {
+		// The API served the bytes itself.
+		n, err = copyExact(ctx, m, resp, w, size)
+		return n, m, err
+	}
+	loc, err := storageURL(resp)
+	discard(resp)
+	if err != nil {
+		return 0, m, downloadError(m, nil, "%s", err.Error())
+	}
+	m.attempts++ // the storage request counts as an attempt of the call
+	n, err = c.fetchStorage(ctx, m, loc, w, size)
+	return n, m, err
+}
+
+// downloadError is an *Error of a download that is never retried.
+func downloadError(m meta, sentinel error, format string, args ...any) *Error {
+	return &Error{Op: m.op, Attempts: m.attempts, StopReason: retry.NotRetryable, Message: fmt.Sprintf(format, args...), Err: sentinel}
+}
+
+// storageURL checks the API's redirect and returns where it points. Its
+// errors hold no part of the Location.
+func storageURL(resp *http.Response) (*url.URL, error) {
+	if resp.StatusCode != http.StatusTemporaryRedirect && resp.StatusCode != http.StatusPermanentRedirect {
+		return nil, fmt.Errorf("a redirect it cannot follow (status %d)", resp.StatusCode)
+	}
+	raw := location(resp.Header)
+	if raw == "" {
+		return nil, errors.New("a redirect it cannot follow (no Location)")
+	}
+	loc, err := resp.Request.URL.Parse(raw)
+	if err != nil {
+		return nil, errors.New("a redirect it cannot follow (Location does not parse)")
+	}
+	switch {
+	case loc.Scheme != "https" && loc.Scheme != "http":
+		return nil, errors.New("a redirect it cannot follow (not http or https)")
+	case resp.Request.URL.Scheme == "https" && loc.Scheme == "http":
+		return nil, errors.New("a redirect it cannot follow (https to http)")
+	case loc.Host == "":
+		return nil, errors.New("a redirect it cannot follow (no host)")
+	case loc.User != nil:
+		return nil, errors.New("a redirect it cannot follow (user info in Location)")
+	}
+	return loc, nil
+}
+
+// fetchStorage downloads the presigned URL loc into w, once: the storage
+// leg is never retried.
+func (c *Client) fetchStorage(ctx context.Context, m meta, loc *url.URL, w io.Writer, size int64) (int64, error) {
+	resp, err := c.sendStorage(ctx, m, loc)
+	if err != nil {
+		return 0, err
+	}
+	switch {
+	case resp.StatusCode >= 300 && resp.StatusCode < 400:
+		discard(resp)
+		return 0, downloadError(m, nil, "a redirect it cannot follow (status %d from storage)", resp.StatusCode)
+	case resp.StatusCode < 200 || resp.StatusCode >= 300:
+		return 0, storageError(resp, m, loc.RawQuery)
+	}
+	return copyExact(ctx, m, resp, w, size)
+}
+
+// identity is the Accept-Encoding of both legs of a download: net/http
+// decodes a body only when it asked for gzip itself.
+var identity = []string{"identity"}
+
+// sendStorage sends the storage request and returns its answer, body open.
+func (c *Client) sendStorage(ctx context.Context, m meta, loc *url.URL) (*http.Response, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, loc.String(), nil)
+	if err != nil {
+		return nil, &Error{Op: m.op, Attempts: m.attempts, Message: "building the storage request"}
+	}
+	// Only these headers: no API key, Authorization or cookie.
+	req.Header["User-Agent"] = []string{c.userAgent}
+	req.Header["Accept"] = []string{"application/octet-stream"}
+	req.Header["Accept-Encoding"] = identity
+	retry.SetNoReplayBody(req)
+	resp, err := c.hc.Do(req)
+	if err == nil {
+		return resp, nil
+	}
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		err = ue.Err // the URL holds the presigned query
+	}
+	// The API leg was answered, so the call reached the server whatever
+	// became of this request: the error of a failed read (NotSent false,
+	// never sent again).
+	return nil, readError(ctx, m, err)
+}
+
+// storageError is the *APIError of an error status from storage, with the
+// presigned query redacted from its text.
+func storageError(resp *http.Response, m meta, rawQuery string) *APIError {
+	e := readAPIError(resp)
+	if e.RetryAfter == nil {
+		if d, ok := retry.ParseRetryAfter(resp.Header["Retry-After"], resp.Header.Get("Date"), time.Now()); ok {
+			e.RetryAfter = &d
+		}
+	}
+	redactQuery(e, rawQuery)
+	m.reason = retry.NotRetryable
+	e.meta = m
+	return e
+}
+
+// copyExact copies the body of a 2xx answer to w, checks that exactly the
+// expected number of bytes arrived, and closes the body. size is that
+// number, or < 0 for the answer's Content-Length.
+func copyExact(ctx context.Context, m meta, resp *http.Response, w io.Writer, size int64) (int64, error) {
+	defer resp.Body.Close()
+	want, err := expectedSize(m, resp, size)
+	if err != nil {
+		return 0, err
+	}
+	n, err := copyCapped(ctx, m, resp.Body, w, want)
+	if err != nil {
+		return n, err
+	}
+	switch {
+	case want < 0:
+		return n, downloadError(m, ErrSizeUnknown, "got %d bytes without a Content-Length, nothing to check them against", n)
+	case n != want:
+		return n, downloadError(m, ErrSizeMismatch, "got %d bytes, expected %d", n, want)
+	}
+	return n, nil
+}
+
+// expectedSize returns the byte count a 2xx answer must have: size when
+// known, which a Content-Length must then agree with, else the
+// Content-Length (-1 when there is none). Only a 200 is a download.
+func expectedSize(m meta, resp *http.Response, size int64) (int64, error) {
+	cl := resp.ContentLength
+	switch {
+	case resp.StatusCode != http.StatusOK:
+		return 0, downloadError(m, nil, "the download answered %d %s, not 200 OK", resp.StatusCode, http.StatusText(resp.StatusCode))
+	case size >= 0 && cl >= 0 && cl != size:
+		return 0, downloadError(m, ErrSizeMismatch, "the download announces %d bytes, expected %d (the meta's size)", cl, size)
+	case size >= 0:
+		return size, nil
+	case cl == 0:
+		return 0, downloadError(m, ErrSizeMismatch, "the download announces 0 bytes, expected a file (an export is never empty)")
+	}
+	return cl, nil
+}
+
+// copyCapped copies body to w. With want >= 0 it reads at most want+1
+// bytes and writes at most want: more is an error matching
+// ErrSizeMismatch. A failure while reading is a *ConnectionError or
+// *TimeoutError, never retried; a failure to write is an *Error wrapping
+// the writer's error.
+func copyCapped(ctx context.Context, m meta, body io.Reader, w io.Writer, want int64) (int64, error) {
+	src := &readErrReader{r: body}
+	var r io.Reader = src
+	if want >= 0 {
+		r = io.LimitReader(src, want+1)
+	}
+	// cappedWriter also hides any ReaderFrom of w (io.Discard's reads 8 KiB
+	// at a time): the large buffer means fewer reads of the connection.
+	dst := &cappedWriter{w: w, left: want}
+	buf := copyBuffers.Get().(*[]byte)
+	defer copyBuffers.Put(buf)
+	n, err := io.CopyBuffer(dst, r, *buf)
+	switch {
+	case err == nil:
+		return n, nil
+	case dst.over:
+		return n, downloadError(m, ErrSizeMismatch, "got more than the expected %d bytes", want)
+	case src.err != nil:
+		return n, readError(ctx, m, src.err)
+	}
+	return n, &Error{Op: m.op, Attempts: m.attempts, Message: "writing the download", Err: err}
+}
+
+// copyBuffers holds the buffers downloads are copied through.
+var copyBuffers = sync.Pool{New: func() any {
+	b := make([]byte, 256<<10)
+	return &b
+}}
+
+// readErrReader records the error of the reader it wraps, to tell a
+// failed read from a failed write.
+type readErrReader struct {
+	r   io.Reader
+	err error
+}
+
+func (r *readErrReader) Read(p []byte) (int, error) {
+	n, err := r.r.Read(p)
+	if err != nil && err != io.EOF {
+		r.err = err
+	}
+	return n, err
+}
+
+// errTooLong is what a cappedWriter returns for the bytes past its cap.
+var errTooLong = errors.New("more bytes than expected")
+
+// cappedWriter writes at most left bytes to w (no cap when left < 0) and
+// fails on the first byte past them, setting over.
+type cappedWriter struct {
+	w    io.Writer
+	left int64
+	over bool
+}
+
+func (c *cappedWriter) Write(p []byte) (int, error) {
+	if c.left < 0 || int64(len(p)) <= c.left {
+		n, err := c.w.Write(p)
+		if c.left >= 0 {
+			c.left -= int64(n)
+		}
+		return n, err
+	}
+	n, err := c.w.Write(p[:c.left])
+	c.left -= int64(n)
+	if err != nil {
+		return n, err
+	}
+	c.over = true
+	return n, errTooLong
+}
+
+// redacted replaces a secret in the text of a storage error.
+const redacted = "[REDACTED]"
+
+// Secrets shorter than these are not redacted: they are words ("host",
+// "auto", "s3"), not secrets, and redacting them would garble the text.
+const (
+	minSecretValue = 4 // a query value, raw or decoded
+	minSecretPart  = 8 // a '/'-separated part of a decoded value
+)
+
+// redactQuery replaces the presigned query rawQuery in every text field of
+// e: S3 and R2 echo the canonical request and the string they signed
+// (SignatureDoesNotMatch), and a hostile host can echo anything.
+func redactQuery(e *APIError, rawQuery string) {
+	r := queryRedactor(rawQuery)
+	if r == nil {
+		return
+	}
+	e.Type, e.Title, e.Detail, e.RequestID = r.Replace(e.Type), r.Replace(e.Title), r.Replace(e.Detail), r.Replace(e.RequestID)
+	if len(e.Errors) == 0 {
+		return
+	}
+	errs := make(map[string][]string, len(e.Errors))
+	for field, msgs := range e.Errors {
+		k := r.Replace(field)
+		for _, msg := range msgs {
+			errs[k] = append(errs[k], r.Replace(msg))
+		}
+	}
+	e.Errors = errs
+}
+
+// queryRedactor returns a Replacer of every form of rawQuery a storage
+// host may echo: the raw query; each key=value pair; each value raw,
+// decoded, and encoded again as a query and as a path would encode it;
+// and each '/'-separated part of a decoded value (S3 echoes the access
+// key id and the scope of X-Amz-Credential apart). Longer secrets are
+// replaced first. It returns nil for an empty query.
+func queryRedactor(rawQuery string) *strings.Replacer {
+	if rawQuery == "" {
+		return nil
+	}
+	set := map[string]bool{rawQuery: true}
+	add := func(s string, min int) {
+		if len(s) >= min {
+			set[s] = true
+		}
+	}
+	for _, pair := range strings.FieldsFunc(rawQuery, func(r rune) bool { return r == '&' || r == ';' }) {
+		_, value, _ := strings.Cut(pair, "=")
+		add(pair, minSecretValue)
+		add(value, minSecretValue)
+		decoded, err := url.QueryUnescape(value)
+		if err != nil {
+			continue
+		}
+		add(decoded, minSecretValue)
+		add(url.QueryEscape(decoded), minSecretValue)
+		add(url.PathEscape(decoded), minSecretValue)
+		for _, part := range strings.Split(decoded, "/") {
+			add(part, minSecretPart)
+		}
+	}
+	secrets := make([]string, 0, len(set))
+	for s := range set {
+		secrets = append(secrets, s)
+	}
+	slices.SortFunc(secrets, func(a, b string) int {
+		if len(a) != len(b) {
+			return len(b) - len(a)
+		}
+		return strings.Compare(a, b)
+	})
+	pairs := make([]string, 0, 2*len(secrets))
+	for _, s := range secrets {
+		pairs = append(pairs, s, redacted)
+	}
+	return strings.NewReplacer(pairs...)
+}
