@@ -95,7 +95,7 @@ func (c *Client) DownloadExport(ctx context.Context, feed Feed, id string, w io.
 	if w == nil {
 		return 0, invalid("DownloadExport: nil writer")
 	}
-	n, _, err := c.download(ctx, "DownloadExport", feed, id, w, -1)
+	n, _, err := c.download(ctx, meta{op: "DownloadExport"}, feed, id, w, -1)
 	return n, err
 }
 
@@ -200,18 +200,18 @@ func checkExport(name string, feed Feed, id string) error {
 // downloadTo resolves the meta of id, then downloads exactly its size to
 // w, hashing and reporting progress as params ask.
 func (c *Client) downloadTo(ctx context.Context, name string, feed Feed, id string, w io.Writer, params DownloadParams) (*ExportMeta, error) {
-	em, err := c.ExportMeta(ctx, feed, id)
+	em, m, err := c.exportMeta(ctx, meta{op: name}, feed, id)
 	if err != nil {
 		return nil, err
 	}
-	if err := checkMeta(name, em, params.Verify); err != nil {
+	if err := checkMeta(m, em, params.Verify); err != nil {
 		return nil, err
 	}
 	cw := &checkedWriter{w: w, total: em.Size, progress: params.Progress}
 	if params.Verify {
 		cw.hash = sha256.New()
 	}
-	_, m, err := c.download(ctx, name, feed, em.ID, cw, em.Size)
+	_, m, err = c.download(ctx, m, feed, em.ID, cw, em.Size)
 	if err == nil {
 		err = cw.verify(m, em)
 	}
@@ -222,7 +222,7 @@ func (c *Client) downloadTo(ctx context.Context, name string, feed Feed, id stri
 }
 
 // checkMeta refuses a meta that cannot be downloaded against.
-func checkMeta(name string, em *ExportMeta, verify bool) error {
+func checkMeta(m meta, em *ExportMeta, verify bool) error {
 	var err error
 	switch {
 	case em.Size <= 0:
@@ -232,7 +232,7 @@ func checkMeta(name string, em *ExportMeta, verify bool) error {
 	default:
 		return nil
 	}
-	return &DecodeError{Status: http.StatusOK, Err: err, meta: meta{op: name}}
+	return decodeError(m, http.StatusOK, err)
 }
 
 // downloadToFile downloads into f, then syncs and closes it, whatever
@@ -382,9 +382,12 @@ func (w *checkedWriter) verify(m meta, em *ExportMeta) error {
 
 // download sends the API leg of a download of feed's export id, follows
 // its redirect and copies the file to w. size is the number of bytes
-// expected; < 0 when only the answer's Content-Length can say. m describes
-// the call, for errors found after it.
-func (c *Client) download(ctx context.Context, name string, feed Feed, id string, w io.Writer, size int64) (n int64, m meta, err error) {
+// expected; < 0 when only the answer's Content-Length can say. prior
+// names the call and counts the attempts of its earlier legs (the meta of
+// DownloadExportTo); the returned m describes the whole call, for errors
+// found after it.
+func (c *Client) download(ctx context.Context, prior meta, feed Feed, id string, w io.Writer, size int64) (n int64, m meta, err error) {
+	name := prior.op
 	seg, err := checkFeed(name, feed)
 	if err != nil {
 		return 0, m, err
@@ -395,6 +398,7 @@ func (c *Client) download(ctx context.Context, name string, feed Feed, id string
 	}
 	op := &operation{
 		name:     name,
+		prior:    prior.attempts,
 		method:   http.MethodGet,
 		route:    "/feeds/{feed}/export/{id}",
 		path:     "/feeds/" + seg + "/export/" + idPath,
@@ -496,8 +500,12 @@ func (c *Client) sendStorage(ctx context.Context, m meta, loc *url.URL) (*http.R
 	}
 	// The API leg was answered, so the call reached the server whatever
 	// became of this request: the error of a failed read (NotSent false,
-	// never sent again).
-	return nil, readError(ctx, m, err)
+	// never sent again), worded after this request's own fate.
+	err = readError(ctx, m, err)
+	if ce := asConnectionError(err); ce != nil {
+		ce.attemptNotSent = retry.ClassifyError(ce.Err).NotSent
+	}
+	return nil, err
 }
 
 // storageError is the *APIError of an error status from storage, with the

@@ -610,6 +610,9 @@ func TestDownloadExportStorageUnreachable(t *testing.T) {
 	if ce.NotSent || strings.Contains(err.Error(), "not sent") {
 		t.Errorf("err = %v with NotSent %v, want NotSent false (the API leg reached the server)", err, ce.NotSent)
 	}
+	if !strings.Contains(err.Error(), "an earlier attempt reached the server") {
+		t.Errorf("err = %v: want it to say that the earlier attempt, not this one, reached the server", err)
+	}
 	if a := api.Arrivals(); a != 1 {
 		t.Errorf("%d API arrivals, want 1", a)
 	}
@@ -1338,7 +1341,7 @@ func TestDownloadExportShortAnswerIsAnError(t *testing.T) {
 				dir := t.TempDir()
 				m, err := c.DownloadExportFile(context.Background(), synthient.FeedProxies, "2026-06-10/14", filepath.Join(dir, "out"),
 					&synthient.DownloadParams{Verify: verify})
-				dlCheckDownloadError(t, err, tc.wantFile, 2, nil)
+				dlCheckDownloadError(t, err, tc.wantFile, 3, nil) // meta, API leg, storage
 				if m != nil {
 					t.Errorf("meta = %+v, want nil", m)
 				}
@@ -1382,7 +1385,7 @@ func TestDownloadExportNeverWritesMoreThanTheSize(t *testing.T) {
 			}
 			_, err := c.DownloadExportFile(context.Background(), synthient.FeedProxies, "2026-06-10/14", filepath.Join(dir, "out"),
 				&synthient.DownloadParams{Progress: progress})
-			dlCheckDownloadError(t, err, synthient.ErrSizeMismatch, 2, nil)
+			dlCheckDownloadError(t, err, synthient.ErrSizeMismatch, 3, nil) // meta, API leg, storage
 			if most > tc.wantMost {
 				t.Errorf("Progress reached %d bytes, want at most %d", most, tc.wantMost)
 			}
@@ -1397,7 +1400,7 @@ func TestDownloadExportNeverWritesMoreThanTheSize(t *testing.T) {
 			c := newClient(t, api.Base)
 			var buf bytes.Buffer
 			_, err := c.DownloadExportTo(context.Background(), synthient.FeedProxies, "2026-06-10/14", &buf, nil)
-			dlCheckDownloadError(t, err, synthient.ErrSizeMismatch, 2, nil)
+			dlCheckDownloadError(t, err, synthient.ErrSizeMismatch, 3, nil) // meta, API leg, storage
 			if int64(buf.Len()) > tc.wantMost || !bytes.Equal(buf.Bytes(), big[:buf.Len()]) {
 				t.Errorf("wrote %d bytes, want at most %d, the first ones sent", buf.Len(), tc.wantMost)
 			}
@@ -1463,7 +1466,7 @@ func TestDownloadExportNeverDecodesTheBody(t *testing.T) {
 		c := newClient(t, api.Base)
 		dir := t.TempDir()
 		_, err := c.DownloadExportFile(context.Background(), synthient.FeedProxies, "2026-06-10/14", filepath.Join(dir, "out"), nil)
-		dlCheckDownloadError(t, err, synthient.ErrSizeMismatch, 2, nil)
+		dlCheckDownloadError(t, err, synthient.ErrSizeMismatch, 3, nil) // meta, API leg, storage
 		if names := dlDirEntries(t, dir); len(names) != 0 {
 			t.Errorf("directory holds %v, want nothing", names)
 		}
@@ -1926,7 +1929,7 @@ func TestDownloadExportTo(t *testing.T) {
 		c := newClient(t, api.Base)
 		var buf bytes.Buffer
 		m, err := c.DownloadExportTo(context.Background(), synthient.FeedProxies, "2026-06-10/14", &buf, &synthient.DownloadParams{Verify: true})
-		dlCheckDownloadError(t, err, synthient.ErrChecksumMismatch, 2, nil)
+		dlCheckDownloadError(t, err, synthient.ErrChecksumMismatch, 3, nil) // meta, API leg, storage
 		if m != nil {
 			t.Errorf("meta = %+v, want nil", m)
 		}
@@ -1971,4 +1974,47 @@ func TestDownloadExportTo(t *testing.T) {
 			t.Errorf("%d API requests, want 0", a)
 		}
 	})
+}
+
+// The error of a DownloadExportTo or DownloadExportFile describes the whole
+// call: the meta request that was answered counts among its attempts and
+// makes NotSent false, although every attempt of the API leg after it was
+// refused (the API went down between the two requests).
+func TestDownloadExportFileErrorDescribesTheCall(t *testing.T) {
+	t.Parallel()
+	data := dlData(100)
+	meta := fmt.Sprintf(`{"stream":"proxies","kind":"daily","id":"2026-06-10","format":"parquet","date":1781049600,`+
+		`"created_at":1781103600,"size":%d,"rows":1,"checksum":%q,"schema":{"fields":[]}}`, len(data), dlSHA(data))
+	for _, name := range []string{"DownloadExportTo", "DownloadExportFile"} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			// The API answers the meta request, then stops listening.
+			srv := newRawServer(t, func(c *rawConn) {
+				if _, _, _, err := c.ReadRequest(); err != nil {
+					return
+				}
+				_ = c.WriteResponse(200, "application/json", meta)
+				c.srv.ln.Close()
+			})
+			c := newClient(t, srv.URL)
+			var err error
+			if name == "DownloadExportTo" {
+				_, err = c.DownloadExportTo(context.Background(), synthient.FeedProxies, "2026-06-10", io.Discard, nil)
+			} else {
+				_, err = c.DownloadExportFile(context.Background(), synthient.FeedProxies, "2026-06-10", filepath.Join(t.TempDir(), "out"), nil)
+			}
+			srv.Close()
+			var ce *synthient.ConnectionError
+			if !errors.As(err, &ce) {
+				t.Fatalf("err = %v (%T), want a *ConnectionError", err, err)
+			}
+			if ce.NotSent || strings.Contains(err.Error(), "not sent") {
+				t.Errorf("NotSent = %v, message %q: the meta request reached the server", ce.NotSent, err)
+			}
+			var base *synthient.Error
+			if !errors.As(err, &base) || base.Op != name || base.Attempts != 4 || base.StopReason != retry.AttemptsExhausted {
+				t.Errorf("base error %+v, want Op %s, 4 attempts (the meta and three refused), %s", base, name, retry.AttemptsExhausted)
+			}
+		})
+	}
 }

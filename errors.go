@@ -48,11 +48,15 @@ type Error struct {
 	Err error
 
 	last error // the last attempt's error, under a cancellation
+	view bool  // built by errors.As over a typed error that names Op itself
 }
 
 // Error returns "synthient: <Op>: <Message or Err>". It holds no URL, key
 // or response text.
 func (e *Error) Error() string {
+	if e.view && e.Err != nil {
+		return e.Err.Error() // it names the operation itself
+	}
 	var b strings.Builder
 	b.WriteString("synthient: ")
 	if e.Op != "" {
@@ -101,13 +105,14 @@ type meta struct {
 	reason   StopReason
 }
 
-// base builds the *Error that errors.As gives for a typed error e.
-func (m meta) as(target any, e error) bool {
+// as builds the *Error that errors.As gives for a typed error e; named
+// reports that e's text starts with "synthient: <Op>: " itself.
+func (m meta) as(target any, e error, named bool) bool {
 	p, ok := target.(**Error)
 	if !ok {
 		return false
 	}
-	*p = &Error{Op: m.op, Attempts: m.attempts, StopReason: m.reason, Err: e}
+	*p = &Error{Op: m.op, Attempts: m.attempts, StopReason: m.reason, Err: e, view: named}
 	return true
 }
 
@@ -153,7 +158,7 @@ func (e *APIError) Error() string {
 }
 
 // As lets errors.As(err, new(*Error)) reach the base error.
-func (e *APIError) As(target any) bool { return e.meta.as(target, e) }
+func (e *APIError) As(target any) bool { return e.meta.as(target, e, false) }
 
 // ConnectionError reports that the request could not be sent or its
 // response could not be read. Unwrap gives the cause.
@@ -215,7 +220,7 @@ func (e *ConnectionError) describe(what string) string {
 func (e *ConnectionError) Unwrap() error { return e.Err }
 
 // As lets errors.As(err, new(*Error)) reach the base error.
-func (e *ConnectionError) As(target any) bool { return e.meta.as(target, e) }
+func (e *ConnectionError) As(target any) bool { return e.meta.as(target, e, true) }
 
 // TimeoutError reports that the last attempt's wait for a connection
 // (OpenTimeout), or for a read or a write on it (Timeout), ran out. It is a
@@ -245,7 +250,7 @@ func (e *TimeoutError) As(target any) bool {
 		*p = &e.ConnectionError
 		return true
 	}
-	return e.meta.as(target, e)
+	return e.meta.as(target, e, true)
 }
 
 // DecodeError reports a 2xx response whose body did not match the API's
@@ -282,4 +287,4 @@ func (e *DecodeError) Error() string {
 func (e *DecodeError) Unwrap() error { return e.Err }
 
 // As lets errors.As(err, new(*Error)) reach the base error.
-func (e *DecodeError) As(target any) bool { return e.meta.as(target, e) }
+func (e *DecodeError) As(target any) bool { return e.meta.as(target, e, true) }

@@ -435,3 +435,36 @@ func TestKeyNeverInErrorsOrLogs(t *testing.T) {
 		}
 	})
 }
+
+// The *Error that errors.As builds over a typed error names the operation
+// once: a *ConnectionError's text already starts with it, an *APIError's
+// does not.
+func TestBaseErrorOfATypedErrorNamesTheOperationOnce(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name  string
+		serve func(*rawConn)
+	}{
+		{"APIError", func(c *rawConn) { _ = c.WriteResponse(404, "text/plain", "no such thing") }},
+		{"ConnectionError", func(*rawConn) {}}, // closed without an answer
+		{"DecodeError", func(c *rawConn) { _ = c.WriteResponse(200, "application/json", "[") }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			srv := newRawServer(t, func(c *rawConn) {
+				if _, _, _, err := c.ReadRequest(); err == nil {
+					tc.serve(c)
+				}
+			})
+			c := newClient(t, srv.URL, synthient.WithMaxRetries(0))
+			_, err := c.Account(context.Background())
+			var base *synthient.Error
+			if !errors.As(err, &base) {
+				t.Fatalf("err = %v (%T), want one reaching *Error", err, err)
+			}
+			if got := strings.Count(base.Error(), "Account"); got != 1 {
+				t.Errorf("base error %q names the operation %d times, want once", base, got)
+			}
+		})
+	}
+}

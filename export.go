@@ -211,29 +211,38 @@ func exportPath(op, id string) (string, error) {
 // invalid id or unknown feed gives an error matching ErrInvalidArgument.
 // The request follows the standard retry class.
 func (c *Client) ExportMeta(ctx context.Context, feed Feed, id string) (*ExportMeta, error) {
-	seg, err := checkFeed("ExportMeta", feed)
+	em, _, err := c.exportMeta(ctx, meta{op: "ExportMeta"}, feed, id)
+	return em, err
+}
+
+// exportMeta sends the meta request as the operation m.op, after the
+// earlier legs of the same call that m counts. The returned meta counts
+// this request's attempts too, for a call that goes on with more legs.
+func (c *Client) exportMeta(ctx context.Context, m meta, feed Feed, id string) (*ExportMeta, meta, error) {
+	seg, err := checkFeed(m.op, feed)
 	if err != nil {
-		return nil, err
+		return nil, m, err
 	}
-	idPath, err := exportPath("ExportMeta", id)
+	idPath, err := exportPath(m.op, id)
 	if err != nil {
-		return nil, err
+		return nil, m, err
 	}
 	op := &operation{
-		name:   "ExportMeta",
+		name:   m.op,
+		prior:  m.attempts,
 		method: http.MethodGet,
 		route:  "/feeds/{feed}/export/{id}/meta",
 		path:   "/feeds/" + seg + "/export/" + idPath + "/meta",
 		class:  retry.Standard,
 		accept: "application/json",
 	}
-	var meta ExportMeta
-	m, err := c.getJSON(ctx, op, &meta)
+	var em ExportMeta
+	m, err = c.getJSON(ctx, op, &em)
 	if err != nil {
-		return nil, err
+		return nil, m, err
 	}
-	if meta.Checksum == "" && meta.Size == 0 {
-		return nil, &DecodeError{Status: http.StatusOK, Err: errors.New("response is not export meta"), meta: m}
+	if em.Checksum == "" && em.Size == 0 {
+		return nil, m, &DecodeError{Status: http.StatusOK, Err: errors.New("response is not export meta"), meta: m}
 	}
-	return &meta, nil
+	return &em, m, nil
 }

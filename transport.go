@@ -170,6 +170,7 @@ func headerCopy(h http.Header) http.Header {
 // operation describes one API call.
 type operation struct {
 	name     string      // the method, for errors: "LookupIP"
+	prior    int         // attempts of the call's earlier legs, which reached the server (a download's meta)
 	method   string      // HTTP method
 	route    string      // route template, for logs: "/lookup/ip/{ip}"
 	path     string      // escaped path below the base URL
@@ -294,6 +295,9 @@ func (c *Client) newRequest(ctx context.Context, op *operation) (*retryablehttp.
 func (l *attemptLoop) start(op *operation, p retry.Policy) {
 	p.Class = op.class
 	l.op = op
+	// An earlier leg of the call was answered: the call has reached the
+	// server, and its attempts count.
+	l.attempts, l.reached = op.prior, op.prior > 0
 	l.call.Reset(p)
 }
 
