@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"cmp"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -40,6 +41,13 @@ func (r *redactor) add(s string) {
 	slices.SortStableFunc(r.secrets, func(a, b string) int { return cmp.Compare(len(b), len(a)) })
 }
 
+// forget removes a secret: for a key that is printed on purpose.
+func (r *redactor) forget(s string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.secrets = slices.DeleteFunc(r.secrets, func(x string) bool { return x == s })
+}
+
 // addArgs adds every argument shaped like a key, also as the value of a
 // --flag=value.
 func (r *redactor) addArgs(args []string) {
@@ -66,28 +74,9 @@ func (r *redactor) redact(b []byte) []byte {
 	return b
 }
 
-// looksLikeKey reports a UUID-shaped string, as Synthient API keys are:
-// 8-4-4-4-12 hexadecimal digits, in either case.
-func looksLikeKey(s string) bool {
-	if len(s) != 36 {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch i {
-		case 8, 13, 18, 23:
-			if c != '-' {
-				return false
-			}
-		default:
-			if !isHex(c) {
-				return false
-			}
-		}
-	}
-	return true
-}
+// keyShape is the shape of a Synthient API key, a UUID: 8-4-4-4-12
+// hexadecimal digits, in either case.
+var keyShape = regexp.MustCompile(`^[0-9a-fA-F]{8}(-[0-9a-fA-F]{4}){3}-[0-9a-fA-F]{12}$`)
 
-func isHex(c byte) bool {
-	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
-}
+// looksLikeKey reports a string shaped like an API key.
+func looksLikeKey(s string) bool { return keyShape.MatchString(s) }
