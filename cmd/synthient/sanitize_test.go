@@ -229,11 +229,15 @@ func checkJSONEscaped(t *testing.T, in, out []byte) {
 	if !json.Valid(in) {
 		return
 	}
-	var want, got any
-	if err := json.Unmarshal(in, &want); err != nil {
+	if !json.Valid(out) {
+		t.Fatalf("appendJSON(%q) = %q is no longer valid JSON", in, out)
+	}
+	want, err := decodeJSON(in)
+	if err != nil {
 		t.Fatal(err)
 	}
-	if err := json.Unmarshal(out, &got); err != nil {
+	got, err := decodeJSON(out)
+	if err != nil {
 		t.Fatalf("appendJSON(%q) = %q is not JSON: %v", in, out, err)
 	}
 	if !jsonEqual(want, got) {
