@@ -47,8 +47,8 @@ func (a *app) healthCommand() *cobra.Command {
 		Short: "Check the API's health (no key needed)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if a.apiKey == "" && a.env.getenv("SYNTHIENT_API_KEY") == "" && !a.fake {
-				a.apiKey = "health-needs-no-key" // /health is sent without a key
+			if a.key == "" && !a.fake {
+				a.key = "health-needs-no-key" // /health is sent without a key
 			}
 			c, err := a.newClient()
 			if err != nil {

@@ -36,7 +36,7 @@ printed as it is made.`,
 			}
 			d := &demo{out: a.env.stdout, maxRetries: a.maxRetries}
 			if a.env.stderrIsTerminal() {
-				d.progressTo = a.env.stderr
+				d.progressTo = a.progress
 			}
 			return d.run(cmd.Context())
 		},

@@ -2,6 +2,8 @@ package main
 
 import (
 	"fmt"
+	"io/fs"
+	"os"
 	"strconv"
 
 	"github.com/schollz/progressbar/v3"
@@ -53,7 +55,7 @@ func (a *app) exportsListCommand() *cobra.Command {
 					return err
 				}
 				if page.NextCursor != "" {
-					fmt.Fprintf(a.env.stdout, "\nmore: --cursor %s (or --all)\n", page.NextCursor)
+					fmt.Fprintf(a.env.stdout, "\nmore: --cursor %s (or --all)\n", shellWord(page.NextCursor))
 				}
 				return nil
 			}
@@ -138,6 +140,9 @@ func (a *app) exportsDownloadCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
+			if err := checkOutFile(out); err != nil {
+				return err
+			}
 			c, err := a.newClient()
 			if err != nil {
 				return err
@@ -147,7 +152,7 @@ func (a *app) exportsDownloadCommand() *cobra.Command {
 			if a.env.stderrIsTerminal() {
 				p.Progress = func(done, total int64) {
 					if bar == nil {
-						bar = newBytesBar(a.env.stderr, total, "downloading")
+						bar = newBytesBar(a.progress, total, "downloading")
 					}
 					bar.Set64(done)
 				}
@@ -155,7 +160,7 @@ func (a *app) exportsDownloadCommand() *cobra.Command {
 			m, err := c.DownloadExportFile(cmd.Context(), feed, args[1], out, p)
 			if bar != nil {
 				bar.Finish()
-				fmt.Fprintln(a.env.stderr)
+				fmt.Fprintln(a.progress)
 			}
 			if err != nil {
 				return err
@@ -179,4 +184,33 @@ func (a *app) exportsDownloadCommand() *cobra.Command {
 	cmd.Flags().BoolVar(&verify, "verify", false, "check the SHA-256 against the export's meta")
 	cmd.Flags().BoolVar(&force, "force", false, "overwrite an existing file")
 	return cmd
+}
+
+// checkOutFile refuses an --out that exists and is not a regular file
+// (after links): a download replaces its target by renaming a new file
+// over it, which would turn a device such as /dev/null, a FIFO or a socket
+// into a regular file, also with --force. A directory is refused too.
+func checkOutFile(path string) error {
+	fi, err := os.Stat(path)
+	if err != nil || fi.Mode().IsRegular() {
+		return nil // a path that does not exist yet, or one the SDK reports on
+	}
+	return usageError("--out %s is %s, not a regular file: refusing to replace it", path, fileKind(fi.Mode()))
+}
+
+// fileKind names the kind of a file that is not a regular one.
+func fileKind(m fs.FileMode) string {
+	switch {
+	case m.IsDir():
+		return "a directory"
+	case m&fs.ModeNamedPipe != 0:
+		return "a named pipe (FIFO)"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	case m&fs.ModeCharDevice != 0:
+		return "a character device"
+	case m&fs.ModeDevice != 0:
+		return "a device"
+	}
+	return "a special file"
 }

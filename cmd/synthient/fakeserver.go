@@ -25,6 +25,9 @@ demo and --fake use, and prints its base URL and an API key with every scope:
 				return usageError("cannot listen on %s: %v", listen, err)
 			}
 			defer srv.Close()
+			// The fake's key (the same in every run) is printed on purpose,
+			// also when SYNTHIENT_API_KEY holds it from an earlier run.
+			a.secrets.forget(srv.APIKey)
 			if a.json() {
 				if err := writeJSON(a.env.stdout, map[string]string{
 					"base_url": srv.URL, "api_key": srv.APIKey, "storage_url": srv.StorageURL,

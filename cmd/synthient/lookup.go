@@ -138,6 +138,9 @@ to --failed; the exit code is then 3 (a failed batch) or 2 (invalid lines).`,
 				defer f.Close()
 				in = f
 			}
+			if err := checkFailedFile(failedFile, in); err != nil {
+				return err
+			}
 			c, err := a.newClient()
 			if err != nil {
 				return err
@@ -170,6 +173,26 @@ to --failed; the exit code is then 3 (a failed batch) or 2 (invalid lines).`,
 	return cmd
 }
 
+// checkFailedFile refuses a --failed file that is the input itself, by
+// any path, hard link or symbolic link (or, with --file -, the file stdin
+// was redirected from): creating it would empty the input before it is
+// read.
+func checkFailedFile(failed string, in io.Reader) error {
+	f, ok := in.(*os.File)
+	if failed == "" || !ok {
+		return nil
+	}
+	inInfo, err := f.Stat()
+	if err != nil || !inInfo.Mode().IsRegular() {
+		return nil // a pipe or a terminal loses nothing when the file is created
+	}
+	outInfo, err := os.Stat(failed)
+	if err != nil || !os.SameFile(inInfo, outInfo) {
+		return nil
+	}
+	return usageError("--failed %s is the input file: writing it would empty the addresses before they are read", failed)
+}
+
 // batch looks up an address file chunk by chunk, with at most concurrency
 // chunks in flight, and prints results in input order.
 type batch struct {
@@ -200,7 +223,7 @@ type chunk struct {
 func (b *batch) run(ctx context.Context, in io.Reader) error {
 	if b.app.env.stderrIsTerminal() {
 		b.bar = progressbar.NewOptions64(b.total,
-			progressbar.OptionSetWriter(b.app.env.stderr),
+			progressbar.OptionSetWriter(b.app.progress),
 			progressbar.OptionSetDescription("looking up"),
 			progressbar.OptionShowCount(),
 			progressbar.OptionClearOnFinish(),
@@ -421,7 +444,11 @@ func (b *batch) reportInvalid(line int, text string) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	b.invalidN++
-	fmt.Fprintf(b.app.env.stderr, "synthient: line %d: %q is not an IP address; not looked up\n", line, truncate(text, 80))
+	shown := truncate(text, 80)
+	if looksLikeKey(text) {
+		shown = redacted // an API key in the wrong file
+	}
+	fmt.Fprintf(b.app.env.stderr, "synthient: line %d: %q is not an IP address; not looked up\n", line, shown)
 	if b.failed != nil {
 		fmt.Fprintln(b.failed, text)
 	}

@@ -14,14 +14,28 @@ import (
 	"github.com/synthient-go/synthient"
 )
 
-// writeJSON writes v as one line of JSON.
+// writeJSON writes v as one line of JSON, escaped for a terminal (see
+// writeJSONLine).
 func writeJSON(w io.Writer, v any) error {
 	b, err := json.Marshal(v)
 	if err != nil {
 		return err
 	}
-	b = append(b, '\n')
-	_, err = w.Write(b)
+	return writeJSONLine(w, b)
+}
+
+// writeJSONLine writes the JSON text b as one line, with every control
+// character, C1 control, U+2028 and U+2029 in its strings \u-escaped
+// (appendJSON): encoding/json leaves C1 controls and DEL raw, and a
+// stream line is the server's own text.
+func writeJSONLine(w io.Writer, b []byte) error {
+	line := make([]byte, 0, len(b)+1)
+	if needsEscape(b) {
+		line = appendJSON(line, b)
+	} else {
+		line = append(line, b...)
+	}
+	_, err := w.Write(append(line, '\n'))
 	return err
 }
 
@@ -32,11 +46,36 @@ func newTable(w io.Writer) *table {
 	return &table{tw: tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)}
 }
 
+// row adds a row; a cell's control characters, tab and newline included,
+// are escaped first, so that a value cannot break the columns or forge a
+// line (and the columns are measured on what is printed).
 func (t *table) row(cells ...string) {
-	fmt.Fprintln(t.tw, strings.Join(cells, "\t"))
+	safe := make([]string, len(cells))
+	for i, c := range cells {
+		safe[i] = escapeCell(c)
+	}
+	fmt.Fprintln(t.tw, strings.Join(safe, "\t"))
 }
 
 func (t *table) flush() error { return t.tw.Flush() }
+
+// shellWord returns s as one word for a POSIX shell: as it is when it
+// holds only letters, digits and -_.,:=+/@%, else single-quoted. A cursor
+// from the server is printed in a command line the user may paste.
+func shellWord(s string) string {
+	if s != "" && strings.IndexFunc(s, notShellSafe) < 0 {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+func notShellSafe(r rune) bool {
+	switch {
+	case 'a' <= r && r <= 'z', 'A' <= r && r <= 'Z', '0' <= r && r <= '9':
+		return false
+	}
+	return !strings.ContainsRune("-_.,:=+/@%", r)
+}
 
 func orDash(s string) string {
 	if s == "" {

@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/spf13/cobra"
 
@@ -40,6 +41,7 @@ type app struct {
 	env *env
 
 	apiKey      string
+	apiKeyFile  string
 	baseURL     string
 	fake        bool
 	maxRetries  int
@@ -47,6 +49,10 @@ type app struct {
 	openTimeout time.Duration
 	output      string
 	verbose     bool
+
+	key      string    // the key resolveKey chose
+	secrets  *redactor // never printed
+	progress io.Writer // the raw stderr, for progress bars, which draw with \r
 
 	fakeSrv *synthienttest.Server
 	client  *synthient.Client
@@ -67,14 +73,39 @@ func usageError(format string, args ...any) error {
 	return &exitError{code: exitUsage, err: fmt.Errorf(format, args...)}
 }
 
-// run executes the command line args and returns the exit code.
+// run executes the command line args and returns the exit code. The
+// command writes to e's stdout and stderr through safeWriters (see
+// sanitize.go), which escape control characters and redact secrets: the
+// configured key and every argument shaped like one.
 func run(ctx context.Context, args []string, e *env) int {
-	a := &app{env: e}
+	secrets := &redactor{}
+	secrets.addArgs(args)
+	secrets.add(e.getenv("SYNTHIENT_API_KEY"))
+	stdout, stderr := newSafeWriter(e.stdout, secrets), newSafeWriter(e.stderr, secrets)
+	a := &app{
+		env: &env{
+			stdin:            e.stdin,
+			stdout:           stdout,
+			stderr:           stderr,
+			getenv:           e.getenv,
+			stderrIsTerminal: e.stderrIsTerminal,
+		},
+		secrets:  secrets,
+		progress: e.stderr,
+	}
+	code := a.execute(ctx, args)
+	stdout.Flush()
+	stderr.Flush()
+	return code
+}
+
+// execute runs the command and reports its error on stderr.
+func (a *app) execute(ctx context.Context, args []string) int {
 	root := a.rootCommand()
 	root.SetArgs(args)
-	root.SetIn(e.stdin)
-	root.SetOut(e.stdout)
-	root.SetErr(e.stderr)
+	root.SetIn(a.env.stdin)
+	root.SetOut(a.env.stdout)
+	root.SetErr(a.env.stderr)
 	err := root.ExecuteContext(ctx)
 	a.close()
 	if err == nil {
@@ -82,14 +113,15 @@ func run(ctx context.Context, args []string, e *env) int {
 	}
 	code := exitCode(err)
 	if code == exitInterrupt {
-		fmt.Fprintln(e.stderr, "synthient: interrupted")
+		fmt.Fprintln(a.env.stderr, "synthient: interrupted")
 		return code
 	}
+	a.keySecretsOnError()
 	line := "synthient: " + describe(err)
 	if code == exitUsage && wantsHelpHint(err) {
 		line += " (see 'synthient --help')"
 	}
-	fmt.Fprintln(e.stderr, line)
+	fmt.Fprintln(a.env.stderr, line)
 	return code
 }
 
@@ -100,10 +132,16 @@ func (a *app) rootCommand() *cobra.Command {
 		Long: `synthient queries the Synthient API v4: IP and domain lookups, the account,
 Parquet exports and real-time NDJSON streams.
 
-It reads the API key from --api-key or SYNTHIENT_API_KEY. With --fake it runs
-against an in-process fake API instead, and needs no key. Start with:
+It takes the API key from --api-key, else --api-key-file (a file holding the
+key, or - for stdin: the key then stays out of the process list), else
+SYNTHIENT_API_KEY; --api-key and --api-key-file cannot be combined. With --fake
+it runs against an in-process fake API instead, and needs no key. Start with:
 
-  synthient demo`,
+  synthient demo
+
+Control characters in what the server sends are printed as visible escapes
+(\x1b, \u009b), never sent to the terminal, and an argument that looks like an
+API key is printed as [redacted]. See docs/cli.md.`,
 		SilenceErrors: true,
 		SilenceUsage:  true,
 		Version:       synthient.Version,
@@ -113,6 +151,7 @@ against an in-process fake API instead, and needs no key. Start with:
 	})
 	f := root.PersistentFlags()
 	f.StringVar(&a.apiKey, "api-key", "", "API key (default $SYNTHIENT_API_KEY)")
+	f.StringVar(&a.apiKeyFile, "api-key-file", "", "read the API key from this file (- for stdin); not with --api-key")
 	f.StringVar(&a.baseURL, "base-url", "", "API base URL including /api/v4 (default $SYNTHIENT_BASE_URL, else "+synthient.DefaultBaseURL+")")
 	f.BoolVar(&a.fake, "fake", false, "run against an in-process fake API (no key needed)")
 	f.IntVar(&a.maxRetries, "max-retries", synthient.DefaultMaxRetries, "retries after the first attempt, where the retry class allows (0 to 16)")
@@ -121,17 +160,12 @@ against an in-process fake API instead, and needs no key. Start with:
 	f.StringVarP(&a.output, "output", "o", "text", "output format: text or json (NDJSON for batches and streams)")
 	f.BoolVarP(&a.verbose, "verbose", "v", false, "log every retry decision on stderr")
 	root.PersistentPreRunE = func(cmd *cobra.Command, _ []string) error {
-		if a.output != "text" && a.output != "json" {
-			return usageError("--output must be text or json, not %q", a.output)
-		}
-		if a.fake {
-			for _, name := range []string{"base-url", "api-key"} {
-				if cmd.Flags().Changed(name) {
-					return usageError("--fake runs against an in-process fake API: it cannot be combined with --%s", name)
-				}
+		for _, check := range []func(*cobra.Command) error{a.checkOutputFlag, a.checkFakeFlags, a.checkKeyFlags} {
+			if err := check(cmd); err != nil {
+				return err
 			}
 		}
-		return nil
+		return a.resolveKey()
 	}
 	root.AddCommand(
 		a.demoCommand(),
@@ -145,16 +179,34 @@ against an in-process fake API instead, and needs no key. Start with:
 	return root
 }
 
+func (a *app) checkOutputFlag(*cobra.Command) error {
+	if a.output != "text" && a.output != "json" {
+		return usageError("--output must be text or json, not %q", a.output)
+	}
+	return nil
+}
+
+// checkFakeFlags refuses --fake with a base URL or a key, which it would
+// ignore.
+func (a *app) checkFakeFlags(cmd *cobra.Command) error {
+	if !a.fake {
+		return nil
+	}
+	for _, name := range []string{"base-url", "api-key", "api-key-file"} {
+		if cmd.Flags().Changed(name) {
+			return usageError("--fake runs against an in-process fake API: it cannot be combined with --%s", name)
+		}
+	}
+	return nil
+}
+
 // newClient builds the client from the global flags, starting the fake
 // API first with --fake.
 func (a *app) newClient(opts ...synthient.Option) (*synthient.Client, error) {
 	if a.client != nil {
 		return a.client, nil
 	}
-	key, base := a.apiKey, a.baseURL
-	if key == "" {
-		key = a.env.getenv("SYNTHIENT_API_KEY")
-	}
+	key, base := a.key, a.baseURL
 	if base == "" {
 		base = a.env.getenv("SYNTHIENT_BASE_URL")
 	}
@@ -163,7 +215,7 @@ func (a *app) newClient(opts ...synthient.Option) (*synthient.Client, error) {
 		key, base = a.fakeSrv.APIKey, a.fakeSrv.URL
 	}
 	if key == "" {
-		return nil, usageError("no API key: set SYNTHIENT_API_KEY, pass --api-key, or use --fake")
+		return nil, usageError("no API key: set SYNTHIENT_API_KEY, pass --api-key or --api-key-file, or use --fake")
 	}
 	all := []synthient.Option{
 		synthient.WithMaxRetries(a.maxRetries),
@@ -293,11 +345,11 @@ func describe(err error) string {
 		b.WriteString(oneLine(truncate(text, 300)))
 	}
 	for field, msgs := range apiErr.Errors {
-		fmt.Fprintf(&b, "; %s: %s", field, strings.Join(msgs, ", "))
+		fmt.Fprintf(&b, "; %s: %s", oneLine(field), oneLine(strings.Join(msgs, ", ")))
 	}
 	var extra []string
 	if apiErr.RequestID != "" {
-		extra = append(extra, "request id "+apiErr.RequestID)
+		extra = append(extra, "request id "+oneLine(apiErr.RequestID))
 	}
 	if apiErr.RetryAfter != nil {
 		extra = append(extra, "retry after "+apiErr.RetryAfter.String())
@@ -316,9 +368,13 @@ func oneLine(s string) string {
 	return strings.Join(strings.Fields(s), " ")
 }
 
+// truncate cuts s to at most n bytes, at a character boundary.
 func truncate(s string, n int) string {
 	if len(s) <= n {
 		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
 	}
 	return s[:n] + "…"
 }

@@ -86,7 +86,7 @@ func (a *app) streamOnce(ctx context.Context, c *synthient.Client, feed synthien
 		if err != nil {
 			return err
 		}
-		if _, err := fmt.Fprintf(a.env.stdout, "%s\n", ev); err != nil {
+		if err := writeJSONLine(a.env.stdout, ev); err != nil {
 			return err
 		}
 		*n++

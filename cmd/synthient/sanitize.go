@@ -1,0 +1,216 @@
+package main
+
+import (
+	"bytes"
+	"io"
+	"strconv"
+	"sync"
+	"unicode/utf8"
+)
+
+// What reaches the terminal.
+//
+// Strings from the server (titles, details, lookup and export fields,
+// request ids, stream lines, cursors) must not reach a terminal as
+// control sequences: ESC, BEL, OSC 8 and OSC 52 set window titles, clear
+// the screen, forge links or write the clipboard, and a lone 0x9b byte is
+// CSI on an 8-bit terminal. The defence has two layers:
+//
+//   - run wraps the command's stdout and stderr, once, in a safeWriter:
+//     whatever any print path writes, every C0 control but tab and
+//     newline, DEL, every C1 control and every byte that is not UTF-8
+//     leaves it as a visible escape (appendText). Only the progress bars,
+//     which draw with \r, write to the raw stderr (app.progress).
+//   - The two JSON emitters, writeJSON and the stream lines, escape their
+//     JSON first (appendJSON): control characters, C1 controls, DEL,
+//     U+2028 and U+2029 as \u escapes inside strings, so the document
+//     stays valid JSON and decodes to the same values, and the safeWriter
+//     then finds nothing to change in it.
+//
+// The escapes (documented in docs/cli.md): \x1b for a C0 control or DEL,
+// \u009b for a C1 control, \x9b for a byte that is not UTF-8; in JSON,
+// \u001b, \u009b, \u2028 and \ufffd for a byte that is not UTF-8 (what a
+// JSON decoder makes of it anyway).
+
+// controlRune reports a rune the terminal would act on: a C0 control, DEL
+// or a C1 control.
+func controlRune(r rune) bool {
+	return r < 0x20 || (r >= 0x7f && r <= 0x9f)
+}
+
+// appendText appends s to dst with every control character and every byte
+// that is not UTF-8 made visible: a C0 control or DEL as \x1b, a C1
+// control as \u009b, a stray byte as \x9b. With layout, tab and newline
+// are kept; without, they are escaped too (a table cell is one line).
+func appendText(dst, s []byte, layout bool) []byte {
+	for len(s) > 0 {
+		r, size := utf8.DecodeRune(s)
+		switch {
+		case r == utf8.RuneError && size == 1:
+			dst = appendHex(dst, `\x`, rune(s[0]), 2)
+		case layout && (r == '\t' || r == '\n'):
+			dst = append(dst, s[0])
+		case r < 0x80 && controlRune(r):
+			dst = appendHex(dst, `\x`, r, 2)
+		case controlRune(r):
+			dst = appendHex(dst, `\u`, r, 4)
+		default:
+			dst = append(dst, s[:size]...)
+		}
+		s = s[size:]
+	}
+	return dst
+}
+
+// escapeCell renders a table cell on one line, with no control character.
+func escapeCell(s string) string {
+	if !needsEscape(s) {
+		return s
+	}
+	return string(appendText(nil, []byte(s), false))
+}
+
+// needsEscape reports whether s holds a control character or a byte
+// outside printable ASCII (which may be one).
+func needsEscape[T string | []byte](s T) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c >= 0x7f {
+			return true
+		}
+	}
+	return false
+}
+
+func appendHex(dst []byte, prefix string, r rune, digits int) []byte {
+	dst = append(dst, prefix...)
+	h := strconv.FormatInt(int64(r), 16)
+	for i := len(h); i < digits; i++ {
+		dst = append(dst, '0')
+	}
+	return append(dst, h...)
+}
+
+// appendJSON appends the JSON text s to dst with nothing a terminal acts
+// on: inside strings, a control character, DEL, a C1 control, U+2028 and
+// U+2029 become \u escapes and a byte that is not UTF-8 becomes \ufffd;
+// between tokens, tab, CR and newline become spaces. Valid JSON stays
+// valid and decodes to the same values; invalid JSON stays invalid, but
+// harmless.
+func appendJSON(dst, s []byte) []byte {
+	var st jsonScan
+	for len(s) > 0 {
+		r, size := utf8.DecodeRune(s)
+		switch {
+		case r == utf8.RuneError && size == 1:
+			dst = append(dst, `\ufffd`...)
+		case !st.inString && (r == '\t' || r == '\r' || r == '\n'):
+			dst = append(dst, ' ')
+		case controlRune(r) || r == '\u2028' || r == '\u2029':
+			dst = appendHex(dst, `\u`, r, 4)
+		default:
+			dst = append(dst, s[:size]...)
+		}
+		st.step(r)
+		s = s[size:]
+	}
+	return dst
+}
+
+// jsonScan follows JSON text far enough to know whether a rune is inside
+// a string.
+type jsonScan struct {
+	inString bool
+	escaped  bool // the previous rune was a backslash inside a string
+}
+
+func (st *jsonScan) step(r rune) {
+	switch {
+	case st.escaped:
+		st.escaped = false
+	case st.inString && r == '\\':
+		st.escaped = true
+	case r == '"':
+		st.inString = !st.inString
+	}
+}
+
+// maxPending bounds the unfinished line a safeWriter holds back: a longer
+// one is written at a character boundary.
+const maxPending = 64 << 10
+
+// safeWriter is what the commands see as their stdout and stderr: it
+// redacts secrets (see redactor) and escapes control characters
+// (appendText) before anything reaches w. It works on whole lines, holding
+// back an unfinished one until its newline or Flush, so that neither a
+// secret nor a UTF-8 sequence split across two writes slips through. It
+// is safe for concurrent use.
+type safeWriter struct {
+	mu      sync.Mutex
+	w       io.Writer
+	secrets *redactor
+	pending []byte
+	buf     []byte
+}
+
+func newSafeWriter(w io.Writer, secrets *redactor) *safeWriter {
+	return &safeWriter{w: w, secrets: secrets}
+}
+
+func (s *safeWriter) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.pending = append(s.pending, p...)
+	n := readyPrefix(s.pending)
+	if n == 0 {
+		return len(p), nil
+	}
+	err := s.emit(s.pending[:n])
+	s.pending = append(s.pending[:0], s.pending[n:]...)
+	if err != nil {
+		return 0, err
+	}
+	return len(p), nil
+}
+
+// Flush writes the unfinished line held back.
+func (s *safeWriter) Flush() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(s.pending) == 0 {
+		return nil
+	}
+	err := s.emit(s.pending)
+	s.pending = s.pending[:0]
+	return err
+}
+
+// emit writes b redacted and escaped.
+func (s *safeWriter) emit(b []byte) error {
+	b = s.secrets.redact(b)
+	if needsEscape(b) {
+		s.buf = appendText(s.buf[:0], b, true)
+		b = s.buf
+	}
+	_, err := s.w.Write(b)
+	return err
+}
+
+// readyPrefix returns how much of b can be written now: up to its last
+// newline or, when it is too long to hold, up to its last whole character.
+func readyPrefix(b []byte) int {
+	if i := bytes.LastIndexByte(b, '\n'); i >= 0 {
+		return i + 1
+	}
+	if len(b) < maxPending {
+		return 0
+	}
+	for i := len(b) - 1; i >= 0 && i > len(b)-utf8.UTFMax; i-- {
+		if utf8.RuneStart(b[i]) {
+			if !utf8.FullRune(b[i:]) {
+				return i
+			}
+			break
+		}
+	}
+	return len(b)
+}
