@@ -209,8 +209,8 @@ func (d *demo) exportPages(ctx context.Context) error {
 func (d *demo) download(ctx context.Context) error {
 	d.section("A verified download",
 		"DownloadExportFile follows the API's 307 to the storage host without the API key,\n"+
-			"streams the bytes to FILE.part while hashing them, checks the SHA-256 against the\n"+
-			"meta, then renames the file.")
+			"streams the bytes to a new FILE.<digits>.part while hashing them, checks the size\n"+
+			"and SHA-256 against the meta, then renames the file.")
 	dir, err := os.MkdirTemp("", "synthient-demo-")
 	if err != nil {
 		return err

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -126,64 +128,125 @@ func (a *app) exportsMetaCommand() *cobra.Command {
 }
 
 func (a *app) exportsDownloadCommand() *cobra.Command {
-	var out string
-	var verify, force bool
+	var d download
 	cmd := &cobra.Command{
 		Use:   "download FEED ID --out FILE",
-		Short: "Download one export to a file (written as FILE.part, renamed when complete)",
-		Args:  cobra.ExactArgs(2),
+		Short: "Download one export to a file (via a temporary FILE.<digits>.part, renamed when complete), or to stdout with --out -",
+		Long: `Download one export. With --out FILE the bytes go to a new temporary file
+beside FILE, which is renamed to FILE once every byte arrived (and, with
+--verify, matched the SHA-256 of the export's meta); FILE never holds a partial
+file. An existing FILE is kept unless --force; a FILE that is not a regular
+file (a device, a FIFO, a socket, a directory) is refused.
+
+With --out - the bytes go to stdout (never a terminal) and the summary to
+stderr. Exactly the export's size is written; with --verify a mismatch is found
+only after the bytes were written, and the exit code is then 3: discard the
+output.`,
+		Args: cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if out == "" {
-				return usageError("exports download needs --out FILE")
+			if d.out == "" {
+				return usageError("exports download needs --out FILE (or --out - for stdout)")
 			}
 			feed, err := parseFeed(args[0])
 			if err != nil {
 				return err
 			}
-			if err := checkOutFile(out); err != nil {
+			if err := a.checkDownloadOut(d.out); err != nil {
 				return err
 			}
 			c, err := a.newClient()
 			if err != nil {
 				return err
 			}
-			p := &synthient.DownloadParams{Verify: verify, Overwrite: force}
-			var bar *progressbar.ProgressBar
-			if a.env.stderrIsTerminal() {
-				p.Progress = func(done, total int64) {
-					if bar == nil {
-						bar = newBytesBar(a.progress, total, "downloading")
-					}
-					bar.Set64(done)
-				}
-			}
-			m, err := c.DownloadExportFile(cmd.Context(), feed, args[1], out, p)
-			if bar != nil {
-				bar.Finish()
-				fmt.Fprintln(a.progress)
-			}
-			if err != nil {
-				return err
-			}
-			if a.json() {
-				return writeJSON(a.env.stdout, struct {
-					File     string                `json:"file"`
-					Verified bool                  `json:"verified"`
-					Meta     *synthient.ExportMeta `json:"meta"`
-				}{out, verify, m})
-			}
-			verified := ""
-			if verify {
-				verified = ", SHA-256 verified"
-			}
-			fmt.Fprintf(a.env.stdout, "wrote %s: %s %s, %s%s\n", out, m.Stream, m.ID, bytesHuman(m.Size), verified)
-			return nil
+			d.feed, d.id = feed, args[1]
+			return a.runDownload(cmd.Context(), c, &d)
 		},
 	}
-	cmd.Flags().StringVar(&out, "out", "", "file to write")
-	cmd.Flags().BoolVar(&verify, "verify", false, "check the SHA-256 against the export's meta")
-	cmd.Flags().BoolVar(&force, "force", false, "overwrite an existing file")
+	cmd.Flags().StringVar(&d.out, "out", "", "file to write, or - for stdout")
+	cmd.Flags().BoolVar(&d.verify, "verify", false, "check the SHA-256 against the export's meta")
+	cmd.Flags().BoolVar(&d.force, "force", false, "overwrite an existing file")
 	return cmd
+}
+
+// download is one exports download command line.
+type download struct {
+	feed          synthient.Feed
+	id, out       string
+	verify, force bool
+}
+
+func (d *download) toStdout() bool { return d.out == "-" }
+
+// checkDownloadOut refuses, before any request, an --out the download
+// must not write: stdout when it is a terminal (an export is binary), or a
+// file that is not a regular one.
+func (a *app) checkDownloadOut(out string) error {
+	if out == "-" {
+		if a.env.stdoutIsTerminal != nil && a.env.stdoutIsTerminal() {
+			return usageError("--out - would write a binary export to the terminal: redirect stdout or name a file")
+		}
+		return nil
+	}
+	return checkOutFile(out)
+}
+
+// runDownload downloads d with a progress bar on a terminal's stderr and
+// reports the result.
+func (a *app) runDownload(ctx context.Context, c *synthient.Client, d *download) error {
+	p := &synthient.DownloadParams{Verify: d.verify, Overwrite: d.force}
+	var bar *progressbar.ProgressBar
+	if a.env.stderrIsTerminal() {
+		p.Progress = func(done, total int64) {
+			if bar == nil {
+				bar = newBytesBar(a.progress, total, "downloading")
+			}
+			bar.Set64(done)
+		}
+	}
+	var m *synthient.ExportMeta
+	var err error
+	if d.toStdout() {
+		m, err = c.DownloadExportTo(ctx, d.feed, d.id, a.rawStdout, p)
+		if errors.Is(err, synthient.ErrChecksumMismatch) {
+			err = fmt.Errorf("%w (the bytes written to stdout are not the export: discard them)", err)
+		}
+	} else {
+		m, err = c.DownloadExportFile(ctx, d.feed, d.id, d.out, p)
+	}
+	if bar != nil {
+		bar.Finish()
+		fmt.Fprintln(a.progress)
+	}
+	if err != nil {
+		return err
+	}
+	return a.reportDownload(d, m)
+}
+
+// reportDownload prints what was written: on stdout, or on stderr when
+// stdout carries the export.
+func (a *app) reportDownload(d *download, m *synthient.ExportMeta) error {
+	w := a.env.stdout
+	if d.toStdout() {
+		w = a.env.stderr
+	}
+	if a.json() {
+		return writeJSON(w, struct {
+			File     string                `json:"file"`
+			Verified bool                  `json:"verified"`
+			Meta     *synthient.ExportMeta `json:"meta"`
+		}{d.out, d.verify, m})
+	}
+	verified := ""
+	if d.verify {
+		verified = ", SHA-256 verified"
+	}
+	dest := d.out
+	if d.toStdout() {
+		dest = "stdout"
+	}
+	fmt.Fprintf(w, "wrote %s: %s %s, %s%s\n", dest, m.Stream, m.ID, bytesHuman(m.Size), verified)
+	return nil
 }
 
 // checkOutFile refuses an --out that exists and is not a regular file

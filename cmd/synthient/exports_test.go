@@ -1,12 +1,18 @@
 package main
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
 	"net"
 	"os"
 	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/synthient-go/synthient"
+	"github.com/synthient-go/synthient/synthienttest"
 )
 
 // makeFIFO creates a named pipe at path.
@@ -73,6 +79,7 @@ func TestDownloadRefusesSpecialOut(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
+				entriesBefore, _ := os.ReadDir(dir)
 				args := []string{"exports", "download", "proxies", "latest", "--out", out}
 				if force {
 					args = append(args, "--force")
@@ -89,8 +96,8 @@ func TestDownloadRefusesSpecialOut(t *testing.T) {
 				if err != nil || after.Mode() != before.Mode() {
 					t.Errorf("--out changed from %v to %v (%v)", before.Mode(), after.Mode(), err)
 				}
-				if _, err := os.Lstat(out + ".part"); err == nil {
-					t.Error("a .part file was left")
+				if entries, _ := os.ReadDir(dir); len(entries) != len(entriesBefore) {
+					t.Errorf("%s holds %d entries, want the %d it held (no temporary file left)", dir, len(entries), len(entriesBefore))
 				}
 			})
 		}
@@ -132,5 +139,72 @@ func TestCheckOutFile(t *testing.T) {
 		case err != nil && exitCode(err) != exitUsage:
 			t.Errorf("checkOutFile(%s): exit code %d, want %d", tt.path, exitCode(err), exitUsage)
 		}
+	}
+}
+
+// exports download --out - writes the export's exact bytes to stdout, and
+// nothing else: the summary goes to stderr, no file named "-" is created,
+// and no byte is escaped as terminal text would be.
+func TestDownloadToStdout(t *testing.T) {
+	t.Parallel()
+	srv := newServer(t, synthienttest.WithExportSize(4096))
+	var m synthient.ExportMeta
+	meta := runSrv(t, srv, "-o", "json", "exports", "meta", "proxies", "latest")
+	wantCode(t, meta, exitOK)
+	if err := json.Unmarshal([]byte(meta.stdout), &m); err != nil {
+		t.Fatalf("meta: %v", err)
+	}
+	for _, format := range []string{"text", "json"} {
+		t.Run(format, func(t *testing.T) {
+			t.Parallel()
+			args := []string{"-o", format, "exports", "download", "proxies", "latest", "--out", "-", "--verify"}
+			r := runSrv(t, srv, args...)
+			wantCode(t, r, exitOK, args...)
+			sum := sha256.Sum256([]byte(r.stdout))
+			if int64(len(r.stdout)) != m.Size || hex.EncodeToString(sum[:]) != m.Checksum {
+				t.Errorf("stdout holds %d bytes hashing to %x, want the export: %d bytes, %s", len(r.stdout), sum, m.Size, m.Checksum)
+			}
+			if !strings.Contains(r.stderr, m.ID) || !strings.Contains(r.stderr, "verified") {
+				t.Errorf("stderr %q: want the summary of the download", r.stderr)
+			}
+		})
+	}
+	if _, err := os.Lstat("-"); err == nil {
+		t.Error(`a file named "-" was created`)
+	}
+}
+
+// --out - never writes a binary export to a terminal: refused before any
+// request.
+func TestDownloadToStdoutRefusesATerminal(t *testing.T) {
+	t.Parallel()
+	srv := newServer(t)
+	args := []string{"exports", "download", "proxies", "latest", "--out", "-"}
+	r := call{args: args, env: map[string]string{"SYNTHIENT_API_KEY": srv.APIKey, "SYNTHIENT_BASE_URL": srv.URL}, ttyOut: true}.run(t)
+	wantCode(t, r, exitUsage, args...)
+	if r.stdout != "" || !strings.Contains(r.stderr, "terminal") {
+		t.Errorf("stdout %q, stderr %q: want nothing on stdout and the reason on stderr", r.stdout, r.stderr)
+	}
+	if n := len(srv.Requests()); n != 0 {
+		t.Errorf("%d requests sent", n)
+	}
+}
+
+// --out - --verify on bytes that do not match the meta's checksum: the
+// bytes are already on stdout, so the exit code (3) and stderr say to
+// discard them.
+func TestDownloadToStdoutVerifyFails(t *testing.T) {
+	t.Parallel()
+	const size = 2048
+	srv := newServer(t, synthienttest.WithExportSize(size))
+	srv.Inject(synthienttest.RouteStorage, 1, synthienttest.Fault{Status: 200, Body: strings.Repeat("x", size), ContentType: "application/octet-stream"})
+	args := []string{"exports", "download", "proxies", "latest", "--out", "-", "--verify"}
+	r := runSrv(t, srv, args...)
+	wantCode(t, r, exitAPI, args...)
+	if r.stdout != strings.Repeat("x", size) {
+		t.Errorf("stdout holds %d bytes, want the %d received", len(r.stdout), size)
+	}
+	if !strings.Contains(r.stderr, "checksum mismatch") || !strings.Contains(r.stderr, "discard") {
+		t.Errorf("stderr %q: want the mismatch and the advice to discard the output", r.stderr)
 	}
 }

@@ -27,6 +27,9 @@ func main() {
 		stderrIsTerminal: func() bool {
 			return term.IsTerminal(int(os.Stderr.Fd()))
 		},
+		stdoutIsTerminal: func() bool {
+			return term.IsTerminal(int(os.Stdout.Fd()))
+		},
 	})
 	stop()
 	os.Exit(code)

@@ -54,6 +54,7 @@ type call struct {
 	env      map[string]string // what getenv sees; never the real environment
 	stdin    io.Reader
 	terminal bool // what stderrIsTerminal reports
+	ttyOut   bool // what stdoutIsTerminal reports
 	ctx      context.Context
 	stdout   *syncBuffer // optional: to watch the output while it runs
 	stderr   *syncBuffer
@@ -88,6 +89,9 @@ func (c call) run(t testing.TB) result {
 		getenv: func(k string) string { return c.env[k] },
 		stderrIsTerminal: func() bool {
 			return c.terminal
+		},
+		stdoutIsTerminal: func() bool {
+			return c.ttyOut
 		},
 	}
 	start := time.Now()

@@ -34,6 +34,7 @@ type env struct {
 	stdout, stderr   io.Writer
 	getenv           func(string) string
 	stderrIsTerminal func() bool
+	stdoutIsTerminal func() bool // nil: not a terminal
 }
 
 // app holds the global flags and what they build.
@@ -50,9 +51,10 @@ type app struct {
 	output      string
 	verbose     bool
 
-	key      string    // the key resolveKey chose
-	secrets  *redactor // never printed
-	progress io.Writer // the raw stderr, for progress bars, which draw with \r
+	key       string    // the key resolveKey chose
+	secrets   *redactor // never printed
+	progress  io.Writer // the raw stderr, for progress bars, which draw with \r
+	rawStdout io.Writer // the raw stdout, for an export's bytes (--out -)
 
 	fakeSrv *synthienttest.Server
 	client  *synthient.Client
@@ -89,9 +91,11 @@ func run(ctx context.Context, args []string, e *env) int {
 			stderr:           stderr,
 			getenv:           e.getenv,
 			stderrIsTerminal: e.stderrIsTerminal,
+			stdoutIsTerminal: e.stdoutIsTerminal,
 		},
-		secrets:  secrets,
-		progress: e.stderr,
+		secrets:   secrets,
+		progress:  e.stderr,
+		rawStdout: e.stdout,
 	}
 	code := a.execute(ctx, args)
 	stdout.Flush()
