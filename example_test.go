@@ -1,6 +1,7 @@
 package synthient_test
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -130,6 +131,29 @@ func ExampleClient_DownloadExportFile() {
 	info, _ := os.Stat(path)
 	fmt.Println(info.Size() == meta.Size, meta.Format)
 	// Output: true parquet
+}
+
+// DownloadExportTo writes exactly the meta's size to any writer; a short,
+// long or corrupted download is an error, never a silent success.
+func ExampleClient_DownloadExportTo() {
+	srv := synthienttest.NewServer(synthienttest.WithExportSize(1 << 10))
+	defer srv.Close()
+	c, _ := synthient.NewClient(srv.APIKey, synthient.WithBaseURL(srv.URL))
+	defer c.Close()
+
+	var buf bytes.Buffer
+	meta, err := c.DownloadExportTo(context.Background(), synthient.FeedProxies, "latest", &buf,
+		&synthient.DownloadParams{Verify: true})
+	fmt.Println(buf.Len(), meta.Size, err)
+
+	// A storage host that cuts the file short.
+	srv.Inject(synthienttest.RouteStorage, 1, synthienttest.Fault{Status: 200, Body: "short", ContentType: "application/octet-stream"})
+	buf.Reset()
+	_, err = c.DownloadExportTo(context.Background(), synthient.FeedProxies, "latest", &buf, nil)
+	fmt.Println(errors.Is(err, synthient.ErrSizeMismatch))
+	// Output:
+	// 1024 1024 <nil>
+	// true
 }
 
 func ExampleClient_StreamProxies() {
