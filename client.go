@@ -41,7 +41,11 @@ const (
 // documentation); none sets an overall deadline, which is the caller's
 // ctx.
 type Client struct {
-	apiKey    string
+	// apiKey returns the X-Api-Key header value. The key sits in a
+	// closure, not a field, so that no dump of a Client prints it: not fmt
+	// on an unexported field or with a bad verb (where Format is not
+	// called), not reflection, not spew.
+	apiKey    func() []string
 	base      string   // base URL without a trailing slash
 	baseURL   *url.URL // parsed base, for the origin checks of downloads
 	hc        *http.Client
@@ -410,7 +414,7 @@ func NewClient(apiKey string, opts ...Option) (*Client, error) {
 		return nil, invalid("base URL does not parse")
 	}
 	c := &Client{
-		apiKey:    apiKey,
+		apiKey:    func() []string { return []string{apiKey} },
 		base:      base.String(),
 		baseURL:   base,
 		userAgent: "synthient-go/" + Version,

@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
+	"reflect"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -417,13 +418,21 @@ func TestClientFormattingHidesTheKey(t *testing.T) {
 	c := newClient(t, base)
 	var nilClient *synthient.Client
 	holder := struct{ C *synthient.Client }{c}
+	// fmt cannot call Format on an unexported field, and prints a value of
+	// a bad verb (%s of a pointer inside a struct) field by field.
+	hidden := struct{ c *synthient.Client }{c}
 
 	renderings := map[string]string{}
 	for _, verb := range []string{"%v", "%+v", "%#v", "%s", "%q", "%x", "%X", "%10.3v"} {
 		renderings[verb] = fmt.Sprintf(verb, c)
 		renderings[verb+" of nil"] = fmt.Sprintf(verb, nilClient)
 		renderings[verb+" of a struct holding it"] = fmt.Sprintf(verb, holder)
+		renderings[verb+" of an unexported field"] = fmt.Sprintf(verb, hidden)
 	}
+	for _, verb := range []string{"%t", "%e", "%U", "%d"} {
+		renderings[verb+" of an unexported field"] = fmt.Sprintf(verb, hidden)
+	}
+	renderings["reflection"] = fmt.Sprintf("%v %+v", reflect.ValueOf(c).Elem(), reflect.ValueOf(hidden))
 	renderings["fmt.Sprint"] = fmt.Sprint(c)
 	renderings["fmt.Sprintln"] = fmt.Sprintln(c)
 	for name, h := range map[string]func(io.Writer) slog.Handler{

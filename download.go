@@ -13,6 +13,7 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -124,7 +125,8 @@ func (c *Client) DownloadExportTo(ctx context.Context, feed Feed, id string, w i
 	if err := checkExport(name, feed, id); err != nil {
 		return nil, err
 	}
-	return c.downloadTo(ctx, name, feed, id, w, paramsOf(p))
+	em, _, err := c.downloadTo(ctx, name, feed, id, w, paramsOf(p))
+	return em, err
 }
 
 // DownloadExportFile downloads one export to the file at path and returns
@@ -170,14 +172,21 @@ func (c *Client) DownloadExportFile(ctx context.Context, feed Feed, id, path str
 	if err != nil {
 		return nil, &Error{Op: name, Message: "creating the file", Err: err}
 	}
-	em, err := c.downloadToFile(ctx, name, feed, id, f, params)
+	committed := false
+	defer func() {
+		if !committed { // an error, or a panic in p.Progress or below
+			f.Close()
+			os.Remove(f.Name())
+		}
+	}()
+	em, m, err := c.downloadToFile(ctx, name, feed, id, f, params)
 	if err == nil {
-		err = commit(f.Name(), path, params.Overwrite)
+		err = commit(m, f.Name(), path, params.Overwrite)
 	}
 	if err != nil {
-		os.Remove(f.Name())
 		return nil, err
 	}
+	committed = true
 	return em, nil
 }
 
@@ -198,14 +207,14 @@ func checkExport(name string, feed Feed, id string) error {
 }
 
 // downloadTo resolves the meta of id, then downloads exactly its size to
-// w, hashing and reporting progress as params ask.
-func (c *Client) downloadTo(ctx context.Context, name string, feed Feed, id string, w io.Writer, params DownloadParams) (*ExportMeta, error) {
-	em, m, err := c.exportMeta(ctx, meta{op: name}, feed, id)
+// w, hashing and reporting progress as params ask. m describes the call.
+func (c *Client) downloadTo(ctx context.Context, name string, feed Feed, id string, w io.Writer, params DownloadParams) (em *ExportMeta, m meta, err error) {
+	em, m, err = c.exportMeta(ctx, meta{op: name}, feed, id)
 	if err != nil {
-		return nil, err
+		return nil, m, err
 	}
-	if err := checkMeta(m, em, params.Verify); err != nil {
-		return nil, err
+	if err := checkMeta(m, id, em, params.Verify); err != nil {
+		return nil, m, err
 	}
 	cw := &checkedWriter{w: w, total: em.Size, progress: params.Progress}
 	if params.Verify {
@@ -216,15 +225,19 @@ func (c *Client) downloadTo(ctx context.Context, name string, feed Feed, id stri
 		err = cw.verify(m, em)
 	}
 	if err != nil {
-		return nil, err
+		return nil, m, err
 	}
-	return em, nil
+	return em, m, nil
 }
 
-// checkMeta refuses a meta that cannot be downloaded against.
-func checkMeta(m meta, em *ExportMeta, verify bool) error {
+// checkMeta refuses a meta that cannot be downloaded against: one that is
+// not of the export id asked for (for "latest", of no concrete export), or
+// has no size, or no SHA-256 to verify against.
+func checkMeta(m meta, id string, em *ExportMeta, verify bool) error {
 	var err error
 	switch {
+	case !sameExport(id, em.ID):
+		err = fmt.Errorf("meta is of export %q, not %q", em.ID, id)
 	case em.Size <= 0:
 		err = fmt.Errorf("meta size %d is not the size of an export", em.Size)
 	case verify && !isSHA256Hex(em.Checksum):
@@ -235,28 +248,48 @@ func checkMeta(m meta, em *ExportMeta, verify bool) error {
 	return decodeError(m, http.StatusOK, err)
 }
 
-// downloadToFile downloads into f, then syncs and closes it, whatever
-// happened.
-func (c *Client) downloadToFile(ctx context.Context, name string, feed Feed, id string, f *os.File, params DownloadParams) (*ExportMeta, error) {
-	em, err := c.downloadTo(ctx, name, feed, id, f, params)
+// sameExport reports whether got, the id of a meta, names the export the
+// caller asked for: the same one, or for "latest" a concrete one.
+func sameExport(asked, got string) bool {
+	gotPath, err := exportPath("", got)
+	if err != nil || gotPath == "latest" {
+		return false
+	}
+	if asked == "latest" {
+		return true
+	}
+	askedPath, err := exportPath("", asked)
+	return err == nil && askedPath == gotPath
+}
+
+// downloadToFile downloads into f, then syncs and closes it.
+func (c *Client) downloadToFile(ctx context.Context, name string, feed Feed, id string, f *os.File, params DownloadParams) (*ExportMeta, meta, error) {
+	em, m, err := c.downloadTo(ctx, name, feed, id, f, params)
 	if err == nil {
 		if serr := f.Sync(); serr != nil {
-			err = &Error{Op: name, Message: "syncing the file", Err: serr}
+			err = m.fileError("syncing the file", serr)
 		}
 	}
 	if cerr := f.Close(); err == nil && cerr != nil {
-		err = &Error{Op: name, Message: "closing the file", Err: cerr}
+		err = m.fileError("closing the file", cerr)
 	}
 	if err != nil {
-		return nil, err
+		return nil, m, err
 	}
-	return em, nil
+	return em, m, nil
+}
+
+// fileError is the *Error of a file operation of DownloadExportFile after
+// the requests m counts.
+func (m meta) fileError(what string, err error) *Error {
+	return &Error{Op: m.op, Attempts: m.attempts, StopReason: retry.NotRetryable, Message: what, Err: err}
 }
 
 // checkTarget refuses a path DownloadExportFile must not write: a
-// directory or anything else that is not a regular file, also behind a
-// symbolic link (the link would be replaced, but the caller meant what it
-// names, as /dev/stdout); and, without overwrite, anything at all.
+// symbolic link (its target may be anything: /dev/stdout is a link to
+// /proc/self/fd/1, and the rename would replace the link, as root for
+// every process), a directory or anything else that is not a regular
+// file; and, without overwrite, anything at all.
 func checkTarget(name, path string, overwrite bool) error {
 	fi, err := os.Lstat(path)
 	if err != nil {
@@ -265,15 +298,10 @@ func checkTarget(name, path string, overwrite bool) error {
 		return nil
 	}
 	mode := fi.Mode()
-	if mode&fs.ModeSymlink != 0 {
-		if target, err := os.Stat(path); err == nil {
-			mode = target.Mode()
-		}
-	}
 	switch {
 	case mode.IsDir():
 		return invalid("%s: %s is a directory", name, path)
-	case !mode.IsRegular() && mode&fs.ModeSymlink == 0:
+	case !mode.IsRegular():
 		return invalid("%s: %s is %s, not a regular file", name, path, fileKind(mode))
 	case !overwrite:
 		return fmt.Errorf("synthient: %s: %s: %w", name, path, fs.ErrExist)
@@ -283,6 +311,8 @@ func checkTarget(name, path string, overwrite bool) error {
 
 func fileKind(mode fs.FileMode) string {
 	switch {
+	case mode&fs.ModeSymlink != 0:
+		return "a symbolic link"
 	case mode&fs.ModeNamedPipe != 0:
 		return "a named pipe"
 	case mode&fs.ModeSocket != 0:
@@ -294,13 +324,18 @@ func fileKind(mode fs.FileMode) string {
 }
 
 // createPart creates a new, empty temporary file for path in its
-// directory: path.<random digits>.part, opened with O_EXCL, which fails
-// on any existing name (a symbolic link is never followed), and mode 0644
-// before the umask, as a file os.Create makes. os.CreateTemp would give
-// 0600.
+// directory: path.<random digits>.part, or .synthient-<random digits>.part
+// when path's name is too long to take the suffix. It is opened with
+// O_EXCL, which fails on any existing name (a symbolic link is never
+// followed), and mode 0644 before the umask, as a file os.Create makes.
+// os.CreateTemp would give 0600.
 func createPart(path string) (*os.File, error) {
 	for range 100 {
-		name := path + "." + strconv.FormatUint(uint64(rand.Uint32()), 10) + ".part"
+		digits := strconv.FormatUint(uint64(rand.Uint32()), 10)
+		name := path + "." + digits + ".part"
+		if len(filepath.Base(name)) > maxNameLen {
+			name = filepath.Join(filepath.Dir(path), ".synthient-"+digits+".part")
+		}
 		f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
 		if !errors.Is(err, fs.ErrExist) {
 			return f, err
@@ -309,26 +344,30 @@ func createPart(path string) (*os.File, error) {
 	return nil, &fs.PathError{Op: "open", Path: path + ".*.part", Err: fs.ErrExist}
 }
 
+// maxNameLen is the longest file name the common file systems take.
+const maxNameLen = 255
+
 // commit moves the finished temporary file part to path: a rename when
 // overwriting, otherwise a hard link, which fails rather than replace a
-// file that appeared meanwhile.
-func commit(part, path string, overwrite bool) error {
+// file that appeared meanwhile. m describes the call, for its errors.
+func commit(m meta, part, path string, overwrite bool) error {
 	if overwrite {
 		if err := os.Rename(part, path); err != nil {
-			return &Error{Op: "DownloadExportFile", Message: "renaming the file", Err: err}
+			return m.fileError("renaming the file", err)
 		}
 		return nil
 	}
+	appeared := m.fileError(path+" appeared during the download", fs.ErrExist)
 	if err := os.Link(part, path); err != nil {
 		if errors.Is(err, fs.ErrExist) {
-			return fmt.Errorf("synthient: DownloadExportFile: %s: %w", path, fs.ErrExist)
+			return appeared
 		}
 		// No hard links here: check, then rename.
 		if _, serr := os.Lstat(path); serr == nil {
-			return fmt.Errorf("synthient: DownloadExportFile: %s: %w", path, fs.ErrExist)
+			return appeared
 		}
 		if err := os.Rename(part, path); err != nil {
-			return &Error{Op: "DownloadExportFile", Message: "renaming the file", Err: err}
+			return m.fileError("renaming the file", err)
 		}
 		return nil
 	}
@@ -356,6 +395,9 @@ type checkedWriter struct {
 
 func (w *checkedWriter) Write(p []byte) (int, error) {
 	n, err := w.w.Write(p)
+	if n < 0 || n > len(p) {
+		return 0, errInvalidWrite
+	}
 	if w.hash != nil {
 		w.hash.Write(p[:n])
 	}
@@ -494,18 +536,30 @@ func (c *Client) sendStorage(ctx context.Context, m meta, loc *url.URL) (*http.R
 	if err == nil {
 		return resp, nil
 	}
-	var ue *url.Error
-	if errors.As(err, &ue) {
-		err = ue.Err // the URL holds the presigned query
-	}
+	cause, f := transportCause(err)
 	// The API leg was answered, so the call reached the server whatever
 	// became of this request: the error of a failed read (NotSent false,
 	// never sent again), worded after this request's own fate.
-	err = readError(ctx, m, err)
+	err = readError(ctx, m, scrub(cause, loc.RawQuery))
 	if ce := asConnectionError(err); ce != nil {
-		ce.attemptNotSent = retry.ClassifyError(ce.Err).NotSent
+		ce.attemptNotSent = f.NotSent
 	}
 	return nil, err
+}
+
+// scrub returns err, or when its text holds a part of the presigned query
+// rawQuery, a plain error of its redacted text: no error of a download
+// may quote the presigned URL, whatever the storage host made net/http
+// say.
+func scrub(err error, rawQuery string) error {
+	r := newQueryRedactor(rawQuery)
+	if r == nil {
+		return err
+	}
+	if msg := err.Error(); r.redact(msg) != msg {
+		return errors.New(r.redact(msg))
+	}
+	return err
 }
 
 // storageError is the *APIError of an error status from storage, with the
@@ -612,6 +666,10 @@ func (r *readErrReader) Read(p []byte) (int, error) {
 	return n, err
 }
 
+// errInvalidWrite is the error of a writer that said it wrote fewer than
+// none or more than all of the bytes it was given.
+var errInvalidWrite = errors.New("the writer reported an invalid byte count")
+
 // errTooLong is what a cappedWriter returns for the bytes past its cap.
 var errTooLong = errors.New("more bytes than expected")
 
@@ -626,12 +684,18 @@ type cappedWriter struct {
 func (c *cappedWriter) Write(p []byte) (int, error) {
 	if c.left < 0 || int64(len(p)) <= c.left {
 		n, err := c.w.Write(p)
+		if n < 0 || n > len(p) {
+			return 0, errInvalidWrite
+		}
 		if c.left >= 0 {
 			c.left -= int64(n)
 		}
 		return n, err
 	}
 	n, err := c.w.Write(p[:c.left])
+	if n < 0 || int64(n) > c.left {
+		return 0, errInvalidWrite
+	}
 	c.left -= int64(n)
 	if err != nil {
 		return n, err
@@ -654,31 +718,39 @@ const (
 // e: S3 and R2 echo the canonical request and the string they signed
 // (SignatureDoesNotMatch), and a hostile host can echo anything.
 func redactQuery(e *APIError, rawQuery string) {
-	r := queryRedactor(rawQuery)
+	r := newQueryRedactor(rawQuery)
 	if r == nil {
 		return
 	}
-	e.Type, e.Title, e.Detail, e.RequestID = r.Replace(e.Type), r.Replace(e.Title), r.Replace(e.Detail), r.Replace(e.RequestID)
+	e.Type, e.Title, e.Detail, e.RequestID = r.redact(e.Type), r.redact(e.Title), r.redact(e.Detail), r.redact(e.RequestID)
 	if len(e.Errors) == 0 {
 		return
 	}
 	errs := make(map[string][]string, len(e.Errors))
 	for field, msgs := range e.Errors {
-		k := r.Replace(field)
+		k := r.redact(field)
 		for _, msg := range msgs {
-			errs[k] = append(errs[k], r.Replace(msg))
+			errs[k] = append(errs[k], r.redact(msg))
 		}
 	}
 	e.Errors = errs
 }
 
-// queryRedactor returns a Replacer of every form of rawQuery a storage
-// host may echo: the raw query; each key=value pair; each value raw,
-// decoded, and encoded again as a query and as a path would encode it;
-// and each '/'-separated part of a decoded value (S3 echoes the access
-// key id and the scope of X-Amz-Credential apart). Longer secrets are
-// replaced first. It returns nil for an empty query.
-func queryRedactor(rawQuery string) *strings.Replacer {
+// queryRedactor replaces the secrets of a presigned query in a text.
+type queryRedactor struct {
+	secrets  []string // longest first
+	replacer *strings.Replacer
+}
+
+// newQueryRedactor returns the redactor of every form of rawQuery a
+// storage host may echo: the raw query; each key=value pair; each value
+// raw, decoded, and encoded again as a query and as a path would encode it
+// (with upper- and lower-case escapes); each '/'-separated part of a
+// decoded value (S3 echoes the access key id and the scope of
+// X-Amz-Credential apart); and the hexadecimal bytes of each of these of
+// 8 bytes or more, spaced or not (S3's CanonicalRequestBytes). It returns
+// nil for an empty query.
+func newQueryRedactor(rawQuery string) *queryRedactor {
 	if rawQuery == "" {
 		return nil
 	}
@@ -696,26 +768,78 @@ func queryRedactor(rawQuery string) *strings.Replacer {
 		if err != nil {
 			continue
 		}
-		add(decoded, minSecretValue)
-		add(url.QueryEscape(decoded), minSecretValue)
-		add(url.PathEscape(decoded), minSecretValue)
+		for _, s := range []string{decoded, url.QueryEscape(decoded), url.PathEscape(decoded)} {
+			add(s, minSecretValue)
+			add(lowerEscapes(s), minSecretValue)
+		}
 		for _, part := range strings.Split(decoded, "/") {
 			add(part, minSecretPart)
 		}
 	}
-	secrets := make([]string, 0, len(set))
+	r := &queryRedactor{secrets: make([]string, 0, 3*len(set))}
 	for s := range set {
-		secrets = append(secrets, s)
+		r.secrets = append(r.secrets, s)
+		if len(s) >= minSecretPart {
+			r.secrets = append(r.secrets, hex.EncodeToString([]byte(s)), spacedHex(s))
+		}
 	}
-	slices.SortFunc(secrets, func(a, b string) int {
+	slices.SortFunc(r.secrets, func(a, b string) int {
 		if len(a) != len(b) {
 			return len(b) - len(a)
 		}
 		return strings.Compare(a, b)
 	})
-	pairs := make([]string, 0, 2*len(secrets))
-	for _, s := range secrets {
+	pairs := make([]string, 0, 2*len(r.secrets))
+	for _, s := range r.secrets {
 		pairs = append(pairs, s, redacted)
 	}
-	return strings.NewReplacer(pairs...)
+	r.replacer = strings.NewReplacer(pairs...)
+	return r
+}
+
+// redact replaces every secret in s, and a secret's beginning at the end
+// of s: an error body is read up to 64 KiB, which can cut one short.
+func (r *queryRedactor) redact(s string) string {
+	s = r.replacer.Replace(s)
+	for _, secret := range r.secrets {
+		// The longest tail of s, of minSecretValue bytes or more, that
+		// begins secret.
+		for i := max(0, len(s)-len(secret)+1); i <= len(s)-minSecretValue; i++ {
+			if s[i] == secret[0] && strings.HasPrefix(secret, s[i:]) {
+				return s[:i] + redacted
+			}
+		}
+	}
+	return s
+}
+
+// lowerEscapes returns s with the hexadecimal digits of its %XX escapes in
+// lower case, as some encoders write them.
+func lowerEscapes(s string) string {
+	b := []byte(s)
+	for i := 0; i+2 < len(b); i++ {
+		if b[i] == '%' {
+			b[i+1], b[i+2] = lowerHex(b[i+1]), lowerHex(b[i+2])
+		}
+	}
+	return string(b)
+}
+
+func lowerHex(c byte) byte {
+	if 'A' <= c && c <= 'F' {
+		return c + 'a' - 'A'
+	}
+	return c
+}
+
+// spacedHex returns the bytes of s in hexadecimal, separated by spaces.
+func spacedHex(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(hex.EncodeToString([]byte{s[i]}))
+	}
+	return b.String()
 }

@@ -1034,6 +1034,11 @@ func TestDownloadExportFileRaceWithAnotherWriter(t *testing.T) {
 	if !errors.Is(err, fs.ErrExist) {
 		t.Fatalf("err = %v, want one matching fs.ErrExist", err)
 	}
+	// Found after every request: an *Error that counts them.
+	var base *synthient.Error
+	if !errors.As(err, &base) || base.Attempts != 3 {
+		t.Errorf("err = %v (%T), want an *Error of 3 attempts (meta, API, storage)", err, err)
+	}
 	if got, _ := os.ReadFile(path); string(got) != "theirs" {
 		t.Errorf("the other writer's file now holds %d bytes, want it untouched", len(got))
 	}
@@ -1563,6 +1568,16 @@ func dlQueryValues(t *testing.T) []string {
 	return out
 }
 
+// dlSpacedHex returns the bytes of s as space-separated hex, as S3's
+// CanonicalRequestBytes.
+func dlSpacedHex(s string) string {
+	h := make([]string, len(s))
+	for i := range len(s) {
+		h[i] = fmt.Sprintf("%02x", s[i])
+	}
+	return strings.Join(h, " ")
+}
+
 // An error body from storage that echoes the presigned query (S3's
 // SignatureDoesNotMatch holds the string it signed) gives an *APIError in
 // which every value of the query is redacted, in every field.
@@ -1572,6 +1587,7 @@ func TestDownloadExportStorageErrorRedactsThePresignedQuery(t *testing.T) {
 		name, ctype string
 		body        func(storageURL string) string
 		keep        string // text of the body that stays
+		echo        bool   // the echo stays, redacted (XML keeps Code and Message alone)
 	}{
 		{"S3 XML", "application/xml", func(storageURL string) string {
 			return "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Error><Code>SignatureDoesNotMatch</Code>" +
@@ -1581,15 +1597,28 @@ func TestDownloadExportStorageErrorRedactsThePresignedQuery(t *testing.T) {
 				"<SignatureProvided>" + dlSecret + "</SignatureProvided>" +
 				"<CanonicalRequest>GET\n" + dlObject + "\n" + strings.ReplaceAll(dlQuery, "&", "&amp;") + "\nhost:" +
 				strings.TrimPrefix(storageURL, "http://") + "\n\nhost\nUNSIGNED-PAYLOAD</CanonicalRequest></Error>"
-		}, "SignatureDoesNotMatch"},
+		}, "SignatureDoesNotMatch", false},
+		// Cut by the 64 KiB read inside the signature: not XML any more,
+		// and the signature's beginning is at the end of the text.
+		{"S3 XML cut short", "application/xml", func(string) string {
+			return "<?xml version=\"1.0\"?>\n<Error><Code>SignatureDoesNotMatch</Code><Padding>" +
+				strings.Repeat("p", 64<<10-120) + "</Padding><SignatureProvided>" + dlSecret + strings.Repeat("0", 200)
+		}, "SignatureDoesNotMatch", true},
+		// S3's CanonicalRequestBytes: the canonical request in spaced hex.
+		{"hex bytes", "text/plain", func(string) string {
+			return "bytes: " + dlSpacedHex(dlQuery) + " and " + dlSpacedHex("AKIAEXAMPLE/20260610/auto") + " and " + dlSpacedHex(dlSecret)
+		}, "bytes:", true},
+		{"lower-case escapes", "text/plain", func(string) string {
+			return "credential " + strings.ToLower(url.QueryEscape(cred))
+		}, "credential", true},
 		{"problem+json", "application/problem+json", func(storageURL string) string {
 			return fmt.Sprintf(`{"type":"https://storage.example/errors/%s","title":"bad X-Amz-Signature=%s","status":403,`+
 				`"detail":"canonical query %s","instance":%q,"errors":{"credential":[%q],"signature":["%s"]}}`,
 				dlSecret, dlSecret, dlQuery, dlObject+"?"+dlQuery, cred, dlSecret)
-		}, "canonical query"},
+		}, "canonical query", true},
 		{"text/plain", "text/plain; charset=utf-8", func(storageURL string) string {
 			return "signature mismatch for " + dlPresigned(storageURL)
-		}, "signature mismatch for"},
+		}, "signature mismatch for", true},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -1612,14 +1641,14 @@ func TestDownloadExportStorageErrorRedactsThePresignedQuery(t *testing.T) {
 				"Errors": fmt.Sprint(ae.Errors), "%#v": fmt.Sprintf("%#v", ae), "%+v": fmt.Sprintf("%+v", ae),
 			}
 			for name, text := range fields {
-				for _, v := range append(dlQueryValues(t), dlQuery, "AKIAEXAMPLE") {
-					if strings.Contains(text, v) {
-						t.Errorf("%s holds the query value %q: %s", name, v, text)
+				for _, v := range append(dlQueryValues(t), dlQuery, "AKIAEXAMPLE", dlSecret[:8]) {
+					if strings.Contains(text, v) || strings.Contains(text, dlSpacedHex(v)) {
+						t.Errorf("%s holds the query value %q: %.300s", name, v, text)
 					}
 				}
 			}
-			if all := fields["%#v"]; !strings.Contains(all, tc.keep) || !strings.Contains(all, "[REDACTED]") {
-				t.Errorf("the error lost the body's text, want %q and [REDACTED] in it: %s", tc.keep, all)
+			if all := fields["%#v"]; !strings.Contains(all, tc.keep) || strings.Contains(all, "[REDACTED]") != tc.echo {
+				t.Errorf("the error lost the body's text, want %q and [REDACTED] (%v) in it: %.300s", tc.keep, tc.echo, all)
 			}
 			dlNoSecret(t, err, nil)
 		})
@@ -1654,7 +1683,14 @@ func TestDownloadExportFileRefusesATargetThatIsNotARegularFile(t *testing.T) {
 	if err := os.Mkdir(sub, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	links := map[string]string{"to-devnull": os.DevNull, "to-fifo": fifo, "to-dir": sub}
+	// A link to a regular file is refused too: /dev/stdout is a link to
+	// /proc/self/fd/1, a regular file when stdout is redirected to one,
+	// and the rename would replace the link.
+	file := filepath.Join(dir, "file")
+	if err := os.WriteFile(file, []byte("keep"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	links := map[string]string{"to-devnull": os.DevNull, "to-fifo": fifo, "to-dir": sub, "to-file": file}
 	for name, target := range links {
 		if err := os.Symlink(target, filepath.Join(dir, name)); err != nil {
 			t.Fatal(err)
@@ -1663,7 +1699,7 @@ func TestDownloadExportFileRefusesATargetThatIsNotARegularFile(t *testing.T) {
 	storage := dlStorage(t, false, []byte("x"))
 	api := dlFileAPI(t, []byte("x"), dlSHA([]byte("x")), func() string { return dlPresigned(storage.URL) })
 	c := newClient(t, api.Base)
-	for _, name := range []string{"fifo", "sock", "to-devnull", "to-fifo", "to-dir"} {
+	for _, name := range []string{"fifo", "sock", "to-devnull", "to-fifo", "to-dir", "to-file"} {
 		path := filepath.Join(dir, name)
 		before, err := os.Lstat(path)
 		if err != nil {
@@ -1686,6 +1722,9 @@ func TestDownloadExportFileRefusesATargetThatIsNotARegularFile(t *testing.T) {
 	}
 	if parts, _ := filepath.Glob(filepath.Join(dir, "*.part")); len(parts) != 0 {
 		t.Errorf("temporary files left: %v", parts)
+	}
+	if got, _ := os.ReadFile(file); string(got) != "keep" {
+		t.Errorf("the linked file holds %q", got)
 	}
 }
 
@@ -2017,4 +2056,167 @@ func TestDownloadExportFileErrorDescribesTheCall(t *testing.T) {
 			}
 		})
 	}
+}
+
+// A Progress callback that panics: the panic reaches the caller, and the
+// temporary file is closed and removed on the way out.
+func TestDownloadExportFileProgressPanicLeavesNoFile(t *testing.T) {
+	t.Parallel()
+	data := dlData(4096)
+	storage := dlStorage(t, false, data)
+	api := dlFileAPI(t, data, dlSHA(data), func() string { return dlPresigned(storage.URL) })
+	c := newClient(t, api.Base)
+	dir := t.TempDir()
+	func() {
+		defer func() {
+			if r := recover(); r != "progress" {
+				t.Errorf("recovered %v, want the callback's panic", r)
+			}
+		}()
+		_, _ = c.DownloadExportFile(context.Background(), synthient.FeedProxies, "2026-06-10/14", filepath.Join(dir, "out"),
+			&synthient.DownloadParams{Progress: func(int64, int64) { panic("progress") }})
+	}()
+	if names := dlDirEntries(t, dir); len(names) != 0 {
+		t.Errorf("directory holds %v, want nothing", names)
+	}
+}
+
+// dlLyingWriter reports n bytes written, whatever it was given.
+type dlLyingWriter struct{ n int }
+
+func (w dlLyingWriter) Write([]byte) (int, error) { return w.n, nil }
+
+// A writer that reports fewer than none or more than all of the bytes: an
+// *Error, never a panic, and Progress never passes the total.
+func TestDownloadExportWriterThatLies(t *testing.T) {
+	t.Parallel()
+	data := dlData(1000)
+	storage := dlStorage(t, false, data)
+	api := dlFileAPI(t, data, dlSHA(data), func() string { return dlPresigned(storage.URL) })
+	c := newClient(t, api.Base)
+	for _, n := range []int{-1, 1 << 20} {
+		t.Run(fmt.Sprintf("DownloadExport n=%d", n), func(t *testing.T) {
+			_, err := c.DownloadExport(context.Background(), synthient.FeedProxies, "2026-06-10/14", dlLyingWriter{n})
+			var base *synthient.Error
+			if !errors.As(err, &base) {
+				t.Errorf("err = %v (%T), want an *Error", err, err)
+			}
+		})
+		t.Run(fmt.Sprintf("DownloadExportTo n=%d", n), func(t *testing.T) {
+			progress := func(done, total int64) {
+				if done > total || done < 0 {
+					t.Errorf("Progress(%d, %d)", done, total)
+				}
+			}
+			_, err := c.DownloadExportTo(context.Background(), synthient.FeedProxies, "2026-06-10/14", dlLyingWriter{n},
+				&synthient.DownloadParams{Verify: true, Progress: progress})
+			var base *synthient.Error
+			if !errors.As(err, &base) {
+				t.Errorf("err = %v (%T), want an *Error", err, err)
+			}
+		})
+	}
+}
+
+// A file name too long to take the temporary suffix still downloads: the
+// temporary file gets a short name in the same directory.
+func TestDownloadExportFileLongName(t *testing.T) {
+	t.Parallel()
+	data := dlData(100)
+	storage := dlStorage(t, false, data)
+	api := dlFileAPI(t, data, dlSHA(data), func() string { return dlPresigned(storage.URL) })
+	c := newClient(t, api.Base)
+	dir := t.TempDir()
+	path := filepath.Join(dir, strings.Repeat("n", 250))
+	if _, err := c.DownloadExportFile(context.Background(), synthient.FeedProxies, "2026-06-10/14", path,
+		&synthient.DownloadParams{Verify: true}); err != nil {
+		t.Fatalf("DownloadExportFile: %v", err)
+	}
+	if got, _ := os.ReadFile(path); !bytes.Equal(got, data) {
+		t.Errorf("the file holds %d bytes, want the %d of the export", len(got), len(data))
+	}
+	if names := dlDirEntries(t, dir); len(names) != 1 {
+		t.Errorf("directory holds %v, want the file alone", names)
+	}
+}
+
+// A meta that describes another export than the one asked for, or none,
+// is a *DecodeError, and nothing is downloaded.
+func TestDownloadExportToMetaOfAnotherExport(t *testing.T) {
+	t.Parallel()
+	data := dlData(100)
+	for _, tc := range []struct{ asked, metaID string }{
+		{"2026-06-10/14", "2026-06-10/15"},
+		{"2026-06-10/14", "../../account/me"},
+		{"latest", "latest"},
+		{"latest", "not an id"},
+		{"2026-06-10", "2026-06-10/3"},
+	} {
+		t.Run(tc.asked+" gets "+tc.metaID, func(t *testing.T) {
+			t.Parallel()
+			storage := dlStorage(t, false, data)
+			api := newFXServer(t, false, func(_ int, w http.ResponseWriter, r *http.Request) {
+				if !strings.HasSuffix(r.URL.Path, "/meta") {
+					w.Header().Set("Location", dlPresigned(storage.URL))
+					w.WriteHeader(http.StatusTemporaryRedirect)
+					return
+				}
+				fxJSON(w, 200, fmt.Sprintf(`{"stream":"proxies","kind":"hourly","id":%q,"format":"parquet","date":1781049600,`+
+					`"created_at":1781103600,"size":%d,"rows":1,"checksum":%q,"schema":{"fields":[]}}`, tc.metaID, len(data), dlSHA(data)))
+			})
+			c := newClient(t, api.Base)
+			_, err := c.DownloadExportTo(context.Background(), synthient.FeedProxies, tc.asked, io.Discard, nil)
+			var de *synthient.DecodeError
+			if !errors.As(err, &de) || errors.Is(err, synthient.ErrInvalidArgument) {
+				t.Errorf("err = %v (%T), want a *DecodeError", err, err)
+			}
+			if a, s := api.Arrivals(), storage.Arrivals(); a != 1 || s != 0 {
+				t.Errorf("arrivals: API %d, storage %d; want the meta request alone", a, s)
+			}
+		})
+	}
+}
+
+// An answer that is not HTTP (here a redirect whose Location line holds a
+// control byte, which net/http refuses to parse) is ErrMalformedResponse,
+// sent once, and no error text quotes the line and its presigned query;
+// nor any net/http error the storage host provokes.
+func TestDownloadExportMalformedAnswer(t *testing.T) {
+	t.Parallel()
+	t.Run("API leg", func(t *testing.T) {
+		t.Parallel()
+		api := newRawServer(t, func(c *rawConn) {
+			if _, _, _, err := c.ReadRequest(); err == nil {
+				_, _ = io.WriteString(c, "HTTP/1.1 307 Temporary Redirect\r\nLocation: "+dlPresigned("http://storage.test")+"\x01\r\nContent-Length: 0\r\n\r\n")
+			}
+		})
+		logger, logs := newLogger()
+		c := newClient(t, api.URL, synthient.WithLogger(logger))
+		_, err := c.DownloadExport(context.Background(), synthient.FeedProxies, "2026-06-10/14", io.Discard)
+		api.Close()
+		if !errors.Is(err, synthient.ErrMalformedResponse) {
+			t.Errorf("err = %v, want one matching ErrMalformedResponse", err)
+		}
+		if n := api.Arrivals(); n != 1 {
+			t.Errorf("%d arrivals, want 1: the answer would be the same again", n)
+		}
+		dlNoSecret(t, err, logs)
+	})
+	t.Run("storage that echoes the request", func(t *testing.T) {
+		t.Parallel()
+		storage := newRawServer(t, func(c *rawConn) {
+			if req, _, _, err := c.ReadRequest(); err == nil {
+				_, _ = io.WriteString(c, req.RequestURI+"\r\n\r\n")
+			}
+		})
+		api := dlRedirectAPI(t, false, http.StatusTemporaryRedirect, dlPresigned("http://"+storage.Addr))
+		logger, logs := newLogger()
+		c := newClient(t, api.Base, synthient.WithLogger(logger))
+		_, err := c.DownloadExport(context.Background(), synthient.FeedProxies, "2026-06-10/14", io.Discard)
+		var ce *synthient.ConnectionError
+		if !errors.As(err, &ce) || ce.NotSent {
+			t.Errorf("err = %v (%T), want a *ConnectionError with NotSent false", err, err)
+		}
+		dlNoSecret(t, err, logs)
+	})
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"net/http"
 	"net/netip"
+	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -12,6 +13,13 @@ import (
 )
 
 var (
+	// ErrMalformedResponse is matched (errors.Is) by the *ConnectionError
+	// of an answer that is not HTTP: a status line, header line,
+	// Content-Length or Transfer-Encoding net/http cannot parse. The
+	// request reached the server (NotSent is false) and is not sent again.
+	// net/http's own error is not kept: it quotes the server's bytes, which
+	// can hold a redirect's presigned URL.
+	ErrMalformedResponse = errors.New("malformed HTTP response")
 	// ErrInvalidArgument is matched (errors.Is) by every error for an
 	// argument or option that was rejected before anything was sent.
 	ErrInvalidArgument = errors.New("invalid argument")
@@ -77,7 +85,8 @@ func (e *Error) Error() string {
 	}
 	if e.last != nil {
 		b.WriteString(" (last error: ")
-		b.WriteString(e.last.Error())
+		// The last error names the operation too: once is enough.
+		b.WriteString(strings.TrimPrefix(e.last.Error(), "synthient: "+e.Op+": "))
 		b.WriteString(")")
 	}
 	return b.String()
@@ -95,6 +104,21 @@ func (e *Error) Unwrap() []error {
 		return []error{e.last}
 	}
 	return nil
+}
+
+// transportCause returns the cause of a failed request as the typed errors
+// keep it, and what it means for retrying: without the *url.Error around
+// it (its URL may hold a presigned query), and ErrMalformedResponse in
+// place of an error that quotes the server's bytes.
+func transportCause(err error) (error, retry.Failure) {
+	if ue := (*url.Error)(nil); errors.As(err, &ue) {
+		err = ue.Err
+	}
+	f := retry.ClassifyError(err)
+	if f.Malformed {
+		err = ErrMalformedResponse
+	}
+	return err, f
 }
 
 // meta is what the attempt loop records on the typed errors, exposed

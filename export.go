@@ -104,17 +104,20 @@ func exportsQuery(op string, p *ListExportsParams) (url.Values, error) {
 // nil. An unknown feed or a Limit outside 0 to 500 gives an error matching
 // ErrInvalidArgument. The request follows the standard retry class.
 func (c *Client) ListExports(ctx context.Context, feed Feed, p *ListExportsParams) (*ExportPage, error) {
-	return c.listExports(ctx, "ListExports", feed, p)
+	page, _, err := c.listExports(ctx, "ListExports", feed, p)
+	return page, err
 }
 
-func (c *Client) listExports(ctx context.Context, name string, feed Feed, p *ListExportsParams) (*ExportPage, error) {
+// listExports sends one listing request as the operation name; m
+// describes it, for an error found in the page.
+func (c *Client) listExports(ctx context.Context, name string, feed Feed, p *ListExportsParams) (*ExportPage, meta, error) {
 	seg, err := checkFeed(name, feed)
 	if err != nil {
-		return nil, err
+		return nil, meta{}, err
 	}
 	q, err := exportsQuery(name, p)
 	if err != nil {
-		return nil, err
+		return nil, meta{}, err
 	}
 	op := &operation{
 		name:   name,
@@ -128,12 +131,12 @@ func (c *Client) listExports(ctx context.Context, name string, feed Feed, p *Lis
 	var page ExportPage
 	m, err := c.getJSON(ctx, op, &page)
 	if err != nil {
-		return nil, err
+		return nil, m, err
 	}
 	if page.Exports == nil && page.Stream == "" {
-		return nil, &DecodeError{Status: http.StatusOK, Err: errors.New("response is not an export listing"), meta: m}
+		return nil, m, &DecodeError{Status: http.StatusOK, Err: errors.New("response is not an export listing"), meta: m}
 	}
-	return &page, nil
+	return &page, m, nil
 }
 
 // AllExports returns every export of feed, page after page, newest first.
@@ -158,7 +161,7 @@ func (c *Client) AllExports(ctx context.Context, feed Feed, p *ListExportsParams
 		params := first // each loop over the sequence starts again
 		seen := map[[sha256.Size]byte]struct{}{sha256.Sum256([]byte(params.Cursor)): {}}
 		for {
-			page, err := c.listExports(ctx, "AllExports", feed, &params)
+			page, m, err := c.listExports(ctx, "AllExports", feed, &params)
 			if err != nil {
 				yield(Export{}, err)
 				return
@@ -174,7 +177,8 @@ func (c *Client) AllExports(ctx context.Context, feed Feed, p *ListExportsParams
 			}
 			digest := sha256.Sum256([]byte(next))
 			if _, ok := seen[digest]; ok {
-				yield(Export{}, &Error{Op: "AllExports", Message: "the export listing repeated a cursor"})
+				yield(Export{}, &Error{Op: m.op, Attempts: m.attempts, StopReason: retry.NotRetryable,
+					Message: "the export listing repeated a cursor"})
 				return
 			}
 			seen[digest] = struct{}{}

@@ -17,6 +17,7 @@ import (
 	"testing"
 
 	"github.com/synthient-go/synthient"
+	"github.com/synthient-go/synthient/retry"
 )
 
 // ---------------------------------------------------------------------
@@ -580,6 +581,9 @@ func TestAllExportsStopsOnARepeatedCursor(t *testing.T) {
 			var base *synthient.Error
 			if !errors.As(errs[0], &base) {
 				t.Errorf("err = %v (%T), want an *Error", errs[0], errs[0])
+			} else if base.Attempts != 1 || base.StopReason != retry.NotRetryable {
+				// The page whose answer repeated the cursor: one request.
+				t.Errorf("Attempts %d, StopReason %q; want 1, %q", base.Attempts, base.StopReason, retry.NotRetryable)
 			}
 			var ae *synthient.APIError
 			if errors.As(errs[0], &ae) {

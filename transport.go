@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/http/httptrace"
 	"net/url"
 	"os"
 	"time"
@@ -200,12 +201,19 @@ type attemptLoop struct {
 	// server: it got a response, or failed after the request may have been
 	// written. It makes NotSent describe the call, not its last attempt.
 	reached bool
+	// gotConn records that the current attempt got a connection (trace,
+	// installed on the client's own transport only, whose GotConn runs on
+	// the calling goroutine): an attempt without one sent nothing, also
+	// when ctx cut it short while dialing.
+	gotConn bool
+	trace   httptrace.ClientTrace
 	last    error // the last attempt's *APIError, *ConnectionError or *TimeoutError
 	final   error // the error the call returns, once decided
 }
 
 func newAttemptLoop(c *Client) *attemptLoop {
 	l := &attemptLoop{c: c}
+	l.trace.GotConn = func(httptrace.GotConnInfo) { l.gotConn = true }
 	l.rc = retryablehttp.Client{
 		HTTPClient: c.hc,
 		// The policy decides; this only keeps go-retryablehttp from
@@ -230,15 +238,15 @@ func (c *Client) do(ctx context.Context, op *operation) (resp *http.Response, m 
 	if err := ctx.Err(); err != nil {
 		return nil, m, &Error{Op: op.name, StopReason: retry.ContextDone, Err: err}
 	}
-	req, err := c.newRequest(ctx, op)
-	if err != nil {
-		return nil, m, err
-	}
 	l := c.loops.Get().(*attemptLoop)
 	defer func() {
 		l.reset()
 		c.loops.Put(l)
 	}()
+	req, err := c.newRequest(l.traced(ctx), op)
+	if err != nil {
+		return nil, m, err
+	}
 	l.start(op, c.policy)
 	resp, err = l.rc.Do(req)
 	m.attempts = l.attempts
@@ -278,7 +286,7 @@ func (c *Client) newRequest(ctx context.Context, op *operation) (*retryablehttp.
 		hreq.Header["Accept-Encoding"] = identity
 	}
 	if !op.noKey {
-		hreq.Header["X-Api-Key"] = []string{c.apiKey}
+		hreq.Header["X-Api-Key"] = c.apiKey()
 	}
 	req := &retryablehttp.Request{Request: hreq}
 	if op.body != nil {
@@ -292,6 +300,23 @@ func (c *Client) newRequest(ctx context.Context, op *operation) (*retryablehttp.
 	return req, nil
 }
 
+// traced returns ctx with the loop's connection trace, when the client
+// owns its transport: another transport's connections cannot be traced
+// reliably, so there every failure that is not NotSent may have reached
+// the server.
+func (l *attemptLoop) traced(ctx context.Context) context.Context {
+	if l.c.owned == nil {
+		return ctx
+	}
+	return httptrace.WithClientTrace(ctx, &l.trace)
+}
+
+// mayHaveReached reports whether an attempt that failed with f may have
+// reached the server.
+func (l *attemptLoop) mayHaveReached(f retry.Failure) bool {
+	return !f.NotSent && (l.gotConn || l.c.owned == nil)
+}
+
 func (l *attemptLoop) start(op *operation, p retry.Policy) {
 	p.Class = op.class
 	l.op = op
@@ -302,7 +327,7 @@ func (l *attemptLoop) start(op *operation, p retry.Policy) {
 }
 
 func (l *attemptLoop) reset() {
-	l.op, l.attempts, l.reached, l.last, l.final = nil, 0, false, nil, nil
+	l.op, l.attempts, l.reached, l.gotConn, l.last, l.final = nil, 0, false, false, nil, nil
 	l.call.Reset(retry.Policy{})
 }
 
@@ -313,14 +338,12 @@ func (l *attemptLoop) reset() {
 // response as it is.
 func (l *attemptLoop) checkRetry(ctx context.Context, resp *http.Response, err error) (bool, error) {
 	l.attempts++
+	defer func() { l.gotConn = false }() // the next attempt starts afresh
 	var a retry.Attempt
 	if err != nil {
-		cause := err
-		if ue := (*url.Error)(nil); errors.As(err, &ue) {
-			cause = ue.Err // the URL may hold a presigned query
-		}
-		a = retry.Attempt{Err: cause, Failure: retry.ClassifyError(cause)}
-		l.reached = l.reached || !a.Failure.NotSent
+		cause, f := transportCause(err)
+		a = retry.Attempt{Err: cause, Failure: f}
+		l.reached = l.reached || l.mayHaveReached(f)
 		if ctx.Err() == nil {
 			l.last = l.connectionError(cause, a.Failure)
 		}
@@ -405,9 +428,8 @@ func (l *attemptLoop) stop(ctx context.Context, reason retry.StopReason) error {
 		// the last error was recorded.
 		ce.NotSent = ce.NotSent && !l.reached
 	}
-	if reason == retry.ContextDone || l.last == nil {
-		return &Error{Op: m.op, Attempts: m.attempts, StopReason: reason, Err: ctx.Err(), last: l.last}
-	}
+	// The last attempt's error describes the call too, also when it is
+	// wrapped below a context's: errors.As from it reaches the same *Error.
 	switch e := l.last.(type) {
 	case *APIError:
 		e.meta = m
@@ -415,6 +437,9 @@ func (l *attemptLoop) stop(ctx context.Context, reason retry.StopReason) error {
 		e.meta = m
 	case *TimeoutError:
 		e.meta = m
+	}
+	if reason == retry.ContextDone || l.last == nil {
+		return &Error{Op: m.op, Attempts: m.attempts, StopReason: reason, Err: ctx.Err(), last: l.last}
 	}
 	return l.last
 }
@@ -534,6 +559,8 @@ func errorKind(err error, f retry.Failure) string {
 		return "timeout"
 	case f.TLS:
 		return "tls"
+	case f.Malformed:
+		return "malformed"
 	case errors.As(err, &dns):
 		return "dns"
 	case f.NotSent:

@@ -685,6 +685,70 @@ func TestLoopbackNotSentDescribesTheCall(t *testing.T) {
 	})
 }
 
+// 6c. An attempt that never got a connection sent nothing, also when the
+// caller's ctx cut it short while it was dialing (net/http then returns the
+// bare context error, which says nothing of the connection). The first
+// attempt's TLS handshake runs out of OpenTimeout; the caller cancels while
+// the second one is in its handshake.
+func TestLoopbackNotSentWhenCancelledWhileDialing(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithCancel(lbCtx(t))
+	defer cancel()
+	srv := newRawServer(t, func(c *rawConn) {
+		if c.N == 2 {
+			cancel()
+		}
+		<-c.srv.Done() // never answer the ClientHello
+	})
+	c, _ := lbClient(t, "https://"+srv.Addr+"/api/v4", synthient.WithOpenTimeout(50*time.Millisecond))
+	_, err := c.Account(ctx)
+	srv.Close()
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("err = %v, want one matching context.Canceled", err)
+	}
+	lbStop(t, err, 2, retry.ContextDone)
+	ce := lbConnErr(t, err, true, true)
+	// The last attempt's error describes the call as the *Error does.
+	var base *synthient.Error
+	if !errors.As(ce, &base) || base.Op != "Account" || base.Attempts != 2 {
+		t.Errorf("the *Error of the last attempt's error = %+v, want Account, 2 attempts", base)
+	}
+	if strings.Count(err.Error(), "Account") != 1 {
+		t.Errorf("message %q names the operation more than once", err)
+	}
+}
+
+// 6d. An answer that is not HTTP, on a JSON endpoint: ErrMalformedResponse,
+// sent once (the server would answer the same again), and the error does
+// not quote the answer.
+func TestLoopbackMalformedAnswer(t *testing.T) {
+	t.Parallel()
+	srv := newRawServer(t, func(c *rawConn) {
+		if _, _, _, err := c.ReadRequest(); err == nil {
+			_, _ = io.WriteString(c, "HTTP/1.1 302 Found\r\nLocation: /next?token=s3cr3t-t0ken\x7f\r\nContent-Length: 0\r\n\r\n")
+		}
+	})
+	c, logs := lbClient(t, srv.URL)
+	_, err := c.Account(lbCtx(t))
+	srv.Close()
+	if got := srv.Arrivals(); got != 1 {
+		t.Errorf("server saw %d arrivals, want 1", got)
+	}
+	ce := lbConnErr(t, err, false, false)
+	if !errors.Is(ce, synthient.ErrMalformedResponse) {
+		t.Errorf("err = %v, want one matching ErrMalformedResponse", err)
+	}
+	lbStop(t, err, 1, retry.NotRetryable)
+	for _, s := range []string{err.Error(), fmt.Sprintf("%#v", ce), logs.String()} {
+		if strings.Contains(s, "s3cr3t") {
+			t.Errorf("%q quotes the answer", s)
+		}
+	}
+	if !strings.Contains(logs.String(), `"error":"malformed"`) {
+		t.Errorf("the log does not name the failure:\n%s", logs)
+	}
+}
+
 // 7. OpenTimeout bounds the TLS handshake: a peer that accepts TCP and
 // never answers the ClientHello.
 func TestLoopbackOpenTimeout(t *testing.T) {

@@ -6,12 +6,16 @@ import (
 	"errors"
 	"net"
 	"net/http"
+	"net/textproto"
 	"strings"
 )
 
 // ClassifyError tells what a transport error means for retrying: whether
 // the request provably never left the client, whether it is a TLS failure,
-// and whether a wait ran out.
+// whether a wait ran out, and whether the server answered with something
+// that is not HTTP (Malformed: net/http's errors for a bad status line,
+// header line, Content-Length or Transfer-Encoding, which quote the
+// server's bytes).
 //
 // A request provably never left when the error comes from resolving the
 // host, dialing (including a proxy's CONNECT), or from a certificate that
@@ -36,6 +40,7 @@ func ClassifyError(err error) Failure {
 	mismatch := errors.Is(err, http.ErrSchemeMismatch)
 	refused := isHandshakeAlert(err)
 	f.TLS = !f.Timeout && (cert || mismatch || refused || isTLSError(err))
+	f.Malformed = !f.TLS && isMalformedAnswer(err)
 
 	var op *net.OpError
 	var dns *net.DNSError
@@ -57,6 +62,40 @@ func inChain(err error, msg string) bool {
 	for e := err; e != nil; e = errors.Unwrap(e) {
 		if e.Error() == msg {
 			return true
+		}
+	}
+	return false
+}
+
+// malformedAnswers are the beginnings of net/http's errors for a response
+// head it could not parse (badStringError, unsupportedTEError and the
+// Content-Length checks of net/http's transfer.go); each quotes the
+// server's bytes after it.
+var malformedAnswers = []string{
+	"malformed HTTP ",
+	"bad Content-Length ",
+	"invalid empty Content-Length ",
+	"http: message cannot contain multiple Content-Length headers",
+	"unsupported transfer encoding: ",
+	"too many transfer encodings: ",
+	"invalid Trailer key ",
+	"bad trailer key ",
+	"net/http: server response headers exceeded ",
+}
+
+// isMalformedAnswer reports whether err's chain holds net/http's or
+// net/textproto's error for a response that is not HTTP.
+func isMalformedAnswer(err error) bool {
+	var proto textproto.ProtocolError
+	if errors.As(err, &proto) {
+		return true
+	}
+	for e := err; e != nil; e = errors.Unwrap(e) {
+		msg := e.Error()
+		for _, prefix := range malformedAnswers {
+			if strings.HasPrefix(msg, prefix) {
+				return true
+			}
 		}
 	}
 	return false

@@ -1,6 +1,7 @@
 package retry_test
 
 import (
+	"bufio"
 	"context"
 	"crypto/tls"
 	"crypto/x509"
@@ -333,5 +334,51 @@ func TestClassifyErrorLoopbackConnectionClosed(t *testing.T) {
 	}
 	if got, want := retry.ClassifyError(err), (retry.Failure{}); got != want {
 		t.Errorf("ClassifyError(%v) = %+v, want %+v", err, got, want)
+	}
+}
+
+// An answer that is not HTTP: net/http's error quotes the server's bytes,
+// the request reached the server, and ClassifyError says Malformed.
+func TestClassifyErrorLoopbackMalformedAnswer(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name, answer string
+	}{
+		{"status line", "HTTP/1.1 2x0 OK\r\n\r\n"},
+		{"not HTTP at all", "/bucket/object?X-Amz-Signature=abc\r\n\r\n"},
+		{"header line with a control byte", "HTTP/1.1 307 Temporary Redirect\r\nLocation: http://s/o?sig=abc\x01\r\nContent-Length: 0\r\n\r\n"},
+		{"header line without a colon", "HTTP/1.1 200 OK\r\nno colon here\r\n\r\n"},
+		{"bad Content-Length", "HTTP/1.1 200 OK\r\nContent-Length: 1x\r\n\r\n"},
+		{"two Content-Lengths", "HTTP/1.1 200 OK\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\n"},
+		{"unsupported transfer encoding", "HTTP/1.1 200 OK\r\nTransfer-Encoding: rot13\r\n\r\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			ln, err := net.Listen("tcp", "127.0.0.1:0")
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer ln.Close()
+			go func() {
+				c, err := ln.Accept()
+				if err != nil {
+					return
+				}
+				defer c.Close()
+				_, _ = http.ReadRequest(bufio.NewReader(c))
+				_, _ = io.WriteString(c, tc.answer)
+			}()
+			tr := &http.Transport{}
+			defer tr.CloseIdleConnections()
+			client := &http.Client{Transport: tr, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+			resp, err := client.Get("http://" + ln.Addr().String() + "/")
+			if err == nil {
+				resp.Body.Close()
+				t.Fatal("GET succeeded")
+			}
+			if got, want := retry.ClassifyError(err), (retry.Failure{Malformed: true}); got != want {
+				t.Errorf("ClassifyError(%v) = %+v, want %+v", err, got, want)
+			}
+		})
 	}
 }

@@ -226,6 +226,12 @@ type Failure struct {
 	TLS bool
 	// Timeout reports that a connect, read or write wait ran out.
 	Timeout bool
+	// Malformed reports that the server answered with bytes that are not
+	// HTTP (a bad status line, header line or Content-Length): the request
+	// reached it, and sending it again would get the same answer. It is
+	// never retried, and the error's text quotes the server's bytes (a
+	// redirect's Location, say): do not show it.
+	Malformed bool
 }
 
 // Attempt is the outcome of one attempt.
@@ -411,7 +417,7 @@ func (c *Call) retryable(a Attempt, d Decision) (StopReason, bool) {
 			return NotRetryable, false
 		case class == Billed:
 			return MayHaveBeenProcessed, false
-		case a.Failure.TLS:
+		case a.Failure.TLS, a.Failure.Malformed:
 			return NotRetryable, false
 		}
 		return "", true

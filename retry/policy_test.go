@@ -145,6 +145,9 @@ func TestDecideRules(t *testing.T) {
 		// A TLS error that may have struck after the request was written
 		// leaves the outcome unknown: Billed must say so.
 		{"TLS failure, may have been sent", netFailure(retry.Failure{TLS: true}), mayHaveBeen, notRetryable, notRetryable},
+		// An answer that is not HTTP: the server got the request, and would
+		// answer the same again.
+		{"malformed answer", netFailure(retry.Failure{Malformed: true}), mayHaveBeen, notRetryable, notRetryable},
 	}
 	classes := []struct {
 		class retry.Class

@@ -1,11 +1,13 @@
 // Package problem reads and writes RFC 9457 problem details, the error
 // bodies of the Synthient API: the client reads them into APIError, the
-// fake server writes them.
+// fake server writes them. It also reads the XML error of an S3-style
+// export storage host.
 package problem
 
 import (
 	"bytes"
 	"encoding/json"
+	"encoding/xml"
 	"mime"
 	"net/http"
 	"strings"
@@ -32,9 +34,11 @@ type Details struct {
 // Parse reads an error body. It never fails: a JSON object gives the
 // members it has (type, title, status, detail, instance and errors, each
 // only when it has the right type; a legacy "error" or "message" string and
-// an unhealthy /health answer's "problems" become Detail), and any other
-// body, including a JSON one that does not parse, gives its trimmed text as
-// Detail.
+// an unhealthy /health answer's "problems" become Detail); an S3-style XML
+// <Error> gives its Code as Title, its Message as Detail and its RequestId
+// as Instance, and nothing else (S3 echoes the request it signed in other
+// elements); any other body, including one of these that does not parse,
+// gives its trimmed text as Detail.
 func Parse(contentType string, body []byte) Details {
 	trimmed := bytes.TrimSpace(body)
 	if len(trimmed) == 0 {
@@ -45,7 +49,29 @@ func Parse(contentType string, body []byte) Details {
 			return d
 		}
 	}
+	if trimmed[0] == '<' {
+		if d, ok := parseS3(trimmed); ok {
+			return d
+		}
+	}
 	return Details{Detail: text(trimmed)}
+}
+
+// s3Error is the XML error body of S3 and the stores that copy it (R2,
+// GCS's XML API, MinIO).
+type s3Error struct {
+	XMLName   xml.Name `xml:"Error"`
+	Code      string   `xml:"Code"`
+	Message   string   `xml:"Message"`
+	RequestID string   `xml:"RequestId"`
+}
+
+func parseS3(body []byte) (Details, bool) {
+	var e s3Error
+	if err := xml.Unmarshal(body, &e); err != nil || e.Code == "" {
+		return Details{}, false
+	}
+	return Details{Title: e.Code, Detail: e.Message, Instance: e.RequestID}, true
 }
 
 func isJSON(contentType string) bool {

@@ -64,6 +64,19 @@ var parseCases = []parseCase{
 	{"text_plain_no_content_type", "", "  upstream timed out  ", problem.Details{Detail: "upstream timed out"}},
 	{"html", "text/html", "<html><body><h1>502 Bad Gateway</h1></body></html>\r\n",
 		problem.Details{Detail: "<html><body><h1>502 Bad Gateway</h1></body></html>"}},
+	// An S3-style storage error: Code, Message and RequestId, never the
+	// request it echoes (StringToSign, CanonicalRequest and their bytes).
+	{"s3_xml", "application/xml", "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Error><Code>SignatureDoesNotMatch</Code>" +
+		"<Message>The request signature we calculated does not match the signature you provided.</Message>" +
+		"<StringToSign>AWS4-HMAC-SHA256\nsecret</StringToSign><CanonicalRequest>GET /o X-Amz-Signature=secret</CanonicalRequest>" +
+		"<CanonicalRequestBytes>73 65 63 72 65 74</CanonicalRequestBytes><RequestId>4442587FB7D0A2F9</RequestId></Error>",
+		problem.Details{Title: "SignatureDoesNotMatch", Detail: "The request signature we calculated does not match the signature you provided.",
+			Instance: "4442587FB7D0A2F9"}},
+	{"s3_xml_without_content_type", "", "<Error><Code>NoSuchKey</Code><Message>The specified key does not exist.</Message></Error>",
+		problem.Details{Title: "NoSuchKey", Detail: "The specified key does not exist."}},
+	{"xml_without_code", "application/xml", "<Error><Message>m</Message></Error>", problem.Details{Detail: "<Error><Message>m</Message></Error>"}},
+	{"xml_cut_short", "application/xml", "<Error><Code>SignatureDoesNotMatch</Code><StringToSign>AWS4",
+		problem.Details{Detail: "<Error><Code>SignatureDoesNotMatch</Code><StringToSign>AWS4"}},
 	{"invalid_json", "application/problem+json", `{"title": "Bad`, problem.Details{Detail: `{"title": "Bad`}},
 	{"invalid_json_plain_json", "application/json", `{"title": "x",}`, problem.Details{Detail: `{"title": "x",}`}},
 	{"json_suffix_with_text_body", "application/problem+json", "oops", problem.Details{Detail: "oops"}},
