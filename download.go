@@ -133,24 +133,26 @@ func (c *Client) DownloadExportTo(ctx context.Context, feed Feed, id string, w i
 // its meta. id and p are as for DownloadExportTo, which it builds on.
 //
 // The bytes go to a new temporary file in path's directory, named
-// path + "." + random digits + ".part" (such as "out.parquet.3904817266.part"),
-// created exclusively: an existing name, a symbolic link included, is
-// never opened, so no link is followed and no two downloads share one. It
+// path + "." + random digits + ".part" (such as "out.parquet.3904817266.part";
+// ".synthient-<digits>.part" when path's name is too long to take the
+// suffix), created exclusively: an existing name, a symbolic link
+// included, is never opened, so no link is followed and no two downloads
+// share one. It
 // is synced and moved to path when the whole file arrived (and, with
 // p.Verify, matched the checksum), and removed on any failure: path never
 // holds a partial or unverified file, and two downloads to one path each
 // end with a whole file or an error, never mixed bytes.
 //
-// Before anything is sent: an existing path is an error matching
-// fs.ErrExist, unless p.Overwrite is set; a path that is, or links to, a
-// directory or anything else that is not a regular file (a device, a
-// FIFO, a socket) is an error matching ErrInvalidArgument, also with
-// p.Overwrite; a temporary file that cannot be created is an *Error
-// wrapping the *fs.PathError. Without p.Overwrite a file that appears at
-// path during the download is kept and the call fails with fs.ErrExist;
-// with it, path is replaced by a rename (a symbolic link at path is
-// replaced, not followed). It is safe for concurrent use, also by calls
-// that write to the same path.
+// Before anything is sent: a path that is a symbolic link (whatever it
+// points to: /dev/stdout is one), a directory, or anything else that is
+// not a regular file (a device, a FIFO, a socket) is an error matching
+// ErrInvalidArgument, also with p.Overwrite; another existing path is an
+// error matching fs.ErrExist, unless p.Overwrite is set; a temporary file
+// that cannot be created is an *Error wrapping the *fs.PathError. Without
+// p.Overwrite a file that appears at path during the download is kept and
+// the call fails with an *Error matching fs.ErrExist; with it, path is
+// replaced by a rename. It is safe for concurrent use, also by calls that
+// write to the same path.
 func (c *Client) DownloadExportFile(ctx context.Context, feed Feed, id, path string, p *DownloadParams) (*ExportMeta, error) {
 	const name = "DownloadExportFile"
 	params := paramsOf(p)
