@@ -61,8 +61,8 @@ func (a *app) healthCommand() *cobra.Command {
 			if a.json() {
 				return writeJSON(a.env.stdout, h)
 			}
-			fmt.Fprintln(a.env.stdout, h.Status)
-			return nil
+			_, err = fmt.Fprintln(a.env.stdout, escapeCell(h.Status)) // one line, whatever the server sent
+			return err
 		},
 	}
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"io"
 	"os"
 	"strings"
@@ -31,13 +32,13 @@ func (a *app) checkKeyFlags(cmd *cobra.Command) error {
 
 // resolveKey sets a.key from --api-key, --api-key-file or
 // SYNTHIENT_API_KEY, in that order, and makes it a secret. With --fake it
-// needs none.
-func (a *app) resolveKey() error {
+// needs none. Reading the key file stops when ctx is done.
+func (a *app) resolveKey(ctx context.Context) error {
 	switch {
 	case a.fake:
 		return nil
 	case a.apiKeyFile != "":
-		key, err := readKeyFile(a.apiKeyFile, a.env.stdin)
+		key, err := readKeyFile(ctx, a.apiKeyFile, a.env.stdin)
 		if err != nil {
 			return err
 		}
@@ -51,40 +52,73 @@ func (a *app) resolveKey() error {
 	return nil
 }
 
-// keySecretsOnError makes the configured key a secret when the command
-// stopped before resolveKey, on an error cobra found first (an argument
-// too many: perhaps the key itself). A key file is read only when it is a
-// regular file, which cannot block.
-func (a *app) keySecretsOnError() {
-	a.secrets.add(a.apiKey)
-	if a.key != "" || a.apiKeyFile == "" || a.apiKeyFile == "-" {
-		return
-	}
-	if fi, err := os.Stat(a.apiKeyFile); err != nil || !fi.Mode().IsRegular() {
-		return
-	}
-	if key, err := readKeyFile(a.apiKeyFile, nil); err == nil {
-		a.secrets.add(key)
+// addKeyFlags makes the keys that args configure secrets, before cobra
+// parses them: cobra reports an unknown command before it parses a flag,
+// and would echo a key given as the command (synthient --api-key KEY KEY).
+// It takes the value of --api-key (also --api-key=VALUE, and with one
+// dash) and the key in the file of --api-key-file when that is a regular
+// file, which cannot block. Nothing after "--" is a flag.
+func addKeyFlags(secrets *redactor, args []string) {
+	for i := 0; i < len(args); i++ {
+		arg := args[i]
+		if arg == "--" {
+			return
+		}
+		if !strings.HasPrefix(arg, "-") {
+			continue
+		}
+		name, value, ok := strings.Cut(strings.TrimPrefix(arg[1:], "-"), "=")
+		if name != "api-key" && name != "api-key-file" {
+			continue
+		}
+		if !ok {
+			if i+1 == len(args) {
+				return
+			}
+			i++
+			value = args[i]
+		}
+		if name == "api-key" {
+			secrets.add(value)
+			continue
+		}
+		if fi, err := os.Stat(value); err == nil && fi.Mode().IsRegular() {
+			if key, err := readKeyFile(context.Background(), value, nil); err == nil {
+				secrets.add(key)
+			}
+		}
 	}
 }
 
 // readKeyFile reads a key from the file name ("-": stdin), trimmed of
 // surrounding white space (the newline an editor or echo adds). A file
 // that cannot be read, is empty, too big, or holds more than one word is a
-// usage error that never shows what the file holds.
-func readKeyFile(name string, stdin io.Reader) (string, error) {
-	what, r := "stdin", stdin
+// usage error that never shows what the file holds. Opening and reading
+// stop when ctx is done (Ctrl-C while a terminal, a pipe or a named pipe
+// has not sent the key).
+func readKeyFile(ctx context.Context, name string, stdin io.Reader) (string, error) {
+	what := "stdin"
 	if name != "-" {
-		f, err := os.Open(name)
-		if err != nil {
-			return "", usageError("--api-key-file: %v", err)
-		}
-		defer f.Close()
-		what, r = name, f
+		what = name
 	}
-	b, err := io.ReadAll(io.LimitReader(r, maxKeyFile+1))
+	b, err := interruptible(ctx, func() ([]byte, error) {
+		r := stdin
+		if name != "-" {
+			f, err := os.Open(name)
+			if err != nil {
+				return nil, usageError("--api-key-file: %v", err)
+			}
+			defer f.Close()
+			r = f
+		}
+		b, err := io.ReadAll(io.LimitReader(r, maxKeyFile+1))
+		if err != nil {
+			return nil, usageError("--api-key-file: reading %s: %v", what, err)
+		}
+		return b, nil
+	}, nil)
 	if err != nil {
-		return "", usageError("--api-key-file: reading %s: %v", what, err)
+		return "", err
 	}
 	key := strings.TrimSpace(string(b))
 	switch {

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"context"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -86,6 +88,77 @@ func TestAPIKeyFile(t *testing.T) {
 				if strings.Contains(r.stdout+r.stderr, s) {
 					t.Errorf("the output shows what the key file holds (%q):\nstdout:\n%s\nstderr:\n%s", s, r.stdout, r.stderr)
 				}
+			}
+			if n := len(srv.Requests()); n != 0 {
+				t.Errorf("%d requests sent", n)
+			}
+		})
+	}
+}
+
+// Ctrl-C (the context cancelled) stops a command that waits for its key:
+// stdin or a named pipe that sent part of it and stays open, or a named
+// pipe nothing has opened for writing yet. The command exits 130 and
+// sends nothing; the read it abandons ends when the other end closes.
+func TestAPIKeyFileInterrupted(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		// start runs the command; it returns once the command waits for
+		// the key, and its release lets the abandoned read end.
+		start func(t *testing.T, c call, done chan<- result) (release func())
+	}{
+		{"stdin mid-key", func(t *testing.T, c call, done chan<- result) func() {
+			pr, pw := io.Pipe()
+			c.args = append(c.args, "--api-key-file", "-", "account")
+			c.stdin = pr
+			go func() { done <- c.run(t) }()
+			if _, err := pw.Write([]byte("3f2a9c1e")); err != nil { // returns once the command read it
+				t.Fatal(err)
+			}
+			return func() { pw.Close() }
+		}},
+		{"named pipe mid-key", func(t *testing.T, c call, done chan<- result) func() {
+			fifo := filepath.Join(t.TempDir(), "key")
+			makeFIFO(t, fifo)
+			c.args = append(c.args, "--api-key-file", fifo, "account")
+			go func() { done <- c.run(t) }()
+			w, err := os.OpenFile(fifo, os.O_WRONLY, 0) // returns once the command opened it
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := w.Write([]byte("3f2a9c1e")); err != nil {
+				t.Fatal(err)
+			}
+			return func() { w.Close() }
+		}},
+		{"named pipe not opened", func(t *testing.T, c call, done chan<- result) func() {
+			fifo := filepath.Join(t.TempDir(), "key")
+			makeFIFO(t, fifo)
+			c.args = append(c.args, "--api-key-file", fifo, "account")
+			go func() { done <- c.run(t) }()
+			return func() {
+				// Meets the open the command abandoned.
+				if w, err := os.OpenFile(fifo, os.O_WRONLY, 0); err == nil {
+					w.Close()
+				}
+			}
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			srv := newServer(t)
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			done := make(chan result, 1)
+			release := tt.start(t, call{args: []string{"--base-url", srv.URL}, ctx: ctx}, done)
+			cancel()
+			r := <-done // before the fix: blocked until the key file ends
+			release()
+			wantCode(t, r, exitInterrupt)
+			if r.stderr != "synthient: interrupted\n" || r.stdout != "" {
+				t.Errorf("stdout %q, stderr %q", r.stdout, r.stderr)
 			}
 			if n := len(srv.Requests()); n != 0 {
 				t.Errorf("%d requests sent", n)

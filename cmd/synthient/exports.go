@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"strconv"
+	"syscall"
 
 	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
@@ -57,7 +58,8 @@ func (a *app) exportsListCommand() *cobra.Command {
 					return err
 				}
 				if page.NextCursor != "" {
-					fmt.Fprintf(a.env.stdout, "\nmore: --cursor %s (or --all)\n", shellWord(page.NextCursor))
+					// One line: a newline in the cursor must not forge another.
+					fmt.Fprintf(a.env.stdout, "\nmore: --cursor %s (or --all)\n", shellWord(escapeCell(page.NextCursor)))
 				}
 				return nil
 			}
@@ -245,27 +247,39 @@ func (a *app) reportDownload(d *download, m *synthient.ExportMeta) error {
 	if d.toStdout() {
 		dest = "stdout"
 	}
-	fmt.Fprintf(w, "wrote %s: %s %s, %s%s\n", dest, m.Stream, m.ID, bytesHuman(m.Size), verified)
-	return nil
+	_, err := fmt.Fprintf(w, "wrote %s: %s %s, %s%s\n", escapeCell(dest), escapeCell(m.Stream), escapeCell(m.ID), bytesHuman(m.Size), verified)
+	return err
 }
 
-// checkOutFile refuses an --out that exists and is not a regular file
-// (after links): a download replaces its target by renaming a new file
-// over it, which would turn a device such as /dev/null, a FIFO or a socket
-// into a regular file, also with --force. A directory is refused too.
+// checkOutFile refuses, before any request, an --out the download must
+// not or cannot write. A download replaces its target by renaming a new
+// file over it: that would turn a device such as /dev/null, a FIFO or a
+// socket into a regular file, also with --force, and replace a symbolic
+// link itself, not what it points to (the SDK refuses a link too, but
+// /dev/stdout is one, and the message here points to --out -). A name too
+// long for the file system is refused here too: the SDK's temporary file
+// takes a shorter name, and only the final rename, after the download,
+// would fail. Any other path that cannot be created is the SDK's to
+// report, before it sends anything (see exitCode).
 func checkOutFile(path string) error {
-	fi, err := os.Stat(path)
-	if err != nil || fi.Mode().IsRegular() {
+	const useStdout = "--out - writes to stdout, which can be redirected"
+	fi, err := os.Lstat(path)
+	switch {
+	case errors.Is(err, syscall.ENAMETOOLONG):
+		return usageError("--out %s: %v", path, syscall.ENAMETOOLONG)
+	case err != nil, fi.Mode().IsRegular():
 		return nil // a path that does not exist yet, or one the SDK reports on
+	case fi.Mode()&fs.ModeSymlink != 0:
+		return usageError("--out %s is a symbolic link: refusing to replace it (name the file it points to; %s)", path, useStdout)
+	case fi.IsDir():
+		return usageError("--out %s is a directory, not a regular file", path)
 	}
-	return usageError("--out %s is %s, not a regular file: refusing to replace it", path, fileKind(fi.Mode()))
+	return usageError("--out %s is %s, not a regular file: refusing to replace it (%s)", path, fileKind(fi.Mode()), useStdout)
 }
 
 // fileKind names the kind of a file that is not a regular one.
 func fileKind(m fs.FileMode) string {
 	switch {
-	case m.IsDir():
-		return "a directory"
 	case m&fs.ModeNamedPipe != 0:
 		return "a named pipe (FIFO)"
 	case m&fs.ModeSocket != 0:

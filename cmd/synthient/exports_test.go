@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"io/fs"
 	"net"
 	"os"
 	"path/filepath"
@@ -43,6 +44,18 @@ func makeLinkToFIFO(t *testing.T, path string) {
 	}
 }
 
+// makeLinkToFile creates a regular file beside path and a symbolic link
+// to it at path.
+func makeLinkToFile(t *testing.T, path string) {
+	t.Helper()
+	if err := os.WriteFile(path+".file", []byte("precious"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(path+".file", path); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // exports download to an --out that exists and is not a regular file is
 // refused with exit 2 before any request, also with --force, and the file
 // is left as it was (today's rename would turn a device or a FIFO into a
@@ -56,7 +69,8 @@ func TestDownloadRefusesSpecialOut(t *testing.T) {
 	}{
 		{"FIFO", makeFIFO, "a named pipe (FIFO)"},
 		{"socket", makeSocket, "a socket"},
-		{"symbolic link to a FIFO", makeLinkToFIFO, "a named pipe (FIFO)"},
+		{"symbolic link to a FIFO", makeLinkToFIFO, "a symbolic link"},
+		{"symbolic link to a regular file", makeLinkToFile, "a symbolic link"},
 	}
 	for _, tt := range tests {
 		for _, force := range []bool{false, true} {
@@ -86,7 +100,11 @@ func TestDownloadRefusesSpecialOut(t *testing.T) {
 				}
 				r := runSrv(t, srv, args...)
 				wantCode(t, r, exitUsage, args...)
-				if want := "--out " + out + " is " + tt.kind + ", not a regular file"; !strings.Contains(r.stderr, want) {
+				want := "--out " + out + " is " + tt.kind + ", not a regular file"
+				if tt.kind == "a symbolic link" {
+					want = "--out " + out + " is a symbolic link: refusing to replace it"
+				}
+				if !strings.Contains(r.stderr, want) || !strings.Contains(r.stderr, "--out -") {
 					t.Errorf("stderr does not hold %q:\n%s", want, r.stderr)
 				}
 				if n := len(srv.Requests()); n != 0 {
@@ -105,8 +123,10 @@ func TestDownloadRefusesSpecialOut(t *testing.T) {
 }
 
 // checkOutFile only looks at the path (it is safe to point at /dev/null):
-// a device, a directory are refused; a regular file, a link to one and a
-// path that does not exist yet are the SDK's to judge.
+// a device, a directory, a symbolic link (also to a regular file) and a
+// name too long for the file system are refused, the first three pointing
+// to --out -; a regular file and a path that does not exist yet are the
+// SDK's to judge.
 func TestCheckOutFile(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
@@ -122,12 +142,16 @@ func TestCheckOutFile(t *testing.T) {
 		path string
 		want string // in the error; "" for none
 	}{
-		{os.DevNull, "is a character device, not a regular file"},
+		{os.DevNull, "is a character device, not a regular file: refusing to replace it (--out - writes to stdout"},
 		{dir, "is a directory, not a regular file"},
 		{regular, ""},
-		{link, ""},
+		{link, "is a symbolic link: refusing to replace it (name the file it points to; --out - writes to stdout"},
+		{filepath.Join(dir, strings.Repeat("a", 300)), "file name too long"},
 		{filepath.Join(dir, "missing"), ""},
 		{filepath.Join(dir, "missing", "f"), ""},
+	}
+	if fi, err := os.Lstat("/dev/stdout"); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
+		tests = append(tests, struct{ path, want string }{"/dev/stdout", "/dev/stdout is a symbolic link: refusing to replace it (name the file it points to; --out - writes to stdout"})
 	}
 	for _, tt := range tests {
 		err := checkOutFile(tt.path)
@@ -206,5 +230,55 @@ func TestDownloadToStdoutVerifyFails(t *testing.T) {
 	}
 	if !strings.Contains(r.stderr, "checksum mismatch") || !strings.Contains(r.stderr, "discard") {
 		t.Errorf("stderr %q: want the mismatch and the advice to discard the output", r.stderr)
+	}
+}
+
+// An --out that cannot be created (under a regular file, through a loop
+// of symbolic links, a name longer than a file system takes) exits 2, as
+// a missing directory does, with one line, before anything is sent, and
+// leaves no file.
+func TestDownloadOutCannotBeCreated(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		out  func(t *testing.T, dir string) string
+		want string
+	}{
+		{"under a regular file", func(t *testing.T, dir string) string {
+			if err := os.WriteFile(filepath.Join(dir, "reg"), nil, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			return filepath.Join(dir, "reg", "f.parquet")
+		}, "not a directory"},
+		{"through a loop of links", func(t *testing.T, dir string) string {
+			if err := os.Symlink("loop", filepath.Join(dir, "loop")); err != nil {
+				t.Fatal(err)
+			}
+			return filepath.Join(dir, "loop", "f.parquet")
+		}, "too many levels of symbolic links"},
+		{"a name of 300 bytes", func(_ *testing.T, dir string) string {
+			return filepath.Join(dir, strings.Repeat("a", 300))
+		}, "file name too long"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			srv := newServer(t)
+			dir := t.TempDir()
+			out := tt.out(t, dir)
+			entries, _ := os.ReadDir(dir)
+			args := []string{"exports", "download", "proxies", "latest", "--out", out}
+			r := runSrv(t, srv, args...)
+			wantCode(t, r, exitUsage, args...)
+			if ls := lines(r.stderr); len(ls) != 1 || !strings.Contains(ls[0], tt.want) {
+				t.Errorf("stderr %q, want one line holding %q", r.stderr, tt.want)
+			}
+			if n := len(srv.Requests()); n != 0 {
+				t.Errorf("%d requests sent", n)
+			}
+			if after, _ := os.ReadDir(dir); len(after) != len(entries) {
+				t.Errorf("%s holds %d entries, want %d", dir, len(after), len(entries))
+			}
+		})
 	}
 }

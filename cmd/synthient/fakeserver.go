@@ -34,9 +34,10 @@ demo and --fake use, and prints its base URL and an API key with every scope:
 				}); err != nil {
 					return err
 				}
-			} else {
-				fmt.Fprintf(a.env.stdout, "base URL:    %s\nAPI key:     %s\nstorage URL: %s\n", srv.URL, srv.APIKey, srv.StorageURL)
-				fmt.Fprintf(a.env.stdout, "\nexport SYNTHIENT_BASE_URL=%s SYNTHIENT_API_KEY=%s\nServing until interrupted (Ctrl-C).\n", srv.URL, srv.APIKey)
+			} else if _, err := fmt.Fprintf(a.env.stdout, "base URL:    %s\nAPI key:     %s\nstorage URL: %s\n"+
+				"\nexport SYNTHIENT_BASE_URL=%s SYNTHIENT_API_KEY=%s\nServing until interrupted (Ctrl-C).\n",
+				srv.URL, srv.APIKey, srv.StorageURL, srv.URL, srv.APIKey); err != nil {
+				return err // nobody can learn the URL and the key: no use serving
 			}
 			<-cmd.Context().Done()
 			return nil

@@ -131,9 +131,9 @@ to --failed; the exit code is then 3 (a failed batch) or 2 (invalid lines).`,
 			}
 			in := a.env.stdin
 			if file != "-" {
-				f, err := os.Open(file)
+				f, err := openInterruptible(cmd.Context(), os.Open, file)
 				if err != nil {
-					return usageError("%v", err)
+					return err
 				}
 				defer f.Close()
 				in = f
@@ -157,9 +157,9 @@ to --failed; the exit code is then 3 (a failed batch) or 2 (invalid lines).`,
 				}
 			}
 			if failedFile != "" {
-				f, err := os.Create(failedFile)
+				f, err := openInterruptible(cmd.Context(), os.Create, failedFile)
 				if err != nil {
-					return usageError("%v", err)
+					return err
 				}
 				defer f.Close()
 				b.failed = f
@@ -173,6 +173,20 @@ to --failed; the exit code is then 3 (a failed batch) or 2 (invalid lines).`,
 	return cmd
 }
 
+// openInterruptible opens the file name with open (os.Open or
+// os.Create), which blocks for a named pipe until its other end is
+// opened, unless ctx is done first. A file that cannot be opened is a
+// usage error.
+func openInterruptible(ctx context.Context, open func(string) (*os.File, error), name string) (*os.File, error) {
+	return interruptible(ctx, func() (*os.File, error) {
+		f, err := open(name)
+		if err != nil {
+			return nil, usageError("%v", err)
+		}
+		return f, nil
+	}, func(f *os.File) { f.Close() })
+}
+
 // checkFailedFile refuses a --failed file that is the input itself, by
 // any path, hard link or symbolic link (or, with --file -, the file stdin
 // was redirected from): creating it would empty the input before it is
@@ -184,7 +198,11 @@ func checkFailedFile(failed string, in io.Reader) error {
 	}
 	inInfo, err := f.Stat()
 	if err != nil || !inInfo.Mode().IsRegular() {
-		return nil // a pipe or a terminal loses nothing when the file is created
+		// A pipe or a terminal cannot be checked: a pipe fed from the
+		// --failed file itself (cat f | synthient lookup ips --file -
+		// --failed f) loses what cat had not read yet when f is created,
+		// and nothing here can tell what feeds a pipe.
+		return nil
 	}
 	outInfo, err := os.Stat(failed)
 	if err != nil || !os.SameFile(inInfo, outInfo) {
@@ -398,7 +416,7 @@ func (b *batch) read(ctx context.Context, in io.Reader, out chan<- *chunk) error
 		raw, err := br.ReadSlice('\n')
 		if err == bufio.ErrBufferFull {
 			line++
-			b.reportInvalid(line, string(raw[:80])+"...")
+			b.reportInvalid(line, string(raw), string(raw[:80])+"...")
 			for err == bufio.ErrBufferFull { // skip the rest of the line
 				_, err = br.ReadSlice('\n')
 			}
@@ -421,7 +439,7 @@ func (b *batch) read(ctx context.Context, in io.Reader, out chan<- *chunk) error
 			if text, ok := addressText(string(raw)); ok {
 				ip, perr := netip.ParseAddr(text)
 				if perr != nil || ip.Zone() != "" {
-					b.reportInvalid(line, text)
+					b.reportInvalid(line, text, text)
 				} else {
 					cur.addrs = append(cur.addrs, ip)
 				}
@@ -440,17 +458,21 @@ func (b *batch) read(ctx context.Context, in io.Reader, out chan<- *chunk) error
 	return nil
 }
 
-func (b *batch) reportInvalid(line int, text string) {
+// reportInvalid reports the line that is not an address on stderr, cut
+// to 80 bytes after every substring shaped like a key and every secret in
+// it was redacted (an API key in the wrong file, also inside a line such
+// as "x-api-key: KEY"), and writes failedText to the --failed file as it
+// is.
+func (b *batch) reportInvalid(line int, text, failedText string) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	b.invalidN++
-	shown := truncate(text, 80)
-	if looksLikeKey(text) {
-		shown = redacted // an API key in the wrong file
-	}
+	secrets := b.app.secrets
+	secrets.addKeyShapes(text)
+	shown := truncate(secrets.redactString(text), 80)
 	fmt.Fprintf(b.app.env.stderr, "synthient: line %d: %q is not an IP address; not looked up\n", line, shown)
 	if b.failed != nil {
-		fmt.Fprintln(b.failed, text)
+		fmt.Fprintln(b.failed, failedText)
 	}
 }
 
@@ -481,7 +503,7 @@ func (b *batch) print(c *chunk) error {
 			strs[i] = ip.String()
 		}
 		fmt.Fprintf(b.app.env.stderr, "synthient: batch %d (%d addresses) failed: %s; not looked up: %s\n",
-			c.seq+1, len(notDone), describe(c.err), strings.Join(strs, " "))
+			c.seq+1, len(notDone), b.app.describe(c.err), strings.Join(strs, " "))
 		if b.failed != nil {
 			for _, s := range strs {
 				fmt.Fprintln(b.failed, s)

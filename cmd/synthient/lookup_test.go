@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -76,6 +77,82 @@ func TestBatchFailedIsInput(t *testing.T) {
 			}
 			if r.stdout != "" {
 				t.Errorf("stdout: %q", r.stdout)
+			}
+		})
+	}
+}
+
+// A line of a lookup ips file that is not an address is shown cut to 80
+// bytes after the keys in it were redacted: the configured key, in any
+// case, and anything shaped like a key, also where the cut falls inside
+// it (at byte 80 of a line, or of a line too long to read).
+func TestBatchInvalidLineEchoesKey(t *testing.T) {
+	t.Parallel()
+	const key = "123e4567-e89b-12d3-a456-426614174000"
+	const pasted = "3f2a9c1e-7b4d-4e8f-9a6b-1c2d3e4f5a6b"
+	pad := strings.Repeat("x", 70) + " " // a key after it straddles byte 80
+	tests := []struct {
+		name, line, secret string
+	}{
+		{"configured key cut", pad + key, key},
+		{"configured key in upper case", "key " + strings.ToUpper(key), key},
+		{"key shape cut", pad + pasted, pasted},
+		{"key shape in a header", "x-api-key: " + strings.ToUpper(pasted), pasted},
+		{"overlong line", pad + pasted + strings.Repeat("y", maxInputLine), pasted},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			srv := newServer(t)
+			c := call{args: []string{"--base-url", srv.URL, "lookup", "ips", "--file", "-"},
+				env: map[string]string{"SYNTHIENT_API_KEY": key}, stdin: strings.NewReader(tt.line + "\n")}
+			r := c.run(t)
+			wantCode(t, r, exitUsage, c.args...)
+			if strings.Contains(strings.ToLower(r.stderr), tt.secret[:8]) {
+				t.Errorf("stderr shows part of the key:\n%.400s", r.stderr)
+			}
+			if !strings.Contains(r.stderr, "line 1: ") || !strings.Contains(r.stderr, "[redac") {
+				t.Errorf("stderr does not report line 1 redacted:\n%.400s", r.stderr)
+			}
+		})
+	}
+}
+
+// Ctrl-C (the context cancelled) stops lookup ips while it opens a named
+// pipe that blocks until its other end is opened: --file (opened for
+// reading) or --failed (opened for writing). The command exits 130 and
+// sends nothing; the open it abandons ends when the test opens the other
+// end.
+func TestBatchOpenInterrupted(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name  string
+		args  []string // FIFO is the named pipe
+		other int      // how the test opens the pipe's other end
+	}{
+		{"--file", []string{"lookup", "ips", "--file", "FIFO"}, os.O_WRONLY},
+		{"--failed", []string{"lookup", "ips", "--file", "-", "--failed", "FIFO"}, os.O_RDONLY},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			srv := newServer(t)
+			fifo := filepath.Join(t.TempDir(), "fifo")
+			makeFIFO(t, fifo)
+			ctx, cancel := context.WithCancel(context.Background())
+			cancel() // before the open, which cannot be met before the command returns
+			c := against(srv, slicesReplace(tt.args, "FIFO", fifo)...)
+			c.ctx, c.stdin = ctx, strings.NewReader("1.1.1.1\n")
+			r := c.run(t) // before the fix: blocked in the open for ever
+			if f, err := os.OpenFile(fifo, tt.other, 0); err == nil {
+				f.Close()
+			}
+			wantCode(t, r, exitInterrupt, c.args...)
+			if r.stderr != "synthient: interrupted\n" || r.stdout != "" {
+				t.Errorf("stdout %q, stderr %q", r.stdout, r.stderr)
+			}
+			if n := len(srv.Requests()); n != 0 {
+				t.Errorf("%d requests sent", n)
 			}
 		})
 	}

@@ -58,6 +58,7 @@ type call struct {
 	ctx      context.Context
 	stdout   *syncBuffer // optional: to watch the output while it runs
 	stderr   *syncBuffer
+	stdoutTo io.Writer // optional: the command's stdout in place of stdout (a failing writer)
 }
 
 type result struct {
@@ -82,9 +83,13 @@ func (c call) run(t testing.TB) result {
 	if c.stderr == nil {
 		c.stderr = &syncBuffer{}
 	}
+	var stdout io.Writer = c.stdout
+	if c.stdoutTo != nil {
+		stdout = c.stdoutTo
+	}
 	e := &env{
 		stdin:  c.stdin,
-		stdout: c.stdout,
+		stdout: stdout,
 		stderr: c.stderr,
 		getenv: func(k string) string { return c.env[k] },
 		stderrIsTerminal: func() bool {

@@ -1,50 +1,97 @@
 package main
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
 
-func TestLooksLikeKey(t *testing.T) {
+// keyShapes finds every substring shaped like a key, in either case,
+// whatever surrounds it, overlapping ones included.
+func TestKeyShapes(t *testing.T) {
 	t.Parallel()
+	const k = "3f2a9c1e-7b4d-4e8f-9a6b-1c2d3e4f5a6b"
 	tests := []struct {
 		s    string
-		want bool
+		want []string
 	}{
-		{"3f2a9c1e-7b4d-4e8f-9a6b-1c2d3e4f5a6b", true},
-		{"3F2A9C1E-7B4D-4E8F-9A6B-1C2D3E4F5A6B", true},
-		{"00000000-0000-0000-0000-000000000000", true},
-		{"3f2a9c1e-7b4d-4e8f-9a6b-1c2d3e4f5a6", false},   // one digit short
-		{"3f2a9c1e-7b4d-4e8f-9a6b-1c2d3e4f5a6bb", false}, // one too many
-		{"3f2a9c1e7b4d-4e8f-9a6b-1c2d3e4f5a6b-", false},  // hyphens misplaced
-		{"3f2a9c1e-7b4d-4e8f-9a6b-1c2d3e4f5a6g", false},  // not hexadecimal
-		{"2026-06-10/13", false},
-		{"", false},
+		{k, []string{k}},
+		{strings.ToUpper(k), []string{strings.ToUpper(k)}},
+		{"00000000-0000-0000-0000-000000000000", []string{"00000000-0000-0000-0000-000000000000"}},
+		{"SYNTHIENT_API_KEY=" + k, []string{k}},
+		{"-o" + k, []string{k}},
+		{"--" + k, []string{k}},
+		{"{" + k + "}", []string{k}},
+		{"x-api-key: " + k + " and " + k, []string{k, k}},
+		// Two keys sharing digits: both are found.
+		{"11111111-1111-1111-1111-111111111111-1111-1111-1111-111111111111",
+			[]string{"11111111-1111-1111-1111-111111111111", "11111111-1111-1111-1111-111111111111"}},
+		{"3f2a9c1e-7b4d-4e8f-9a6b-1c2d3e4f5a6", nil},  // one digit short
+		{"3f2a9c1e7b4d-4e8f-9a6b-1c2d3e4f5a6b-", nil}, // hyphens misplaced
+		{"3f2a9c1e-7b4d-4e8f-9a6b-1c2d3e4f5a6g", nil}, // not hexadecimal
+		{"2026-06-10/13", nil},
+		{"", nil},
 	}
 	for _, tt := range tests {
-		if got := looksLikeKey(tt.s); got != tt.want {
-			t.Errorf("looksLikeKey(%q) = %v, want %v", tt.s, got, tt.want)
+		if got := keyShapes(tt.s); !slices.Equal(got, tt.want) {
+			t.Errorf("keyShapes(%q) = %q, want %q", tt.s, got, tt.want)
 		}
 	}
 }
 
 func TestRedactor(t *testing.T) {
 	t.Parallel()
+	const (
+		pasted = "3f2a9c1e-7b4d-4e8f-9a6b-1c2d3e4f5a6b"
+		key    = "123e4567-e89b-12d3-a456-426614174000"
+	)
+	tests := []struct {
+		name, in, want string
+	}{
+		{"arguments", pasted + " AAAAAAAA-BBBB-CCCC-DDDD-EEEEEEEEEEEE 11111111-2222-4333-8444-555555555555",
+			"[redacted] [redacted] [redacted]"},
+		{"short strings are no secrets", "short", "short"},
+		{"a secret inside another goes with it", "sk_live_0123456789abcdef", "[redacted]"},
+		{"overlapping secrets are replaced as one", "xxsk_live_0123456789abcdefghij!", "xx[redacted]!"},
+		{"upper case", strings.ToUpper(key) + " " + strings.ToUpper(pasted), "[redacted] [redacted]"},
+		{"mixed case", "Sk_LiVe_0123456789ABCDEF", "[redacted]"},
+		{"non-ASCII before keeps the positions", "ǅİẞ " + strings.ToUpper(key) + " ǅ", "ǅİẞ [redacted] ǅ"},
+		// Escapes keep the bytes they need, so that JSON stays JSON.
+		{"after \\u", `{"k":"\u` + key + `"}`, `{"k":"\u123e[redacted]"}`},
+		{"after \\u and two digits", `{"k":"\u00` + key + `"}`, `{"k":"\u0012[redacted]"}`},
+		{"after \\u and four digits", `{"k":"\u0041` + key + `"}`, `{"k":"\u0041[redacted]"}`},
+		{"after an escaped backslash", `{"k":"\\u` + key + `"}`, `{"k":"\\u[redacted]"}`},
+		{"after three backslashes", `{"k":"\\\u` + key + `"}`, `{"k":"\\\u123e[redacted]"}`},
+		{"a letter escape", `{"k":"\` + "bcdef012-3456-4789-8abc-def012345678" + `"}`, `{"k":"\b[redacted]"}`},
+		{"a secret starting with u", `["\usk_live_0123456789abcdef"]`, `["\u[redacted]"]`},
+		{"a secret ending with a backslash", `["xsecret-with\\"]`, `["x[redacted]\\"]`},
+	}
 	r := &redactor{}
-	r.addArgs([]string{
-		"account", "3f2a9c1e-7b4d-4e8f-9a6b-1c2d3e4f5a6b", // pasted as an argument
+	r.addKeyShapes("account", pasted, // pasted as an argument
 		"--cursor=AAAAAAAA-BBBB-CCCC-DDDD-EEEEEEEEEEEE", // the value of a --flag=value
-		"x=11111111-2222-4333-8444-555555555555",        // not a flag: the whole argument is no key
-	})
+		"x=11111111-2222-4333-8444-555555555555",        // glued to something else
+		"bcdef012-3456-4789-8abc-def012345678",
+	)
+	r.add(key)
 	r.add("short") // too short to redact
 	r.add("sk_live_0123456789")
-	r.add("sk_live_0123456789abcdef") // holds the one before: replaced whole
-	in := "3f2a9c1e-7b4d-4e8f-9a6b-1c2d3e4f5a6b AAAAAAAA-BBBB-CCCC-DDDD-EEEEEEEEEEEE 11111111-2222-4333-8444-555555555555 short sk_live_0123456789abcdef"
-	want := "[redacted] [redacted] 11111111-2222-4333-8444-555555555555 short [redacted]"
-	if got := string(r.redact([]byte(in))); got != want {
-		t.Errorf("redact = %q, want %q", got, want)
+	r.add("sk_live_0123456789abcdef") // holds the one before
+	r.add("0123456789abcdefghij")     // overlaps the one before
+	r.add("usk_live_0123456789abcdef")
+	r.add(`secret-with\`)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			if got := string(r.redact([]byte(tt.in))); got != tt.want {
+				t.Errorf("redact(%q) = %q, want %q", tt.in, got, tt.want)
+			}
+			if json.Valid([]byte(tt.in)) && !json.Valid(r.redact([]byte(tt.in))) {
+				t.Errorf("redact(%q) is no longer JSON", tt.in)
+			}
+		})
 	}
 }
 
@@ -62,6 +109,10 @@ func TestKeyArgumentNeverEchoed(t *testing.T) {
 	}
 	addrFile := filepath.Join(dir, "addrs")
 	if err := os.WriteFile(addrFile, []byte(pasted+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	headerFile := filepath.Join(dir, "header")
+	if err := os.WriteFile(headerFile, []byte("x-api-key: "+pasted+"\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	out := filepath.Join(dir, "f.parquet")
@@ -89,6 +140,19 @@ func TestKeyArgumentNeverEchoed(t *testing.T) {
 		{"SYNTHIENT_API_KEY, then KEY", []string{"account", configured}, configured, configured, exitUsage},
 		{"--api-key-file, then KEY", []string{"--api-key-file", keyFile, "account", configured}, "", configured, exitUsage},
 		{"--api-key-file, then KEY to the CLI", []string{"--api-key-file", keyFile, "lookup", "ip", configured}, "", configured, exitUsage},
+		// cobra finds an unknown command before it parses the flags.
+		{"--api-key KEY, KEY as the command", []string{"--api-key", configured, configured}, "", configured, exitUsage},
+		{"--api-key=KEY, KEY as the command", []string{"--api-key=" + configured, configured}, "", configured, exitUsage},
+		{"-api-key=KEY alone", []string{"-api-key=" + configured}, "", configured, exitUsage},
+		{"--api-key-file, KEY as the command", []string{"--api-key-file", keyFile, configured}, "", configured, exitUsage},
+		{"--api-key-file=, KEY as the command", []string{"--api-key-file=" + keyFile, configured}, "", configured, exitUsage},
+		// A key glued to something else.
+		{"NAME=KEY", []string{"SYNTHIENT_API_KEY=" + pasted}, "", pasted, exitUsage},
+		{"-oKEY", []string{"-o" + pasted, "account"}, "", pasted, exitUsage},
+		{"-xKEY", []string{"-x" + pasted}, "", pasted, exitUsage},
+		{"--KEY", []string{"--" + pasted}, "", pasted, exitUsage},
+		{"{KEY}", []string{"{" + pasted + "}"}, "", pasted, exitUsage},
+		{"x-api-key: KEY line in the address file", []string{"lookup", "ips", "--file", headerFile}, "", pasted, exitUsage},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -113,4 +177,50 @@ func TestKeyArgumentNeverEchoed(t *testing.T) {
 			}
 		})
 	}
+}
+
+// FuzzRedactJSON: redacting keeps valid JSON valid, also where a secret
+// begins inside an escape sequence, in either case, whether the line is
+// redacted alone or as the safeWriter prints a stream line. The secret is
+// a piece of the input made of what a key is made of (letters, digits,
+// '-', '_' and, for good measure, '\'); one that could be part of a
+// number is left out (a key of digits alone would cut a number in two).
+func FuzzRedactJSON(f *testing.F) {
+	for _, s := range []struct {
+		in       string
+		start, n uint16
+	}{
+		{`{"k":"\u123e4567-e89b-12d3-a456-426614174000"}`, 8, 36},
+		{`{"k":"\u00e9abcdefgh"}`, 9, 9},
+		{`{"k":"\u00e9abcdefgh"}`, 7, 10},
+		{`["\\\nsecret_key_1\\"]`, 5, 13},
+		{`["\b\f\n\r\t\"\/\\ key-000000000000x"]`, 18, 20},
+		{`{"a":[1,2.5e-7,{"b":"Sk_Live_ABCDEFGH"}],"c":null}`, 22, 16},
+	} {
+		f.Add([]byte(s.in), s.start, s.n, false)
+		f.Add([]byte(s.in), s.start, s.n, true)
+	}
+	f.Fuzz(func(t *testing.T, in []byte, start, n uint16, upper bool) {
+		if !json.Valid(in) {
+			return
+		}
+		lo := min(int(start), len(in))
+		secret := string(in[lo:min(lo+int(n), len(in))])
+		if len(secret) < minSecretLen || strings.Trim(secret, "0123456789eE-") == "" ||
+			strings.Trim(secret, "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ-_\\") != "" {
+			return
+		}
+		if upper {
+			secret = strings.ToUpper(secret)
+		}
+		r := &redactor{}
+		r.add(secret)
+		if out := r.redact(in); !json.Valid(out) {
+			t.Fatalf("redact(%q) with the secret %q = %q: no longer JSON", in, secret, out)
+		}
+		line := writeAll(t, r, appendJSON(nil, in))
+		if !json.Valid([]byte(line)) {
+			t.Fatalf("the stream line %q with the secret %q is printed as %q: no longer JSON", in, secret, line)
+		}
+	})
 }

@@ -81,8 +81,9 @@ func usageError(format string, args ...any) error {
 // configured key and every argument shaped like one.
 func run(ctx context.Context, args []string, e *env) int {
 	secrets := &redactor{}
-	secrets.addArgs(args)
+	secrets.addKeyShapes(args...)
 	secrets.add(e.getenv("SYNTHIENT_API_KEY"))
+	addKeyFlags(secrets, args)
 	stdout, stderr := newSafeWriter(e.stdout, secrets), newSafeWriter(e.stderr, secrets)
 	a := &app{
 		env: &env{
@@ -98,7 +99,13 @@ func run(ctx context.Context, args []string, e *env) int {
 		rawStdout: e.stdout,
 	}
 	code := a.execute(ctx, args)
-	stdout.Flush()
+	if err := stdout.Flush(); err != nil && code == exitOK {
+		// The command did not see it fail (cobra's help, the demo's
+		// narration, fake-server's notice do not check their writes),
+		// or the final line failed.
+		fmt.Fprintln(stderr, "synthient: writing the output: "+oneLine(err.Error()))
+		code = exitFailure
+	}
 	stderr.Flush()
 	return code
 }
@@ -120,8 +127,7 @@ func (a *app) execute(ctx context.Context, args []string) int {
 		fmt.Fprintln(a.env.stderr, "synthient: interrupted")
 		return code
 	}
-	a.keySecretsOnError()
-	line := "synthient: " + describe(err)
+	line := "synthient: " + a.describe(err)
 	if code == exitUsage && wantsHelpHint(err) {
 		line += " (see 'synthient --help')"
 	}
@@ -169,7 +175,7 @@ API key is printed as [redacted]. See docs/cli.md.`,
 				return err
 			}
 		}
-		return a.resolveKey()
+		return a.resolveKey(cmd.Context())
 	}
 	root.AddCommand(
 		a.demoCommand(),
@@ -275,6 +281,43 @@ func groupCommand(use, short string, subs ...*cobra.Command) *cobra.Command {
 	return cmd
 }
 
+// interruptible returns what f returns, unless ctx is done first or by
+// then: it then returns ctx's error (exit 130), and f's result, when f
+// returns, goes to drop (nil: dropped as it is). It is for what may block
+// for ever and cannot be cancelled, such as opening a named pipe or
+// reading a terminal: f runs in a goroutine of its own, which outlives the
+// call until f returns.
+func interruptible[T any](ctx context.Context, f func() (T, error), drop func(T)) (T, error) {
+	type result struct {
+		v   T
+		err error
+	}
+	release := func(r result) {
+		if drop != nil && r.err == nil {
+			drop(r.v)
+		}
+	}
+	done := make(chan result) // unbuffered: f's goroutine knows whether its result was taken
+	go func() {
+		v, err := f()
+		select {
+		case done <- result{v, err}:
+		case <-ctx.Done():
+			release(result{v, err})
+		}
+	}()
+	var zero T
+	select {
+	case r := <-done:
+		if ctx.Err() == nil {
+			return r.v, r.err
+		}
+		release(r) // interrupted meanwhile: stop all the same
+	case <-ctx.Done():
+	}
+	return zero, ctx.Err()
+}
+
 // exitCode classifies an error.
 func exitCode(err error) int {
 	var ee *exitError
@@ -289,7 +332,8 @@ func exitCode(err error) int {
 	case errors.Is(err, synthient.ErrInvalidArgument), isCobraUsage(err),
 		// A file argument that cannot be used: --out over an existing
 		// file, in a missing directory, or without permission.
-		errors.Is(err, fs.ErrExist), errors.Is(err, fs.ErrNotExist), errors.Is(err, fs.ErrPermission):
+		errors.Is(err, fs.ErrExist), errors.Is(err, fs.ErrNotExist), errors.Is(err, fs.ErrPermission),
+		unusableOut(err):
 		return exitUsage
 	case errors.As(err, &apiErr), errors.As(err, &decErr), errors.Is(err, synthient.ErrChecksumMismatch),
 		errors.Is(err, synthient.ErrSizeMismatch), errors.Is(err, synthient.ErrSizeUnknown):
@@ -298,6 +342,16 @@ func exitCode(err error) int {
 		return exitConnection
 	}
 	return exitFailure
+}
+
+// unusableOut reports an --out the SDK could not create its temporary
+// file for, before it sent anything (not a directory, a loop of links, a
+// read-only file system): a file error of a call that made no attempt. A
+// file error after the download started (no space left) is not one.
+func unusableOut(err error) bool {
+	var pathErr *fs.PathError
+	var base *synthient.Error
+	return errors.As(err, &pathErr) && errors.As(err, &base) && base.Attempts == 0
 }
 
 // wantsHelpHint reports a command-line mistake, as opposed to bad data.
@@ -327,8 +381,10 @@ func isCobraUsage(err error) bool {
 
 // describe renders an error as one line, without the "synthient: " prefix
 // of the SDK's messages: for an API error its status, title or detail,
-// request id and Retry-After.
-func describe(err error) string {
+// request id and Retry-After. The detail is cut to 300 bytes after the
+// secrets in it were redacted: a secret cut in two would no longer be
+// found by the safeWriter.
+func (a *app) describe(err error) string {
 	var apiErr *synthient.APIError
 	if !errors.As(err, &apiErr) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 		return strings.TrimPrefix(oneLine(err.Error()), "synthient: ")
@@ -346,7 +402,7 @@ func describe(err error) string {
 	}
 	if text != "" {
 		b.WriteString(": ")
-		b.WriteString(oneLine(truncate(text, 300)))
+		b.WriteString(oneLine(truncate(a.secrets.redactString(text), 300)))
 	}
 	for field, msgs := range apiErr.Errors {
 		fmt.Fprintf(&b, "; %s: %s", oneLine(field), oneLine(strings.Join(msgs, ", ")))

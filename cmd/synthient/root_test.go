@@ -2,18 +2,25 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"io"
+	"io/fs"
 	"net/http"
 	"net/http/httptest"
 	"net/http/httputil"
 	"net/url"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"unicode/utf8"
 
+	"github.com/synthient-go/synthient"
 	"github.com/synthient-go/synthient/synthienttest"
 )
 
@@ -79,6 +86,12 @@ func poison(v any, key string) any {
 // problem's instance is the request id).
 func hostileFront(t *testing.T, srv *synthienttest.Server) string {
 	t.Helper()
+	return hostileFrontWith(t, srv, hostileText)
+}
+
+// hostileFrontWith is hostileFront appending text.
+func hostileFrontWith(t *testing.T, srv *synthienttest.Server, text string) string {
+	t.Helper()
 	target, err := url.Parse(srv.URL)
 	if err != nil {
 		t.Fatal(err)
@@ -90,14 +103,14 @@ func hostileFront(t *testing.T, srv *synthienttest.Server) string {
 		Rewrite:        func(pr *httputil.ProxyRequest) { pr.SetURL(target) },
 		Transport:      tr,
 		FlushInterval:  -1,
-		ModifyResponse: poisonResponse,
+		ModifyResponse: func(resp *http.Response) error { return poisonResponse(resp, text) },
 	}
 	front := httptest.NewServer(proxy)
 	t.Cleanup(front.Close)
 	return front.URL + "/api/v4"
 }
 
-func poisonResponse(resp *http.Response) error {
+func poisonResponse(resp *http.Response, text string) error {
 	if resp.StatusCode >= 400 {
 		resp.Header.Del("X-Request-Id")
 		return nil
@@ -120,7 +133,7 @@ func poisonResponse(resp *http.Response) error {
 	if body, err = json.Marshal(poison(v, "")); err != nil {
 		return err
 	}
-	body = bytes.ReplaceAll(body, []byte(hostileMarker), []byte(jsonInner(hostileText)))
+	body = bytes.ReplaceAll(body, []byte(hostileMarker), []byte(jsonInner(text)))
 	resp.Body = io.NopCloser(bytes.NewReader(body))
 	resp.ContentLength = int64(len(body))
 	resp.Header.Set("Content-Length", strconv.Itoa(len(body)))
@@ -314,4 +327,155 @@ func jsonEqual(a, b any) bool {
 	x, _ := json.Marshal(a)
 	y, _ := json.Marshal(b)
 	return bytes.Equal(x, y)
+}
+
+// A problem detail that echoes the key is redacted before it is cut to
+// 300 bytes, so a key that straddles the cut prints no part of itself,
+// and a key echoed in upper case is redacted too: in the error that ends
+// the command and in the report of a failed batch.
+func TestErrorDetailEchoesKey(t *testing.T) {
+	t.Parallel()
+	const key = "123e4567-e89b-12d3-a456-426614174000"
+	pad := "Invalid API key: " + strings.Repeat("x", 265) + " " // the key starts at byte 283
+	tests := []struct {
+		name   string
+		detail string
+		route  string
+		args   []string
+		stdin  string
+	}{
+		{"cut", pad + key, synthienttest.RouteAccount, []string{"account"}, ""},
+		{"upper case", "Invalid API key: " + strings.ToUpper(key), synthienttest.RouteAccount, []string{"account"}, ""},
+		{"upper case and cut", pad + strings.ToUpper(key), synthienttest.RouteAccount, []string{"account"}, ""},
+		{"failed batch", pad + key, synthienttest.RouteLookupIPs, []string{"lookup", "ips", "--file", "-"}, "1.1.1.1\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			srv := newServer(t)
+			srv.Inject(tt.route, 1, synthienttest.Fault{Status: 401, ContentType: "application/problem+json",
+				Body: `{"type":"about:blank","status":401,"title":"Unauthorized","detail":"` + tt.detail + `"}`})
+			c := call{args: append([]string{"--base-url", srv.URL, "--max-retries", "0"}, tt.args...),
+				env: map[string]string{"SYNTHIENT_API_KEY": key}, stdin: strings.NewReader(tt.stdin)}
+			r := c.run(t)
+			if r.code == exitOK {
+				t.Fatalf("exit 0; stderr:\n%s", r.stderr)
+			}
+			for what, out := range map[string]string{"stdout": r.stdout, "stderr": r.stderr} {
+				if strings.Contains(strings.ToLower(out), key[:8]) {
+					t.Errorf("%s shows part of the key:\n%s", what, out)
+				}
+			}
+			if !strings.Contains(r.stderr, "Invalid API key: ") || !strings.Contains(r.stderr, "[redac") {
+				t.Errorf("stderr does not show the redacted detail:\n%s", r.stderr)
+			}
+		})
+	}
+}
+
+// A newline from the server forges no line of output outside tables
+// either: in the health status, the "more: --cursor" hint (still one
+// shell word) and the summary of a download, on stdout or, with --out -,
+// on stderr.
+func TestServerNewlineForgesNoLine(t *testing.T) {
+	t.Parallel()
+	const forged = "\nsynthient: forged line"
+	tests := []struct {
+		name string
+		args []string
+		want string // the line the server's string is on, escaped
+	}{
+		{"health", []string{"health"}, `\x0asynthient: forged line`},
+		{"exports list hint", []string{"exports", "list", "proxies", "--limit", "2"}, `more: --cursor '`},
+		{"download summary", []string{"exports", "download", "proxies", "latest", "--out", "OUT"}, `\x0asynthient: forged line`},
+		{"download summary on stderr", []string{"exports", "download", "proxies", "latest", "--out", "-"}, `\x0asynthient: forged line`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			srv := newServer(t)
+			args := append([]string{"--base-url", hostileFrontWith(t, srv, forged)},
+				slicesReplace(tt.args, "OUT", filepath.Join(t.TempDir(), "f.parquet"))...)
+			r := call{args: args, env: keyEnv(srv)}.run(t)
+			wantCode(t, r, exitOK, args...)
+			outputs := map[string]string{"stderr": r.stderr}
+			text := r.stderr
+			if !slices.Contains(tt.args, "-") { // else stdout is the export
+				outputs["stdout"], text = r.stdout, r.stdout
+			}
+			for what, out := range outputs {
+				for _, l := range lines(out) {
+					if strings.HasPrefix(l, "synthient: forged") {
+						t.Errorf("a server string forged a line of its own on %s:\n%s", what, out)
+					}
+				}
+			}
+			if !strings.Contains(text, tt.want) {
+				t.Errorf("the output does not hold %q:\n%s", tt.want, text)
+			}
+		})
+	}
+}
+
+// A command whose stdout cannot be written exits 1 with one line on
+// stderr, also when it does not check its writes (cobra's help, the
+// demo's narration) or its last line fails (health), and fake-server does
+// not serve when it cannot say where.
+func TestStdoutWriteErrorExits1(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		args []string
+	}{
+		{"lookup ip", []string{"--fake", "lookup", "ip", "1.1.1.1"}},
+		{"health", []string{"--fake", "health"}},
+		{"--help", []string{"--help"}},
+		{"help account", []string{"help", "account"}},
+		{"demo", []string{"demo"}},
+		{"fake-server", []string{"fake-server", "--listen", "127.0.0.1:0"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			ctx, cancel := context.WithCancel(context.Background())
+			cancel() // fake-server serves until then
+			c := call{args: tt.args, ctx: ctx, stdoutTo: failWriter{errors.New("no space left on device")}}
+			if tt.name != "fake-server" {
+				c.ctx = nil
+			}
+			r := c.run(t)
+			wantCode(t, r, exitFailure, tt.args...)
+			if ls := lines(r.stderr); len(ls) != 1 || !strings.Contains(ls[0], "no space left on device") {
+				t.Errorf("stderr %q, want one line with the write error", r.stderr)
+			}
+		})
+	}
+}
+
+// A file error of a download that made no attempt (its temporary file
+// could not be created: a read-only file system, a full disk) is a usage
+// error, exit 2; one that came later, after bytes were sent, keeps exit 1.
+func TestExitCodeFileErrors(t *testing.T) {
+	t.Parallel()
+	pathErr := func(errno syscall.Errno) error {
+		return &fs.PathError{Op: "open", Path: "/ro/f.parquet.1.part", Err: errno}
+	}
+	tests := []struct {
+		name string
+		err  error
+		want int
+	}{
+		{"read-only file system, nothing sent",
+			&synthient.Error{Op: "DownloadExportFile", Message: "creating the file", Err: pathErr(syscall.EROFS)}, exitUsage},
+		{"no space to create, nothing sent",
+			&synthient.Error{Op: "DownloadExportFile", Message: "creating the file", Err: pathErr(syscall.ENOSPC)}, exitUsage},
+		{"no space while writing",
+			&synthient.Error{Op: "DownloadExportFile", Attempts: 2, Message: "writing the file", Err: pathErr(syscall.ENOSPC)}, exitFailure},
+		{"a file error without the SDK's", fmt.Errorf("reading the addresses: %w", pathErr(syscall.EIO)), exitFailure},
+	}
+	for _, tt := range tests {
+		if got := exitCode(tt.err); got != tt.want {
+			t.Errorf("%s: exitCode(%v) = %d, want %d", tt.name, tt.err, got, tt.want)
+		}
+	}
 }

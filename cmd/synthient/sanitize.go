@@ -142,14 +142,18 @@ const maxPending = 64 << 10
 // redacts secrets (see redactor) and escapes control characters
 // (appendText) before anything reaches w. It works on whole lines, holding
 // back an unfinished one until its newline or Flush, so that neither a
-// secret nor a UTF-8 sequence split across two writes slips through. It
-// is safe for concurrent use.
+// secret nor a UTF-8 sequence split across two writes slips through. Its
+// first write error is sticky: every later Write and Flush returns it and
+// writes nothing, so that run can tell a command whose output was lost
+// (a help page or a narration that did not check its writes). It is safe
+// for concurrent use.
 type safeWriter struct {
 	mu      sync.Mutex
 	w       io.Writer
 	secrets *redactor
 	pending []byte
 	buf     []byte
+	err     error // the first write error
 }
 
 func newSafeWriter(w io.Writer, secrets *redactor) *safeWriter {
@@ -159,6 +163,9 @@ func newSafeWriter(w io.Writer, secrets *redactor) *safeWriter {
 func (s *safeWriter) Write(p []byte) (int, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.err != nil {
+		return 0, s.err
+	}
 	s.pending = append(s.pending, p...)
 	n := readyPrefix(s.pending)
 	if n == 0 {
@@ -172,26 +179,34 @@ func (s *safeWriter) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// Flush writes the unfinished line held back.
+// Flush writes the unfinished line held back, and returns the first write
+// error, of this or any earlier write.
 func (s *safeWriter) Flush() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if len(s.pending) == 0 {
-		return nil
+		return s.err
 	}
 	err := s.emit(s.pending)
 	s.pending = s.pending[:0]
 	return err
 }
 
-// emit writes b redacted and escaped.
+// emit writes b redacted and escaped, unless an earlier write failed.
 func (s *safeWriter) emit(b []byte) error {
+	if s.err != nil {
+		return s.err
+	}
 	b = s.secrets.redact(b)
 	if needsEscape(b) {
 		s.buf = appendText(s.buf[:0], b, true)
 		b = s.buf
 	}
-	_, err := s.w.Write(b)
+	n, err := s.w.Write(b)
+	if err == nil && n < len(b) {
+		err = io.ErrShortWrite
+	}
+	s.err = err
 	return err
 }
 

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"strings"
 	"sync"
 	"testing"
@@ -171,7 +172,8 @@ func TestSafeWriterConcurrent(t *testing.T) {
 	}
 }
 
-// A failing writer's error comes back from Write and Flush.
+// A failing writer's error comes back from the Write of a line, and from
+// the Flush of an unfinished line, whose Write held it back.
 func TestSafeWriterError(t *testing.T) {
 	t.Parallel()
 	boom := errors.New("boom")
@@ -179,6 +181,7 @@ func TestSafeWriterError(t *testing.T) {
 	if _, err := w.Write([]byte("line\n")); !errors.Is(err, boom) {
 		t.Errorf("Write: %v", err)
 	}
+	w = newSafeWriter(failWriter{boom}, &redactor{})
 	if _, err := w.Write([]byte("unfinished")); err != nil {
 		t.Errorf("Write of an unfinished line: %v", err)
 	}
@@ -188,6 +191,58 @@ func TestSafeWriterError(t *testing.T) {
 }
 
 type failWriter struct{ err error }
+
+// The first write error is sticky: a writer that fails once and then
+// works again gets nothing more, and every later Write and Flush returns
+// the error, so that run can tell the output was lost.
+func TestSafeWriterErrorSticky(t *testing.T) {
+	t.Parallel()
+	boom := errors.New("boom")
+	tests := []struct {
+		name  string
+		first string // written when the writer fails
+	}{
+		{"a line", "line\n"},
+		{"an unfinished line, flushed", "unfinished"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			var out bytes.Buffer
+			fw := &failOnceWriter{w: &out, err: boom}
+			w := newSafeWriter(fw, &redactor{})
+			w.Write([]byte(tt.first))
+			w.Flush()
+			if !fw.failed {
+				t.Fatal("nothing was written")
+			}
+			if _, err := w.Write([]byte("more\n")); !errors.Is(err, boom) {
+				t.Errorf("Write after the error: %v, want %v", err, boom)
+			}
+			if err := w.Flush(); !errors.Is(err, boom) {
+				t.Errorf("Flush after the error: %v, want %v", err, boom)
+			}
+			if out.Len() != 0 {
+				t.Errorf("written after the error: %q", out.String())
+			}
+		})
+	}
+}
+
+// failOnceWriter fails its first write with err, then writes to w.
+type failOnceWriter struct {
+	w      io.Writer
+	err    error
+	failed bool
+}
+
+func (f *failOnceWriter) Write(p []byte) (int, error) {
+	if !f.failed {
+		f.failed = true
+		return 0, f.err
+	}
+	return f.w.Write(p)
+}
 
 func (w failWriter) Write([]byte) (int, error) { return 0, w.err }
 

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -51,15 +52,15 @@ reconnect after an error, the command exits with that error's code.`,
 				if duration > 0 && ctx.Err() != nil && cmd.Context().Err() == nil {
 					return nil // --duration is up
 				}
-				if !reconnect {
-					return err
+				if ee := (*exitError)(nil); !reconnect || errors.As(err, &ee) {
+					return err // with --reconnect, a failed write to stdout ends it too
 				}
 				wait, ok := synthient.ReconnectDelay(err)
 				if !ok {
 					return err
 				}
 				if err != nil {
-					fmt.Fprintf(a.env.stderr, "synthient: stream ended: %s; reconnecting in %s\n", describe(err), wait)
+					fmt.Fprintf(a.env.stderr, "synthient: stream ended: %s; reconnecting in %s\n", a.describe(err), wait)
 				}
 				select {
 				case <-time.After(wait):
@@ -80,14 +81,16 @@ reconnect after an error, the command exits with that error's code.`,
 	return cmd
 }
 
-// streamOnce prints events until the stream ends, counting them in n.
+// streamOnce prints events until the stream ends, counting them in n. A
+// failed write to stdout is an *exitError (exit 1), which --reconnect
+// does not retry: reopening the stream cannot mend stdout.
 func (a *app) streamOnce(ctx context.Context, c *synthient.Client, feed synthient.Feed, maxEvents int, n *int) error {
 	for ev, err := range c.StreamRaw(ctx, feed) {
 		if err != nil {
 			return err
 		}
 		if err := writeJSONLine(a.env.stdout, ev); err != nil {
-			return err
+			return &exitError{code: exitFailure, err: err} // the output's failure, not the stream's
 		}
 		*n++
 		if maxEvents > 0 && *n >= maxEvents {
