@@ -57,7 +57,8 @@ func (a *app) resolveKey(ctx context.Context) error {
 // and would echo a key given as the command (synthient --api-key KEY KEY).
 // It takes the value of --api-key (also --api-key=VALUE, and with one
 // dash) and the key in the file of --api-key-file when that is a regular
-// file, which cannot block. Nothing after "--" is a flag.
+// file, which cannot block (not "-": stdin is read once, by resolveKey).
+// Nothing after "--" is a flag.
 func addKeyFlags(secrets *redactor, args []string) {
 	for i := 0; i < len(args); i++ {
 		arg := args[i]
@@ -82,7 +83,7 @@ func addKeyFlags(secrets *redactor, args []string) {
 			secrets.add(value)
 			continue
 		}
-		if fi, err := os.Stat(value); err == nil && fi.Mode().IsRegular() {
+		if fi, err := os.Stat(value); value != "-" && err == nil && fi.Mode().IsRegular() {
 			if key, err := readKeyFile(context.Background(), value, nil); err == nil {
 				secrets.add(key)
 			}

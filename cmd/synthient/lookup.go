@@ -131,7 +131,7 @@ to --failed; the exit code is then 3 (a failed batch) or 2 (invalid lines).`,
 			}
 			in := a.env.stdin
 			if file != "-" {
-				f, err := openInterruptible(cmd.Context(), os.Open, file)
+				f, err := openInterruptible(cmd.Context(), file)
 				if err != nil {
 					return err
 				}
@@ -157,9 +157,9 @@ to --failed; the exit code is then 3 (a failed batch) or 2 (invalid lines).`,
 				}
 			}
 			if failedFile != "" {
-				f, err := openInterruptible(cmd.Context(), os.Create, failedFile)
+				f, err := os.Create(failedFile)
 				if err != nil {
-					return err
+					return usageError("%v", err)
 				}
 				defer f.Close()
 				b.failed = f
@@ -173,13 +173,12 @@ to --failed; the exit code is then 3 (a failed batch) or 2 (invalid lines).`,
 	return cmd
 }
 
-// openInterruptible opens the file name with open (os.Open or
-// os.Create), which blocks for a named pipe until its other end is
-// opened, unless ctx is done first. A file that cannot be opened is a
-// usage error.
-func openInterruptible(ctx context.Context, open func(string) (*os.File, error), name string) (*os.File, error) {
+// openInterruptible opens the file name for reading, which blocks for a
+// named pipe until a writer opens it, unless ctx is done first. A file
+// that cannot be opened is a usage error.
+func openInterruptible(ctx context.Context, name string) (*os.File, error) {
 	return interruptible(ctx, func() (*os.File, error) {
-		f, err := open(name)
+		f, err := os.Open(name)
 		if err != nil {
 			return nil, usageError("%v", err)
 		}

@@ -424,24 +424,25 @@ func TestServerNewlineForgesNoLine(t *testing.T) {
 func TestStdoutWriteErrorExits1(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
-		name string
-		args []string
+		name        string
+		args        []string
+		interrupted bool // run already interrupted: fake-server serves until then
 	}{
-		{"lookup ip", []string{"--fake", "lookup", "ip", "1.1.1.1"}},
-		{"health", []string{"--fake", "health"}},
-		{"--help", []string{"--help"}},
-		{"help account", []string{"help", "account"}},
-		{"demo", []string{"demo"}},
-		{"fake-server", []string{"fake-server", "--listen", "127.0.0.1:0"}},
+		{"lookup ip", []string{"--fake", "lookup", "ip", "1.1.1.1"}, false},
+		{"health", []string{"--fake", "health"}, false},
+		{"--help", []string{"--help"}, false},
+		{"help account", []string{"help", "account"}, false},
+		{"demo", []string{"demo"}, false},
+		{"fake-server", []string{"fake-server", "--listen", "127.0.0.1:0"}, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			ctx, cancel := context.WithCancel(context.Background())
-			cancel() // fake-server serves until then
-			c := call{args: tt.args, ctx: ctx, stdoutTo: failWriter{errors.New("no space left on device")}}
-			if tt.name != "fake-server" {
-				c.ctx = nil
+			c := call{args: tt.args, stdoutTo: failWriter{errors.New("no space left on device")}}
+			if tt.interrupted {
+				ctx, cancel := context.WithCancel(context.Background())
+				cancel()
+				c.ctx = ctx
 			}
 			r := c.run(t)
 			wantCode(t, r, exitFailure, tt.args...)

@@ -52,8 +52,9 @@ reconnect after an error, the command exits with that error's code.`,
 				if duration > 0 && ctx.Err() != nil && cmd.Context().Err() == nil {
 					return nil // --duration is up
 				}
-				if ee := (*exitError)(nil); !reconnect || errors.As(err, &ee) {
-					return err // with --reconnect, a failed write to stdout ends it too
+				var local *exitError // a failed write to stdout: reopening cannot mend it
+				if !reconnect || errors.As(err, &local) {
+					return err
 				}
 				wait, ok := synthient.ReconnectDelay(err)
 				if !ok {

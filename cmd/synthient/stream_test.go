@@ -26,3 +26,27 @@ func TestStreamReconnectWriteError(t *testing.T) {
 		t.Errorf("%d streams opened, want 1", n)
 	}
 }
+
+// A stream line that holds the key's characters right after a \u escape
+// (valid JSON: U+123E, then the rest of the key) is printed redacted and
+// still valid JSON, in both output formats.
+func TestStreamLineWithKeyStaysJSON(t *testing.T) {
+	t.Parallel()
+	const key = "123e4567-e89b-12d3-a456-426614174000"
+	for _, output := range []string{"text", "json"} {
+		t.Run(output, func(t *testing.T) {
+			t.Parallel()
+			srv := newServer(t)
+			srv.Inject(synthienttest.RouteStream, 1, synthienttest.Fault{Status: 200, ContentType: "application/x-ndjson",
+				Body: `{"k":"\u` + key + `","K":"` + strings.ToUpper(key) + `"}` + "\n"})
+			c := call{args: []string{"--base-url", srv.URL, "-o", output, "stream", "proxies"},
+				env: map[string]string{"SYNTHIENT_API_KEY": key}}
+			r := c.run(t)
+			wantCode(t, r, exitOK, c.args...)
+			if want := `{"k":"\u123e[redacted]","K":"[redacted]"}` + "\n"; r.stdout != want {
+				t.Errorf("stdout %q, want %q", r.stdout, want)
+			}
+			checkJSONLines(t, r.stdout)
+		})
+	}
+}
