@@ -103,47 +103,13 @@ func TestAPIKeyFile(t *testing.T) {
 func TestAPIKeyFileInterrupted(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
-		name string
-		// start runs the command; it returns once the command waits for
-		// the key, and its release lets the abandoned read end.
-		start func(t *testing.T, c call, done chan<- result) (release func())
+		name     string
+		fifo     bool // the key file is a named pipe; else stdin, a pipe
+		sendPart bool // part of the key is sent before the interrupt
 	}{
-		{"stdin mid-key", func(t *testing.T, c call, done chan<- result) func() {
-			pr, pw := io.Pipe()
-			c.args = append(c.args, "--api-key-file", "-", "account")
-			c.stdin = pr
-			go func() { done <- c.run(t) }()
-			if _, err := pw.Write([]byte("3f2a9c1e")); err != nil { // returns once the command read it
-				t.Fatal(err)
-			}
-			return func() { pw.Close() }
-		}},
-		{"named pipe mid-key", func(t *testing.T, c call, done chan<- result) func() {
-			fifo := filepath.Join(t.TempDir(), "key")
-			makeFIFO(t, fifo)
-			c.args = append(c.args, "--api-key-file", fifo, "account")
-			go func() { done <- c.run(t) }()
-			w, err := os.OpenFile(fifo, os.O_WRONLY, 0) // returns once the command opened it
-			if err != nil {
-				t.Fatal(err)
-			}
-			if _, err := w.Write([]byte("3f2a9c1e")); err != nil {
-				t.Fatal(err)
-			}
-			return func() { w.Close() }
-		}},
-		{"named pipe not opened", func(t *testing.T, c call, done chan<- result) func() {
-			fifo := filepath.Join(t.TempDir(), "key")
-			makeFIFO(t, fifo)
-			c.args = append(c.args, "--api-key-file", fifo, "account")
-			go func() { done <- c.run(t) }()
-			return func() {
-				// Meets the open the command abandoned.
-				if w, err := os.OpenFile(fifo, os.O_WRONLY, 0); err == nil {
-					w.Close()
-				}
-			}
-		}},
+		{"stdin mid-key", false, true},
+		{"named pipe mid-key", true, true},
+		{"named pipe not opened", true, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -151,11 +117,42 @@ func TestAPIKeyFileInterrupted(t *testing.T) {
 			srv := newServer(t)
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
+			c := call{args: []string{"--base-url", srv.URL, "--api-key-file", "-", "account"}, ctx: ctx}
+			// open returns the key file's other end, once the command
+			// opened the key file.
+			var open func() io.WriteCloser
+			if tt.fifo {
+				fifo := filepath.Join(t.TempDir(), "key")
+				makeFIFO(t, fifo)
+				c.args[3] = fifo
+				open = func() io.WriteCloser {
+					w, err := os.OpenFile(fifo, os.O_WRONLY, 0)
+					if err != nil {
+						t.Fatal(err)
+					}
+					return w
+				}
+			} else {
+				pr, pw := io.Pipe()
+				c.stdin = pr
+				open = func() io.WriteCloser { return pw }
+			}
 			done := make(chan result, 1)
-			release := tt.start(t, call{args: []string{"--base-url", srv.URL}, ctx: ctx}, done)
+			go func() { done <- c.run(t) }()
+			var w io.WriteCloser
+			if tt.sendPart {
+				w = open()
+				// On io.Pipe, Write returns once the command read it.
+				if _, err := w.Write([]byte("3f2a9c1e")); err != nil {
+					t.Fatal(err)
+				}
+			}
 			cancel()
 			r := <-done // before the fix: blocked until the key file ends
-			release()
+			if w == nil {
+				w = open() // meets the open the command abandoned
+			}
+			w.Close() // the abandoned read ends
 			wantCode(t, r, exitInterrupt)
 			if r.stderr != "synthient: interrupted\n" || r.stdout != "" {
 				t.Errorf("stdout %q, stderr %q", r.stdout, r.stderr)
