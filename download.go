@@ -287,12 +287,16 @@ func (m meta) fileError(what string, err error) *Error {
 	return &Error{Op: m.op, Attempts: m.attempts, StopReason: retry.NotRetryable, Message: what, Err: err}
 }
 
-// checkTarget refuses a path DownloadExportFile must not write: a
-// symbolic link (its target may be anything: /dev/stdout is a link to
+// checkTarget refuses a path DownloadExportFile must not write: a name
+// longer than file systems take (it could not be renamed to), a symbolic
+// link (its target may be anything: /dev/stdout is a link to
 // /proc/self/fd/1, and the rename would replace the link, as root for
 // every process), a directory or anything else that is not a regular
 // file; and, without overwrite, anything at all.
 func checkTarget(name, path string, overwrite bool) error {
+	if len(filepath.Base(path)) > maxNameLen {
+		return invalid("%s: the name of %s is longer than %d bytes", name, path, maxNameLen)
+	}
 	fi, err := os.Lstat(path)
 	if err != nil {
 		// Nothing there, or nothing to see: creating the temporary file
@@ -538,7 +542,7 @@ func (c *Client) sendStorage(ctx context.Context, m meta, loc *url.URL) (*http.R
 	if err == nil {
 		return resp, nil
 	}
-	cause, f := transportCause(err)
+	f, cause := transportCause(err)
 	// The API leg was answered, so the call reached the server whatever
 	// became of this request: the error of a failed read (NotSent false,
 	// never sent again), worded after this request's own fate.

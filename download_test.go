@@ -2138,6 +2138,14 @@ func TestDownloadExportFileLongName(t *testing.T) {
 	if names := dlDirEntries(t, dir); len(names) != 1 {
 		t.Errorf("directory holds %v, want the file alone", names)
 	}
+	// A name no file system takes: refused before anything is sent.
+	_, err := c.DownloadExportFile(context.Background(), synthient.FeedProxies, "2026-06-10/14", filepath.Join(dir, strings.Repeat("n", 256)), nil)
+	if !errors.Is(err, synthient.ErrInvalidArgument) {
+		t.Errorf("err = %v, want one matching ErrInvalidArgument", err)
+	}
+	if a := api.Arrivals(); a != 2 {
+		t.Errorf("%d API arrivals, want the 2 of the first download", a)
+	}
 }
 
 // A meta that describes another export than the one asked for, or none,

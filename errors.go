@@ -110,7 +110,7 @@ func (e *Error) Unwrap() []error {
 // keep it, and what it means for retrying: without the *url.Error around
 // it (its URL may hold a presigned query), and ErrMalformedResponse in
 // place of an error that quotes the server's bytes.
-func transportCause(err error) (error, retry.Failure) {
+func transportCause(err error) (retry.Failure, error) {
 	if ue := (*url.Error)(nil); errors.As(err, &ue) {
 		err = ue.Err
 	}
@@ -118,7 +118,7 @@ func transportCause(err error) (error, retry.Failure) {
 	if f.Malformed {
 		err = ErrMalformedResponse
 	}
-	return err, f
+	return f, err
 }
 
 // meta is what the attempt loop records on the typed errors, exposed

@@ -341,7 +341,7 @@ func (l *attemptLoop) checkRetry(ctx context.Context, resp *http.Response, err e
 	defer func() { l.gotConn = false }() // the next attempt starts afresh
 	var a retry.Attempt
 	if err != nil {
-		cause, f := transportCause(err)
+		f, cause := transportCause(err)
 		a = retry.Attempt{Err: cause, Failure: f}
 		l.reached = l.reached || l.mayHaveReached(f)
 		if ctx.Err() == nil {
