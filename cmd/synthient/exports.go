@@ -274,20 +274,5 @@ func checkOutFile(path string) error {
 	case fi.IsDir():
 		return usageError("--out %s is a directory, not a regular file", path)
 	}
-	return usageError("--out %s is %s, not a regular file: refusing to replace it (%s)", path, fileKind(fi.Mode()), useStdout)
-}
-
-// fileKind names the kind of a file that is not a regular one.
-func fileKind(m fs.FileMode) string {
-	switch {
-	case m&fs.ModeNamedPipe != 0:
-		return "a named pipe (FIFO)"
-	case m&fs.ModeSocket != 0:
-		return "a socket"
-	case m&fs.ModeCharDevice != 0:
-		return "a character device"
-	case m&fs.ModeDevice != 0:
-		return "a device"
-	}
-	return "a special file"
+	return usageError("--out %s is not a regular file (a device, a named pipe or a socket): refusing to replace it (%s)", path, useStdout)
 }

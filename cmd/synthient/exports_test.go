@@ -65,12 +65,12 @@ func TestDownloadRefusesSpecialOut(t *testing.T) {
 	tests := []struct {
 		name string
 		make func(t *testing.T, path string)
-		kind string
+		what string // what the message says the path is
 	}{
-		{"FIFO", makeFIFO, "a named pipe (FIFO)"},
-		{"socket", makeSocket, "a socket"},
-		{"symbolic link to a FIFO", makeLinkToFIFO, "a symbolic link"},
-		{"symbolic link to a regular file", makeLinkToFile, "a symbolic link"},
+		{"FIFO", makeFIFO, "is not a regular file"},
+		{"socket", makeSocket, "is not a regular file"},
+		{"symbolic link to a FIFO", makeLinkToFIFO, "is a symbolic link: refusing to replace it"},
+		{"symbolic link to a regular file", makeLinkToFile, "is a symbolic link: refusing to replace it"},
 	}
 	for _, tt := range tests {
 		for _, force := range []bool{false, true} {
@@ -100,10 +100,7 @@ func TestDownloadRefusesSpecialOut(t *testing.T) {
 				}
 				r := runSrv(t, srv, args...)
 				wantCode(t, r, exitUsage, args...)
-				want := "--out " + out + " is " + tt.kind + ", not a regular file"
-				if tt.kind == "a symbolic link" {
-					want = "--out " + out + " is a symbolic link: refusing to replace it"
-				}
+				want := "--out " + out + " " + tt.what
 				if !strings.Contains(r.stderr, want) || !strings.Contains(r.stderr, "--out -") {
 					t.Errorf("stderr does not hold %q:\n%s", want, r.stderr)
 				}
@@ -142,7 +139,7 @@ func TestCheckOutFile(t *testing.T) {
 		path string
 		want string // in the error; "" for none
 	}{
-		{os.DevNull, "is a character device, not a regular file: refusing to replace it (--out - writes to stdout"},
+		{os.DevNull, "is not a regular file (a device, a named pipe or a socket): refusing to replace it (--out - writes to stdout"},
 		{dir, "is a directory, not a regular file"},
 		{regular, ""},
 		{link, "is a symbolic link: refusing to replace it (name the file it points to; --out - writes to stdout"},
