@@ -114,16 +114,16 @@ func run(ctx context.Context, m mutant, timeout time.Duration) (outcome, error) 
 	}
 	defer os.WriteFile(m.file, orig, 0o644)
 	pkg := "./" + filepath.Dir(m.file)
-	if err := exec.CommandContext(ctx, "go", "vet", pkg).Run(); err != nil {
-		return invalid, ctx.Err()
-	}
 	tctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	cmd := exec.CommandContext(tctx, "go", "test", "-count=1", "-failfast", pkg)
-	if err := cmd.Run(); err != nil {
-		return killed, ctx.Err() // a failure or a timeout kills it
+	out, err := exec.CommandContext(tctx, "go", "test", "-count=1", "-failfast", pkg).CombinedOutput()
+	switch {
+	case err == nil:
+		return survived, nil
+	case bytes.Contains(out, []byte("[build failed]")) || bytes.Contains(out, []byte("[setup failed]")):
+		return invalid, ctx.Err()
 	}
-	return survived, nil
+	return killed, ctx.Err() // a failing test or a timeout kills it
 }
 
 func main() {
