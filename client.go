@@ -438,15 +438,7 @@ func NewClient(apiKey string, opts ...Option) (*Client, error) {
 		c.owned = newTransport(s.timeout, s.openTimeout, s.tlsConfig)
 		rt = c.owned
 	}
-	c.hc = &http.Client{
-		// poolGuard hides CloseIdleConnections from go-retryablehttp,
-		// which would otherwise empty the shared pool each time it gives
-		// up on a call.
-		Transport: poolGuard{rt},
-		// JSON endpoints never follow redirects; downloads follow their
-		// one 307 themselves.
-		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
-	}
+	c.hc = newHTTPClient(rt)
 	c.loops.New = func() any { return newAttemptLoop(c) }
 	return c, nil
 }

@@ -166,13 +166,13 @@ func (c *Client) DownloadExportFile(ctx context.Context, feed Feed, id, path str
 		return nil, err
 	}
 	if c.closed.Load() {
-		return nil, &Error{Op: name, Err: ErrClosed}
+		return nil, closedError(name)
 	}
 	// The temporary file is created before anything is sent, so that a
 	// path that cannot be written costs no request.
 	f, err := createPart(path)
 	if err != nil {
-		return nil, &Error{Op: name, Message: "creating the file", Err: err}
+		return nil, opError(meta{op: name}, "creating the file", err)
 	}
 	committed := false
 	defer func() {
@@ -269,22 +269,16 @@ func (c *Client) downloadToFile(ctx context.Context, name string, feed Feed, id 
 	em, m, err := c.downloadTo(ctx, name, feed, id, f, params)
 	if err == nil {
 		if serr := f.Sync(); serr != nil {
-			err = m.fileError("syncing the file", serr)
+			err = notRetryable(m, "syncing the file", serr)
 		}
 	}
 	if cerr := f.Close(); err == nil && cerr != nil {
-		err = m.fileError("closing the file", cerr)
+		err = notRetryable(m, "closing the file", cerr)
 	}
 	if err != nil {
 		return nil, m, err
 	}
 	return em, m, nil
-}
-
-// fileError is the *Error of a file operation of DownloadExportFile after
-// the requests m counts.
-func (m meta) fileError(what string, err error) *Error {
-	return &Error{Op: m.op, Attempts: m.attempts, StopReason: retry.NotRetryable, Message: what, Err: err}
 }
 
 // checkTarget refuses a path DownloadExportFile must not write: a name
@@ -359,11 +353,11 @@ const maxNameLen = 255
 func commit(m meta, part, path string, overwrite bool) error {
 	if overwrite {
 		if err := os.Rename(part, path); err != nil {
-			return m.fileError("renaming the file", err)
+			return notRetryable(m, "renaming the file", err)
 		}
 		return nil
 	}
-	appeared := m.fileError(path+" appeared during the download", fs.ErrExist)
+	appeared := notRetryable(m, path+" appeared during the download", fs.ErrExist)
 	if err := os.Link(part, path); err != nil {
 		if errors.Is(err, fs.ErrExist) {
 			return appeared
@@ -373,7 +367,7 @@ func commit(m meta, part, path string, overwrite bool) error {
 			return appeared
 		}
 		if err := os.Rename(part, path); err != nil {
-			return m.fileError("renaming the file", err)
+			return notRetryable(m, "renaming the file", err)
 		}
 		return nil
 	}
@@ -474,11 +468,6 @@ func (c *Client) download(ctx context.Context, prior meta, feed Feed, id string,
 	return n, m, err
 }
 
-// downloadError is an *Error of a download that is never retried.
-func downloadError(m meta, sentinel error, format string, args ...any) *Error {
-	return &Error{Op: m.op, Attempts: m.attempts, StopReason: retry.NotRetryable, Message: fmt.Sprintf(format, args...), Err: sentinel}
-}
-
 // storageURL checks the API's redirect and returns where it points. Its
 // errors hold no part of the Location.
 func storageURL(resp *http.Response) (*url.URL, error) {
@@ -531,7 +520,7 @@ var identity = []string{"identity"}
 func (c *Client) sendStorage(ctx context.Context, m meta, loc *url.URL) (*http.Response, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, loc.String(), nil)
 	if err != nil {
-		return nil, &Error{Op: m.op, Attempts: m.attempts, Message: "building the storage request"}
+		return nil, opError(m, "building the storage request", nil)
 	}
 	// Only these headers: no API key, Authorization or cookie.
 	req.Header["User-Agent"] = []string{c.userAgent}
@@ -544,13 +533,9 @@ func (c *Client) sendStorage(ctx context.Context, m meta, loc *url.URL) (*http.R
 	}
 	f, cause := transportCause(err)
 	// The API leg was answered, so the call reached the server whatever
-	// became of this request: the error of a failed read (NotSent false,
-	// never sent again), worded after this request's own fate.
-	err = readError(ctx, m, scrub(cause, loc.RawQuery))
-	if ce := asConnectionError(err); ce != nil {
-		ce.attemptNotSent = f.NotSent
-	}
-	return nil, err
+	// became of this request: NotSent false, never sent again, worded
+	// after this request's own fate.
+	return nil, lateError(ctx, m, scrub(cause, loc.RawQuery), f.NotSent)
 }
 
 // scrub returns err, or when its text holds a part of the presigned query
@@ -571,15 +556,13 @@ func scrub(err error, rawQuery string) error {
 // storageError is the *APIError of an error status from storage, with the
 // presigned query redacted from its text.
 func storageError(resp *http.Response, m meta, rawQuery string) *APIError {
-	e := readAPIError(resp)
-	if e.RetryAfter == nil {
-		if d, ok := retry.ParseRetryAfter(resp.Header["Retry-After"], resp.Header.Get("Date"), time.Now()); ok {
-			e.RetryAfter = &d
-		}
+	e := apiErrorFrom(resp)
+	if d, ok := retry.ParseRetryAfter(resp.Header["Retry-After"], resp.Header.Get("Date"), time.Now()); ok {
+		e.RetryAfter = &d
 	}
 	redactQuery(e, rawQuery)
 	m.reason = retry.NotRetryable
-	e.meta = m
+	describeCall(e, m, true)
 	return e
 }
 
@@ -648,7 +631,7 @@ func copyCapped(ctx context.Context, m meta, body io.Reader, w io.Writer, want i
 	case src.err != nil:
 		return n, readError(ctx, m, src.err)
 	}
-	return n, &Error{Op: m.op, Attempts: m.attempts, Message: "writing the download", Err: err}
+	return n, opError(m, "writing the download", err)
 }
 
 // copyBuffers holds the buffers downloads are copied through.

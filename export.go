@@ -3,7 +3,6 @@ package synthient
 import (
 	"context"
 	"crypto/sha256"
-	"errors"
 	"iter"
 	"net/http"
 	"net/url"
@@ -134,7 +133,7 @@ func (c *Client) listExports(ctx context.Context, name string, feed Feed, p *Lis
 		return nil, m, err
 	}
 	if page.Exports == nil && page.Stream == "" {
-		return nil, m, &DecodeError{Status: http.StatusOK, Err: errors.New("response is not an export listing"), meta: m}
+		return nil, m, shapeError(m, "response is not an export listing")
 	}
 	return &page, m, nil
 }
@@ -177,8 +176,7 @@ func (c *Client) AllExports(ctx context.Context, feed Feed, p *ListExportsParams
 			}
 			digest := sha256.Sum256([]byte(next))
 			if _, ok := seen[digest]; ok {
-				yield(Export{}, &Error{Op: m.op, Attempts: m.attempts, StopReason: retry.NotRetryable,
-					Message: "the export listing repeated a cursor"})
+				yield(Export{}, notRetryable(m, "the export listing repeated a cursor", nil))
 				return
 			}
 			seen[digest] = struct{}{}
@@ -246,7 +244,7 @@ func (c *Client) exportMeta(ctx context.Context, m meta, feed Feed, id string) (
 		return nil, m, err
 	}
 	if em.Checksum == "" && em.Size == 0 {
-		return nil, m, &DecodeError{Status: http.StatusOK, Err: errors.New("response is not export meta"), meta: m}
+		return nil, m, shapeError(m, "response is not export meta")
 	}
 	return &em, m, nil
 }

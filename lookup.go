@@ -3,7 +3,6 @@ package synthient
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"net/http"
 	"net/netip"
@@ -195,7 +194,7 @@ func (c *Client) LookupIP(ctx context.Context, ip netip.Addr) (*IPLookup, error)
 		return nil, err
 	}
 	if !out.IP.IsValid() {
-		return nil, &DecodeError{Status: http.StatusOK, Err: errors.New(`response has no "ip"`), meta: m}
+		return nil, shapeError(m, `response has no "ip"`)
 	}
 	return &out, nil
 }
@@ -237,7 +236,7 @@ func (c *Client) LookupIPs(ctx context.Context, ips []netip.Addr) ([]IPLookup, e
 	}
 	body, err := json.Marshal(req)
 	if err != nil {
-		return nil, &Error{Op: "LookupIPs", Message: "encoding the request", Err: err}
+		return nil, opError(meta{op: "LookupIPs"}, "encoding the request", err)
 	}
 	op := &operation{
 		name:   "LookupIPs",
@@ -256,7 +255,7 @@ func (c *Client) LookupIPs(ctx context.Context, ips []netip.Addr) ([]IPLookup, e
 		return nil, err
 	}
 	if out.Results == nil {
-		return nil, &DecodeError{Status: http.StatusOK, Err: errors.New(`response has no "results"`), meta: m}
+		return nil, shapeError(m, `response has no "results"`)
 	}
 	return alignResults(ips, *out.Results, m)
 }
@@ -291,12 +290,8 @@ func alignResults(ips []netip.Addr, results []IPLookup, m meta) ([]IPLookup, err
 		out = append(out, results[i])
 	}
 	if missing != nil {
-		err := &DecodeError{
-			Status:  http.StatusOK,
-			Err:     fmt.Errorf("response has no result for %d of %d addresses", len(missing), len(ips)),
-			Missing: missing,
-			meta:    m,
-		}
+		err := decodeError(m, http.StatusOK, fmt.Errorf("response has no result for %d of %d addresses", len(missing), len(ips)))
+		err.Missing = missing
 		return out, err
 	}
 	return out, nil
@@ -337,7 +332,7 @@ func (c *Client) LookupDomain(ctx context.Context, domain string, p *DomainLooku
 		return nil, err
 	}
 	if out.Domain == "" {
-		return nil, &DecodeError{Status: http.StatusOK, Err: errors.New(`response has no "domain"`), meta: m}
+		return nil, shapeError(m, `response has no "domain"`)
 	}
 	return &out, nil
 }
