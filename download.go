@@ -156,40 +156,50 @@ func (c *Client) DownloadExportTo(ctx context.Context, feed Feed, id string, w i
 func (c *Client) DownloadExportFile(ctx context.Context, feed Feed, id, path string, p *DownloadParams) (*ExportMeta, error) {
 	const name = "DownloadExportFile"
 	params := paramsOf(p)
-	if path == "" {
-		return nil, invalid("%s: empty path", name)
-	}
-	if err := checkExport(name, feed, id); err != nil {
-		return nil, err
-	}
-	if err := checkTarget(name, path, params.Overwrite); err != nil {
+	// 1. Refuse what cannot be done before anything is sent.
+	if err := checkFileDownload(name, feed, id, path, params.Overwrite); err != nil {
 		return nil, err
 	}
 	if c.closed.Load() {
 		return nil, closedError(name)
 	}
-	// The temporary file is created before anything is sent, so that a
-	// path that cannot be written costs no request.
+	// 2. Create the temporary file, also before anything is sent: a path
+	// that cannot be written costs no request. Until step 4 succeeds it is
+	// removed on the way out, also after a panic in p.Progress or below.
 	f, err := createPart(path)
 	if err != nil {
 		return nil, opError(meta{op: name}, "creating the file", err)
 	}
 	committed := false
 	defer func() {
-		if !committed { // an error, or a panic in p.Progress or below
+		if !committed {
 			f.Close()
 			os.Remove(f.Name())
 		}
 	}()
+	// 3. Download into it; it is synced and closed.
 	em, m, err := c.downloadToFile(ctx, name, feed, id, f, params)
-	if err == nil {
-		err = commit(m, f.Name(), path, params.Overwrite)
-	}
 	if err != nil {
+		return nil, err
+	}
+	// 4. Move it to path.
+	if err := commit(m, f.Name(), path, params.Overwrite); err != nil {
 		return nil, err
 	}
 	committed = true
 	return em, nil
+}
+
+// checkFileDownload validates the arguments of DownloadExportFile and the
+// path it is to write (see checkTarget).
+func checkFileDownload(name string, feed Feed, id, path string, overwrite bool) error {
+	if path == "" {
+		return invalid("%s: empty path", name)
+	}
+	if err := checkExport(name, feed, id); err != nil {
+		return err
+	}
+	return checkTarget(name, path, overwrite)
 }
 
 func paramsOf(p *DownloadParams) DownloadParams {
@@ -429,35 +439,20 @@ func (w *checkedWriter) verify(m meta, em *ExportMeta) error {
 // DownloadExportTo); the returned m describes the whole call, for errors
 // found after it.
 func (c *Client) download(ctx context.Context, prior meta, feed Feed, id string, w io.Writer, size int64) (n int64, m meta, err error) {
-	name := prior.op
-	seg, err := checkFeed(name, feed)
+	op, err := downloadOp(prior, feed, id)
 	if err != nil {
 		return 0, m, err
 	}
-	idPath, err := exportPath(name, id)
-	if err != nil {
-		return 0, m, err
-	}
-	op := &operation{
-		name:     name,
-		prior:    prior.attempts,
-		method:   http.MethodGet,
-		route:    "/feeds/{feed}/export/{id}",
-		path:     "/feeds/" + seg + "/export/" + idPath,
-		class:    retry.Standard,
-		accept:   "application/octet-stream",
-		redirect: true,
-		raw:      true,
-	}
+	// The API leg: the file itself, or a redirect to it.
 	resp, m, err := c.do(ctx, op)
 	if err != nil {
 		return 0, m, err
 	}
 	if resp.StatusCode >= 200 && resp.StatusCode < 300 {
-		// The API served the bytes itself.
 		n, err = copyExact(ctx, m, resp, w, size)
 		return n, m, err
 	}
+	// The storage leg, where the redirect points.
 	loc, err := storageURL(resp)
 	discard(resp)
 	if err != nil {
@@ -466,6 +461,30 @@ func (c *Client) download(ctx context.Context, prior meta, feed Feed, id string,
 	m.attempts++ // the storage request counts as an attempt of the call
 	n, err = c.fetchStorage(ctx, m, loc, w, size)
 	return n, m, err
+}
+
+// downloadOp returns the API leg of a download of feed's export id, as
+// the operation prior names, after the attempts it counts.
+func downloadOp(prior meta, feed Feed, id string) (*operation, error) {
+	seg, err := checkFeed(prior.op, feed)
+	if err != nil {
+		return nil, err
+	}
+	idPath, err := exportPath(prior.op, id)
+	if err != nil {
+		return nil, err
+	}
+	return &operation{
+		name:     prior.op,
+		prior:    prior.attempts,
+		method:   http.MethodGet,
+		route:    "/feeds/{feed}/export/{id}",
+		path:     "/feeds/" + seg + "/export/" + idPath,
+		class:    retry.Standard,
+		accept:   "application/octet-stream",
+		redirect: true,
+		raw:      true,
+	}, nil
 }
 
 // storageURL checks the API's redirect and returns where it points. Its
@@ -743,6 +762,31 @@ func newQueryRedactor(rawQuery string) *queryRedactor {
 	if rawQuery == "" {
 		return nil
 	}
+	set := querySecrets(rawQuery)
+	r := &queryRedactor{secrets: make([]string, 0, 3*len(set))}
+	for s := range set {
+		r.secrets = append(r.secrets, s)
+		if len(s) >= minSecretPart {
+			r.secrets = append(r.secrets, hex.EncodeToString([]byte(s)), spacedHex(s))
+		}
+	}
+	slices.SortFunc(r.secrets, func(a, b string) int {
+		if len(a) != len(b) {
+			return len(b) - len(a)
+		}
+		return strings.Compare(a, b)
+	})
+	pairs := make([]string, 0, 2*len(r.secrets))
+	for _, s := range r.secrets {
+		pairs = append(pairs, s, redacted)
+	}
+	r.replacer = strings.NewReplacer(pairs...)
+	return r
+}
+
+// querySecrets returns the set of the forms of rawQuery, other than
+// hexadecimal, that newQueryRedactor redacts.
+func querySecrets(rawQuery string) map[string]bool {
 	set := map[string]bool{rawQuery: true}
 	add := func(s string, min int) {
 		if len(s) >= min {
@@ -765,25 +809,7 @@ func newQueryRedactor(rawQuery string) *queryRedactor {
 			add(part, minSecretPart)
 		}
 	}
-	r := &queryRedactor{secrets: make([]string, 0, 3*len(set))}
-	for s := range set {
-		r.secrets = append(r.secrets, s)
-		if len(s) >= minSecretPart {
-			r.secrets = append(r.secrets, hex.EncodeToString([]byte(s)), spacedHex(s))
-		}
-	}
-	slices.SortFunc(r.secrets, func(a, b string) int {
-		if len(a) != len(b) {
-			return len(b) - len(a)
-		}
-		return strings.Compare(a, b)
-	})
-	pairs := make([]string, 0, 2*len(r.secrets))
-	for _, s := range r.secrets {
-		pairs = append(pairs, s, redacted)
-	}
-	r.replacer = strings.NewReplacer(pairs...)
-	return r
+	return set
 }
 
 // redact replaces every secret in s, and a secret's beginning at the end

@@ -201,11 +201,18 @@ func exportPath(op, id string) (string, error) {
 	if !hourly {
 		return date, nil
 	}
-	h, err := strconv.Atoi(hour)
-	if err != nil || len(hour) < 1 || len(hour) > 2 || hour[0] == '+' || hour[0] == '-' || h < 0 || h > 23 {
+	h, ok := exportHour(hour)
+	if !ok {
 		return "", invalid("%s: export id %q has an hour outside 0 to 23", op, id)
 	}
 	return date + "/" + strconv.Itoa(h), nil
+}
+
+// exportHour parses the hour of an hourly export id: one or two digits,
+// 0 to 23.
+func exportHour(hour string) (int, bool) {
+	h, err := strconv.Atoi(hour)
+	return h, err == nil && len(hour) >= 1 && len(hour) <= 2 && hour[0] != '+' && hour[0] != '-' && h >= 0 && h <= 23
 }
 
 // ExportMeta returns the description of one export: its size, row count,

@@ -340,17 +340,8 @@ func (c *Client) LookupDomain(ctx context.Context, domain string, p *DomainLooku
 // normalizeDomain validates a domain name and converts a Unicode one to
 // punycode. A single trailing dot is dropped.
 func normalizeDomain(domain string) (string, error) {
-	if domain == "" {
-		return "", invalid("LookupDomain: empty domain")
-	}
-	if !utf8.ValidString(domain) {
-		return "", invalid("LookupDomain: domain is not valid UTF-8")
-	}
-	if i := strings.IndexFunc(domain, func(r rune) bool {
-		return r == '/' || r == '?' || r == '#' || r == '\\' || r == '%' || isSpace(r) || r < 0x20 || r == 0x7f
-	}); i >= 0 {
-		r, _ := utf8.DecodeRuneInString(domain[i:])
-		return "", invalid("LookupDomain: domain holds %q", r)
+	if err := checkDomainText(domain); err != nil {
+		return "", err
 	}
 	name := strings.TrimSuffix(domain, ".")
 	if !isASCII(name) {
@@ -360,18 +351,49 @@ func normalizeDomain(domain string) (string, error) {
 		}
 		name = ascii
 	}
+	if err := checkDomainLength(domain, name); err != nil {
+		return "", err
+	}
+	return name, nil
+}
+
+// checkDomainText refuses a domain, as given, that is empty, not UTF-8,
+// or holds a character no domain name holds.
+func checkDomainText(domain string) error {
+	if domain == "" {
+		return invalid("LookupDomain: empty domain")
+	}
+	if !utf8.ValidString(domain) {
+		return invalid("LookupDomain: domain is not valid UTF-8")
+	}
+	if i := strings.IndexFunc(domain, notInDomain); i >= 0 {
+		r, _ := utf8.DecodeRuneInString(domain[i:])
+		return invalid("LookupDomain: domain holds %q", r)
+	}
+	return nil
+}
+
+// notInDomain reports whether r is a URL delimiter, an escape, white space
+// or a control character.
+func notInDomain(r rune) bool {
+	return r == '/' || r == '?' || r == '#' || r == '\\' || r == '%' || isSpace(r) || r < 0x20 || r == 0x7f
+}
+
+// checkDomainLength refuses name, the ASCII form of domain, when it is
+// longer than 253 octets or has an empty label or one longer than 63.
+func checkDomainLength(domain, name string) error {
 	if len(name) > 253 {
-		return "", invalid("LookupDomain: domain is %d octets long, more than 253", len(name))
+		return invalid("LookupDomain: domain is %d octets long, more than 253", len(name))
 	}
 	for _, label := range strings.Split(name, ".") {
 		switch {
 		case label == "":
-			return "", invalid("LookupDomain: domain %q has an empty label", domain)
+			return invalid("LookupDomain: domain %q has an empty label", domain)
 		case len(label) > 63:
-			return "", invalid("LookupDomain: domain has a label of %d octets, more than 63", len(label))
+			return invalid("LookupDomain: domain has a label of %d octets, more than 63", len(label))
 		}
 	}
-	return name, nil
+	return nil
 }
 
 func isSpace(r rune) bool {
