@@ -3,33 +3,35 @@
 // A method builds an operation and calls getJSON, or do itself for a stream
 // or a download. do refuses a closed client or an ended ctx, takes an
 // attemptLoop from the client's pool, builds the request (newRequest),
-// readies the loop for op (start) and calls go-retryablehttp's Do. Do calls
-// back, for each attempt, in this order:
+// readies the loop for op (start) and calls go-retryablehttp's Do, which
+// calls back, for each attempt:
 //
-//  1. HTTPClient.Do sends the attempt: retry.NoReplay, then locationAside,
-//     then the transport (newHTTPClient).
+//  1. HTTPClient.Do sends the attempt, through retry.NoReplay, then
+//     locationAside, then the transport (see newHTTPClient).
 //  2. CheckRetry, which is checkRetry, judges it: record counts the attempt,
 //     runs the response hook and keeps the attempt's typed error in l.last;
-//     decide asks the policy (l.call.Decide); the decision is logged. Its
-//     answer to Do is the call's next state: retry (true, nil); done (false,
-//     nil) for an accepted response, which Do returns; or stop (false, err),
-//     err being the hook's error or the call's error from l.stop.
-//  3. After a stop, ErrorHandler, which is
-//     retryablehttp.PassthroughErrorHandler, makes Do return step 2's err as
-//     it is (go-retryablehttp's own error would drop it and quote the URL).
-//  4. Before a retry, Backoff, which is l.call.Backoff, gives the wait the
-//     policy chose in step 2, and Do waits.
+//     decide asks the policy (l.call.Decide, which keeps the decision as
+//     l.call.Last); the decision is logged. checkRetry answers Do with the
+//     call's next state:
+//       - done (false, nil): the response is accepted, and Do returns it;
+//       - stop (false, err), err being the hook's error or the call's
+//         error from stop: Do calls ErrorHandler, which is
+//         retryablehttp.PassthroughErrorHandler, and returns err as it is
+//         (go-retryablehttp's own error would quote the URL);
+//       - retry (true, nil): Do calls Backoff, which is l.call.Backoff and
+//         gives the wait the policy chose, waits, and goes back to 1.
 //
-// When ctx ends during that wait, Do returns ctx.Err() at once and calls
-// nothing back: the last decision the loop holds is still a retry. Do also
-// calls the HTTP client's CloseIdleConnections then, and after a stop;
-// NoReplay has none, so the shared pool stays warm.
+// Do never gives up by itself: RetryMax is above every policy's retries.
+// When ctx ends during a wait, Do returns ctx.Err() at once and calls
+// nothing back, so the last decision is still a retry. Then, and after a
+// stop, Do calls the http.Client's CloseIdleConnections, which NoReplay
+// hides from the shared pool.
 //
 // When Do returns, result turns what it returned into the call's outcome:
-// the accepted response; step 2's error; or, when the last decision is a
-// retry and ctx has ended, the stop step 2 never got to make, logged and
-// built by cancelled as step 2 builds the others. do then resets the loop
-// and puts it back in the pool.
+// the accepted response; checkRetry's error; or, when the last decision is
+// a retry and ctx has ended, the stop checkRetry never got to make, which
+// cancelled logs and builds as checkRetry builds the others. do then
+// resets the loop and puts it back in the pool.
 
 package synthient
 
@@ -62,6 +64,8 @@ type operation struct {
 	raw      bool        // a download: ask for the identity encoding, so that nothing decodes the body
 }
 
+// accepts reports whether a response of status is the call's result: a
+// 2xx, or a 3xx when the caller follows redirects itself.
 func (op *operation) accepts(status int) bool {
 	return status >= 200 && status < 300 || op.redirect && status >= 300 && status < 400
 }
@@ -96,6 +100,7 @@ type attemptLoop struct {
 	gotConn bool
 }
 
+// newAttemptLoop returns a loop for the calls of c, the pool's New.
 func newAttemptLoop(c *Client) *attemptLoop {
 	l := &attemptLoop{c: c}
 	l.trace.GotConn = func(httptrace.GotConnInfo) { l.gotConn = true }
@@ -159,10 +164,12 @@ func (c *Client) newRequest(ctx context.Context, op *operation) (*retryablehttp.
 	if !op.noKey {
 		hreq.Header["X-Api-Key"] = c.apiKey()
 	}
+	// The request goes out in a form net/http never sends again on its
+	// own, as retry.NoReplay would otherwise make it on a copy at each
+	// attempt: without a body, SetNoReplayBody's; with one, no GetBody
+	// (go-retryablehttp rewinds op.body itself).
 	req := &retryablehttp.Request{Request: hreq}
 	if op.body == nil {
-		// What retry.NoReplay would otherwise do on a copy of the request,
-		// at each attempt.
 		retry.SetNoReplayBody(hreq)
 		return req, nil
 	}
@@ -170,6 +177,7 @@ func (c *Client) newRequest(ctx context.Context, op *operation) (*retryablehttp.
 	if err := req.SetBody(op.body); err != nil {
 		return nil, opError(meta{op: op.name}, "building the request", err)
 	}
+	hreq.GetBody = nil
 	return req, nil
 }
 
