@@ -2,7 +2,6 @@ package synthient
 
 import (
 	"context"
-	"errors"
 	"net/http"
 	"time"
 
@@ -78,7 +77,7 @@ func (c *Client) Account(ctx context.Context) (*Account, error) {
 		return nil, err
 	}
 	if out.Email == "" && out.Scopes == nil {
-		return nil, &DecodeError{Status: http.StatusOK, Err: errors.New("response is not an account"), meta: m}
+		return nil, shapeError(m, "response is not an account")
 	}
 	return &out, nil
 }
@@ -103,7 +102,7 @@ func (c *Client) Health(ctx context.Context) (*Health, error) {
 		return nil, err
 	}
 	if out.Status == "" {
-		return nil, &DecodeError{Status: http.StatusOK, Err: errors.New(`response has no "status"`), meta: m}
+		return nil, shapeError(m, `response has no "status"`)
 	}
 	return &out, nil
 }

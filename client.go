@@ -381,33 +381,12 @@ func headerInt(h http.Header, key string) (int, bool) {
 // I/O. An empty or malformed key, or an invalid option, gives an error
 // matching ErrInvalidArgument; the error never holds the key.
 func NewClient(apiKey string, opts ...Option) (*Client, error) {
-	if apiKey == "" {
-		return nil, invalid("API key is empty")
+	if err := checkAPIKey(apiKey); err != nil {
+		return nil, err
 	}
-	for i := 0; i < len(apiKey); i++ {
-		if apiKey[i] <= 0x20 || apiKey[i] > 0x7e {
-			return nil, invalid("API key holds white space or a character that is not printable ASCII")
-		}
-	}
-	s := settings{
-		baseURL:       DefaultBaseURL,
-		maxRetries:    DefaultMaxRetries,
-		timeout:       DefaultTimeout,
-		openTimeout:   DefaultOpenTimeout,
-		backoffBase:   DefaultBackoffBase,
-		backoffMax:    DefaultBackoffMax,
-		maxRetryAfter: DefaultMaxRetryAfter,
-	}
-	for _, opt := range opts {
-		if opt == nil {
-			continue
-		}
-		if err := opt(&s); err != nil {
-			return nil, err
-		}
-	}
-	if s.quota == nil && !s.noQuota {
-		s.quota = retry.NewQuota(retry.DefaultQuotaCapacity, retry.DefaultFailureCost, retry.DefaultThrottleCost)
+	s, err := newSettings(opts)
+	if err != nil {
+		return nil, err
 	}
 	base, err := url.Parse(strings.TrimRight(s.baseURL, "/"))
 	if err != nil { // WithBaseURL checked it; DefaultBaseURL parses
@@ -438,17 +417,49 @@ func NewClient(apiKey string, opts ...Option) (*Client, error) {
 		c.owned = newTransport(s.timeout, s.openTimeout, s.tlsConfig)
 		rt = c.owned
 	}
-	c.hc = &http.Client{
-		// poolGuard hides CloseIdleConnections from go-retryablehttp,
-		// which would otherwise empty the shared pool each time it gives
-		// up on a call.
-		Transport: poolGuard{rt},
-		// JSON endpoints never follow redirects; downloads follow their
-		// one 307 themselves.
-		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
-	}
+	c.hc = newHTTPClient(rt)
 	c.loops.New = func() any { return newAttemptLoop(c) }
 	return c, nil
+}
+
+// checkAPIKey refuses an empty key, or one holding white space or a byte
+// that is not printable ASCII. Its errors never hold the key.
+func checkAPIKey(apiKey string) error {
+	if apiKey == "" {
+		return invalid("API key is empty")
+	}
+	for i := 0; i < len(apiKey); i++ {
+		if apiKey[i] <= 0x20 || apiKey[i] > 0x7e {
+			return invalid("API key holds white space or a character that is not printable ASCII")
+		}
+	}
+	return nil
+}
+
+// newSettings returns the defaults with opts applied; a nil Option is
+// skipped.
+func newSettings(opts []Option) (settings, error) {
+	s := settings{
+		baseURL:       DefaultBaseURL,
+		maxRetries:    DefaultMaxRetries,
+		timeout:       DefaultTimeout,
+		openTimeout:   DefaultOpenTimeout,
+		backoffBase:   DefaultBackoffBase,
+		backoffMax:    DefaultBackoffMax,
+		maxRetryAfter: DefaultMaxRetryAfter,
+	}
+	for _, opt := range opts {
+		if opt == nil {
+			continue
+		}
+		if err := opt(&s); err != nil {
+			return settings{}, err
+		}
+	}
+	if s.quota == nil && !s.noQuota {
+		s.quota = retry.NewQuota(retry.DefaultQuotaCapacity, retry.DefaultFailureCost, retry.DefaultThrottleCost)
+	}
+	return s, nil
 }
 
 // String describes the client by its base URL, as

@@ -7,8 +7,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-
-	"github.com/synthient-go/synthient/retry"
 )
 
 // maxJSONBody bounds a success body that is decoded in memory; a batch of
@@ -44,22 +42,4 @@ func decodeJSON(ctx context.Context, resp *http.Response, m meta, out any) error
 		return decodeError(m, resp.StatusCode, err)
 	}
 	return nil
-}
-
-func decodeError(m meta, status int, err error) *DecodeError {
-	return &DecodeError{Status: status, Err: err, meta: m}
-}
-
-// readError is the error for a failure while reading a 2xx body: the
-// request was processed, so it is never sent again.
-func readError(ctx context.Context, m meta, err error) error {
-	if ctx.Err() != nil {
-		return &Error{Op: m.op, Attempts: m.attempts, StopReason: retry.ContextDone, Err: ctx.Err()}
-	}
-	m.reason = retry.NotRetryable
-	f := retry.ClassifyError(err)
-	if f.Timeout {
-		return &TimeoutError{ConnectionError{Err: err, meta: m}}
-	}
-	return &ConnectionError{Err: err, meta: m}
 }

@@ -156,40 +156,50 @@ func (c *Client) DownloadExportTo(ctx context.Context, feed Feed, id string, w i
 func (c *Client) DownloadExportFile(ctx context.Context, feed Feed, id, path string, p *DownloadParams) (*ExportMeta, error) {
 	const name = "DownloadExportFile"
 	params := paramsOf(p)
-	if path == "" {
-		return nil, invalid("%s: empty path", name)
-	}
-	if err := checkExport(name, feed, id); err != nil {
-		return nil, err
-	}
-	if err := checkTarget(name, path, params.Overwrite); err != nil {
+	// 1. Refuse what cannot be done before anything is sent.
+	if err := checkFileDownload(name, feed, id, path, params.Overwrite); err != nil {
 		return nil, err
 	}
 	if c.closed.Load() {
-		return nil, &Error{Op: name, Err: ErrClosed}
+		return nil, closedError(name)
 	}
-	// The temporary file is created before anything is sent, so that a
-	// path that cannot be written costs no request.
+	// 2. Create the temporary file, also before anything is sent: a path
+	// that cannot be written costs no request. Until step 4 succeeds it is
+	// removed on the way out, also after a panic in p.Progress or below.
 	f, err := createPart(path)
 	if err != nil {
-		return nil, &Error{Op: name, Message: "creating the file", Err: err}
+		return nil, opError(meta{op: name}, "creating the file", err)
 	}
 	committed := false
 	defer func() {
-		if !committed { // an error, or a panic in p.Progress or below
+		if !committed {
 			f.Close()
 			os.Remove(f.Name())
 		}
 	}()
+	// 3. Download into it; it is synced and closed.
 	em, m, err := c.downloadToFile(ctx, name, feed, id, f, params)
-	if err == nil {
-		err = commit(m, f.Name(), path, params.Overwrite)
-	}
 	if err != nil {
+		return nil, err
+	}
+	// 4. Move it to path.
+	if err := commit(m, f.Name(), path, params.Overwrite); err != nil {
 		return nil, err
 	}
 	committed = true
 	return em, nil
+}
+
+// checkFileDownload validates the arguments of DownloadExportFile and the
+// path it is to write (see checkTarget).
+func checkFileDownload(name string, feed Feed, id, path string, overwrite bool) error {
+	if path == "" {
+		return invalid("%s: empty path", name)
+	}
+	if err := checkExport(name, feed, id); err != nil {
+		return err
+	}
+	return checkTarget(name, path, overwrite)
 }
 
 func paramsOf(p *DownloadParams) DownloadParams {
@@ -269,22 +279,16 @@ func (c *Client) downloadToFile(ctx context.Context, name string, feed Feed, id 
 	em, m, err := c.downloadTo(ctx, name, feed, id, f, params)
 	if err == nil {
 		if serr := f.Sync(); serr != nil {
-			err = m.fileError("syncing the file", serr)
+			err = notRetryable(m, "syncing the file", serr)
 		}
 	}
 	if cerr := f.Close(); err == nil && cerr != nil {
-		err = m.fileError("closing the file", cerr)
+		err = notRetryable(m, "closing the file", cerr)
 	}
 	if err != nil {
 		return nil, m, err
 	}
 	return em, m, nil
-}
-
-// fileError is the *Error of a file operation of DownloadExportFile after
-// the requests m counts.
-func (m meta) fileError(what string, err error) *Error {
-	return &Error{Op: m.op, Attempts: m.attempts, StopReason: retry.NotRetryable, Message: what, Err: err}
 }
 
 // checkTarget refuses a path DownloadExportFile must not write: a name
@@ -359,11 +363,11 @@ const maxNameLen = 255
 func commit(m meta, part, path string, overwrite bool) error {
 	if overwrite {
 		if err := os.Rename(part, path); err != nil {
-			return m.fileError("renaming the file", err)
+			return notRetryable(m, "renaming the file", err)
 		}
 		return nil
 	}
-	appeared := m.fileError(path+" appeared during the download", fs.ErrExist)
+	appeared := notRetryable(m, path+" appeared during the download", fs.ErrExist)
 	if err := os.Link(part, path); err != nil {
 		if errors.Is(err, fs.ErrExist) {
 			return appeared
@@ -373,7 +377,7 @@ func commit(m meta, part, path string, overwrite bool) error {
 			return appeared
 		}
 		if err := os.Rename(part, path); err != nil {
-			return m.fileError("renaming the file", err)
+			return notRetryable(m, "renaming the file", err)
 		}
 		return nil
 	}
@@ -435,35 +439,20 @@ func (w *checkedWriter) verify(m meta, em *ExportMeta) error {
 // DownloadExportTo); the returned m describes the whole call, for errors
 // found after it.
 func (c *Client) download(ctx context.Context, prior meta, feed Feed, id string, w io.Writer, size int64) (n int64, m meta, err error) {
-	name := prior.op
-	seg, err := checkFeed(name, feed)
+	op, err := downloadOp(prior, feed, id)
 	if err != nil {
 		return 0, m, err
 	}
-	idPath, err := exportPath(name, id)
-	if err != nil {
-		return 0, m, err
-	}
-	op := &operation{
-		name:     name,
-		prior:    prior.attempts,
-		method:   http.MethodGet,
-		route:    "/feeds/{feed}/export/{id}",
-		path:     "/feeds/" + seg + "/export/" + idPath,
-		class:    retry.Standard,
-		accept:   "application/octet-stream",
-		redirect: true,
-		raw:      true,
-	}
+	// The API leg: the file itself, or a redirect to it.
 	resp, m, err := c.do(ctx, op)
 	if err != nil {
 		return 0, m, err
 	}
 	if resp.StatusCode >= 200 && resp.StatusCode < 300 {
-		// The API served the bytes itself.
 		n, err = copyExact(ctx, m, resp, w, size)
 		return n, m, err
 	}
+	// The storage leg, where the redirect points.
 	loc, err := storageURL(resp)
 	discard(resp)
 	if err != nil {
@@ -474,9 +463,28 @@ func (c *Client) download(ctx context.Context, prior meta, feed Feed, id string,
 	return n, m, err
 }
 
-// downloadError is an *Error of a download that is never retried.
-func downloadError(m meta, sentinel error, format string, args ...any) *Error {
-	return &Error{Op: m.op, Attempts: m.attempts, StopReason: retry.NotRetryable, Message: fmt.Sprintf(format, args...), Err: sentinel}
+// downloadOp returns the API leg of a download of feed's export id, as
+// the operation prior names, after the attempts it counts.
+func downloadOp(prior meta, feed Feed, id string) (*operation, error) {
+	seg, err := checkFeed(prior.op, feed)
+	if err != nil {
+		return nil, err
+	}
+	idPath, err := exportPath(prior.op, id)
+	if err != nil {
+		return nil, err
+	}
+	return &operation{
+		name:     prior.op,
+		prior:    prior.attempts,
+		method:   http.MethodGet,
+		route:    "/feeds/{feed}/export/{id}",
+		path:     "/feeds/" + seg + "/export/" + idPath,
+		class:    retry.Standard,
+		accept:   "application/octet-stream",
+		redirect: true,
+		raw:      true,
+	}, nil
 }
 
 // storageURL checks the API's redirect and returns where it points. Its
@@ -531,7 +539,7 @@ var identity = []string{"identity"}
 func (c *Client) sendStorage(ctx context.Context, m meta, loc *url.URL) (*http.Response, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, loc.String(), nil)
 	if err != nil {
-		return nil, &Error{Op: m.op, Attempts: m.attempts, Message: "building the storage request"}
+		return nil, opError(m, "building the storage request", nil)
 	}
 	// Only these headers: no API key, Authorization or cookie.
 	req.Header["User-Agent"] = []string{c.userAgent}
@@ -544,13 +552,9 @@ func (c *Client) sendStorage(ctx context.Context, m meta, loc *url.URL) (*http.R
 	}
 	f, cause := transportCause(err)
 	// The API leg was answered, so the call reached the server whatever
-	// became of this request: the error of a failed read (NotSent false,
-	// never sent again), worded after this request's own fate.
-	err = readError(ctx, m, scrub(cause, loc.RawQuery))
-	if ce := asConnectionError(err); ce != nil {
-		ce.attemptNotSent = f.NotSent
-	}
-	return nil, err
+	// became of this request: NotSent false, never sent again, worded
+	// after this request's own fate.
+	return nil, lateError(ctx, m, scrub(cause, loc.RawQuery), f.NotSent)
 }
 
 // scrub returns err, or when its text holds a part of the presigned query
@@ -571,15 +575,13 @@ func scrub(err error, rawQuery string) error {
 // storageError is the *APIError of an error status from storage, with the
 // presigned query redacted from its text.
 func storageError(resp *http.Response, m meta, rawQuery string) *APIError {
-	e := readAPIError(resp)
-	if e.RetryAfter == nil {
-		if d, ok := retry.ParseRetryAfter(resp.Header["Retry-After"], resp.Header.Get("Date"), time.Now()); ok {
-			e.RetryAfter = &d
-		}
+	e := apiErrorFrom(resp)
+	if d, ok := retry.ParseRetryAfter(resp.Header["Retry-After"], resp.Header.Get("Date"), time.Now()); ok {
+		e.RetryAfter = &d
 	}
 	redactQuery(e, rawQuery)
 	m.reason = retry.NotRetryable
-	e.meta = m
+	describeCall(e, m, true)
 	return e
 }
 
@@ -648,7 +650,7 @@ func copyCapped(ctx context.Context, m meta, body io.Reader, w io.Writer, want i
 	case src.err != nil:
 		return n, readError(ctx, m, src.err)
 	}
-	return n, &Error{Op: m.op, Attempts: m.attempts, Message: "writing the download", Err: err}
+	return n, opError(m, "writing the download", err)
 }
 
 // copyBuffers holds the buffers downloads are copied through.
@@ -760,6 +762,31 @@ func newQueryRedactor(rawQuery string) *queryRedactor {
 	if rawQuery == "" {
 		return nil
 	}
+	set := querySecrets(rawQuery)
+	r := &queryRedactor{secrets: make([]string, 0, 3*len(set))}
+	for s := range set {
+		r.secrets = append(r.secrets, s)
+		if len(s) >= minSecretPart {
+			r.secrets = append(r.secrets, hex.EncodeToString([]byte(s)), spacedHex(s))
+		}
+	}
+	slices.SortFunc(r.secrets, func(a, b string) int {
+		if len(a) != len(b) {
+			return len(b) - len(a)
+		}
+		return strings.Compare(a, b)
+	})
+	pairs := make([]string, 0, 2*len(r.secrets))
+	for _, s := range r.secrets {
+		pairs = append(pairs, s, redacted)
+	}
+	r.replacer = strings.NewReplacer(pairs...)
+	return r
+}
+
+// querySecrets returns the set of the forms of rawQuery, other than
+// hexadecimal, that newQueryRedactor redacts.
+func querySecrets(rawQuery string) map[string]bool {
 	set := map[string]bool{rawQuery: true}
 	add := func(s string, min int) {
 		if len(s) >= min {
@@ -782,25 +809,7 @@ func newQueryRedactor(rawQuery string) *queryRedactor {
 			add(part, minSecretPart)
 		}
 	}
-	r := &queryRedactor{secrets: make([]string, 0, 3*len(set))}
-	for s := range set {
-		r.secrets = append(r.secrets, s)
-		if len(s) >= minSecretPart {
-			r.secrets = append(r.secrets, hex.EncodeToString([]byte(s)), spacedHex(s))
-		}
-	}
-	slices.SortFunc(r.secrets, func(a, b string) int {
-		if len(a) != len(b) {
-			return len(b) - len(a)
-		}
-		return strings.Compare(a, b)
-	})
-	pairs := make([]string, 0, 2*len(r.secrets))
-	for _, s := range r.secrets {
-		pairs = append(pairs, s, redacted)
-	}
-	r.replacer = strings.NewReplacer(pairs...)
-	return r
+	return set
 }
 
 // redact replaces every secret in s, and a secret's beginning at the end

@@ -1,7 +1,10 @@
 package synthient
 
 import (
+	"context"
 	"errors"
+	"fmt"
+	"io"
 	"net/http"
 	"net/netip"
 	"net/url"
@@ -9,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/synthient-go/synthient/internal/problem"
 	"github.com/synthient-go/synthient/retry"
 )
 
@@ -312,3 +316,140 @@ func (e *DecodeError) Unwrap() error { return e.Err }
 
 // As lets errors.As(err, new(*Error)) reach the base error.
 func (e *DecodeError) As(target any) bool { return e.meta.as(target, e, true) }
+
+// The constructors below build every typed error of the package; the rest
+// of it calls them. m describes the call: its operation, its attempts and,
+// once the call stopped, why.
+
+// opError is the *Error of the call m describes, failing with what (empty
+// when err says it all) and err (nil for none).
+func opError(m meta, what string, err error) *Error {
+	return &Error{Op: m.op, Attempts: m.attempts, StopReason: m.reason, Message: what, Err: err}
+}
+
+// closedError is the *Error of a call made after Close.
+func closedError(op string) *Error {
+	return opError(meta{op: op}, "", ErrClosed)
+}
+
+// stopError is the *Error of a call that stopped for m.reason with no
+// typed error of its own to return: its context ended, and err is the
+// context's error. last is the last attempt's typed error, nil when there
+// was none; the *Error wraps it too.
+func stopError(m meta, err, last error) *Error {
+	e := opError(m, "", err)
+	e.last = last
+	return e
+}
+
+// notRetryable is the *Error of a failure found after the call's requests
+// were answered, such as a download that is not the file: nothing is sent
+// again.
+func notRetryable(m meta, what string, err error) *Error {
+	m.reason = retry.NotRetryable
+	return opError(m, what, err)
+}
+
+// downloadError is the notRetryable *Error of a download, matching
+// sentinel (nil for none), its message formatted from format and args.
+func downloadError(m meta, sentinel error, format string, args ...any) *Error {
+	return notRetryable(m, fmt.Sprintf(format, args...), sentinel)
+}
+
+// attemptError returns the typed error of an attempt of the attempt loop
+// that failed with cause, as f classifies it: a *TimeoutError for a
+// timeout, else a *ConnectionError. reached reports that an attempt of the
+// call, this one included, may have reached the server: NotSent describes
+// the call. The loop gives it the call's meta when it stops (describeCall).
+func attemptError(cause error, f retry.Failure, reached bool) error {
+	return connectionError(ConnectionError{NotSent: f.NotSent && !reached, Err: cause, attemptNotSent: f.NotSent}, f.Timeout)
+}
+
+// readError is the error of a failure, err, while reading the body of an
+// answered request (see lateError).
+func readError(ctx context.Context, m meta, err error) error {
+	return lateError(ctx, m, err, false)
+}
+
+// lateError is the error of a failure, err, after the call was answered:
+// while reading a body, or sending the storage leg of a download. The
+// call reached the server, so it is never sent again and NotSent is false;
+// attemptNotSent reports that the failed request itself never left the
+// client, which words the message. After ctx ended it is the context's
+// *Error instead.
+func lateError(ctx context.Context, m meta, err error, attemptNotSent bool) error {
+	if ctx.Err() != nil {
+		m.reason = retry.ContextDone
+		return stopError(m, ctx.Err(), nil)
+	}
+	m.reason = retry.NotRetryable
+	timeout := retry.ClassifyError(err).Timeout
+	return connectionError(ConnectionError{Err: err, attemptNotSent: attemptNotSent, meta: m}, timeout)
+}
+
+// connectionError returns ce, as a *TimeoutError when timeout is set.
+func connectionError(ce ConnectionError, timeout bool) error {
+	if timeout {
+		return &TimeoutError{ce}
+	}
+	return &ce
+}
+
+// apiErrorFrom reads at most 64 KiB of an error response's body, closes
+// it, and parses it into an *APIError.
+func apiErrorFrom(resp *http.Response) *APIError {
+	body, _ := io.ReadAll(io.LimitReader(resp.Body, problem.MaxBody))
+	resp.Body.Close()
+	resp.Body = http.NoBody
+	d := problem.Parse(resp.Header.Get("Content-Type"), body)
+	e := &APIError{
+		Status:    resp.StatusCode,
+		Type:      d.Type,
+		Title:     d.Title,
+		Detail:    d.Detail,
+		Errors:    d.Errors,
+		RequestID: resp.Header.Get("X-Request-Id"),
+	}
+	if e.RequestID == "" {
+		e.RequestID = d.Instance
+	}
+	return e
+}
+
+// decodeError is the *DecodeError of a 2xx body, of status, that did not
+// decode.
+func decodeError(m meta, status int, err error) *DecodeError {
+	return &DecodeError{Status: status, Err: err, meta: m}
+}
+
+// shapeError is the *DecodeError of a 200 body that decoded but is not
+// what the operation returns; what says how.
+func shapeError(m meta, what string) *DecodeError {
+	return decodeError(m, http.StatusOK, errors.New(what))
+}
+
+// describeCall makes err, the typed error of a call's last attempt,
+// describe the whole call: it takes m, and a *ConnectionError's NotSent
+// turns false when reached reports that some attempt may have reached the
+// server (an attempt cut short by ctx may have done so after err was
+// recorded). Any other error is left alone.
+func describeCall(err error, m meta, reached bool) {
+	if ce := asConnectionError(err); ce != nil {
+		ce.NotSent = ce.NotSent && !reached
+		ce.meta = m
+	} else if ae, ok := err.(*APIError); ok {
+		ae.meta = m
+	}
+}
+
+// asConnectionError returns the *ConnectionError of err, itself or the
+// one a *TimeoutError embeds; nil for any other error.
+func asConnectionError(err error) *ConnectionError {
+	switch e := err.(type) {
+	case *ConnectionError:
+		return e
+	case *TimeoutError:
+		return &e.ConnectionError
+	}
+	return nil
+}

@@ -3,7 +3,6 @@ package synthient
 import (
 	"context"
 	"crypto/sha256"
-	"errors"
 	"iter"
 	"net/http"
 	"net/url"
@@ -134,7 +133,7 @@ func (c *Client) listExports(ctx context.Context, name string, feed Feed, p *Lis
 		return nil, m, err
 	}
 	if page.Exports == nil && page.Stream == "" {
-		return nil, m, &DecodeError{Status: http.StatusOK, Err: errors.New("response is not an export listing"), meta: m}
+		return nil, m, shapeError(m, "response is not an export listing")
 	}
 	return &page, m, nil
 }
@@ -177,8 +176,7 @@ func (c *Client) AllExports(ctx context.Context, feed Feed, p *ListExportsParams
 			}
 			digest := sha256.Sum256([]byte(next))
 			if _, ok := seen[digest]; ok {
-				yield(Export{}, &Error{Op: m.op, Attempts: m.attempts, StopReason: retry.NotRetryable,
-					Message: "the export listing repeated a cursor"})
+				yield(Export{}, notRetryable(m, "the export listing repeated a cursor", nil))
 				return
 			}
 			seen[digest] = struct{}{}
@@ -203,11 +201,18 @@ func exportPath(op, id string) (string, error) {
 	if !hourly {
 		return date, nil
 	}
-	h, err := strconv.Atoi(hour)
-	if err != nil || len(hour) < 1 || len(hour) > 2 || hour[0] == '+' || hour[0] == '-' || h < 0 || h > 23 {
+	h, ok := exportHour(hour)
+	if !ok {
 		return "", invalid("%s: export id %q has an hour outside 0 to 23", op, id)
 	}
 	return date + "/" + strconv.Itoa(h), nil
+}
+
+// exportHour parses the hour of an hourly export id: one or two digits,
+// 0 to 23.
+func exportHour(hour string) (int, bool) {
+	h, err := strconv.Atoi(hour)
+	return h, err == nil && len(hour) >= 1 && len(hour) <= 2 && hour[0] != '+' && hour[0] != '-' && h >= 0 && h <= 23
 }
 
 // ExportMeta returns the description of one export: its size, row count,
@@ -246,7 +251,7 @@ func (c *Client) exportMeta(ctx context.Context, m meta, feed Feed, id string) (
 		return nil, m, err
 	}
 	if em.Checksum == "" && em.Size == 0 {
-		return nil, m, &DecodeError{Status: http.StatusOK, Err: errors.New("response is not export meta"), meta: m}
+		return nil, m, shapeError(m, "response is not export meta")
 	}
 	return &em, m, nil
 }

@@ -212,7 +212,7 @@ func stream[T any](c *Client, ctx context.Context, name string, feed Feed, decod
 			}
 			if err != nil {
 				if errors.Is(err, ErrLineTooLong) {
-					yield(zero, &DecodeError{Status: resp.StatusCode, Err: err, meta: m})
+					yield(zero, decodeError(m, resp.StatusCode, err))
 				} else {
 					yield(zero, readError(ctx, m, err))
 				}
@@ -220,7 +220,7 @@ func stream[T any](c *Client, ctx context.Context, name string, feed Feed, decod
 			}
 			v, err := decode(line)
 			if err != nil {
-				yield(zero, &DecodeError{Status: resp.StatusCode, Err: err, meta: m})
+				yield(zero, decodeError(m, resp.StatusCode, err))
 				return
 			}
 			if !yield(v, nil) {

@@ -3,7 +3,6 @@ package synthient
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"net/http"
 	"net/netip"
@@ -195,7 +194,7 @@ func (c *Client) LookupIP(ctx context.Context, ip netip.Addr) (*IPLookup, error)
 		return nil, err
 	}
 	if !out.IP.IsValid() {
-		return nil, &DecodeError{Status: http.StatusOK, Err: errors.New(`response has no "ip"`), meta: m}
+		return nil, shapeError(m, `response has no "ip"`)
 	}
 	return &out, nil
 }
@@ -237,7 +236,7 @@ func (c *Client) LookupIPs(ctx context.Context, ips []netip.Addr) ([]IPLookup, e
 	}
 	body, err := json.Marshal(req)
 	if err != nil {
-		return nil, &Error{Op: "LookupIPs", Message: "encoding the request", Err: err}
+		return nil, opError(meta{op: "LookupIPs"}, "encoding the request", err)
 	}
 	op := &operation{
 		name:   "LookupIPs",
@@ -256,7 +255,7 @@ func (c *Client) LookupIPs(ctx context.Context, ips []netip.Addr) ([]IPLookup, e
 		return nil, err
 	}
 	if out.Results == nil {
-		return nil, &DecodeError{Status: http.StatusOK, Err: errors.New(`response has no "results"`), meta: m}
+		return nil, shapeError(m, `response has no "results"`)
 	}
 	return alignResults(ips, *out.Results, m)
 }
@@ -291,12 +290,8 @@ func alignResults(ips []netip.Addr, results []IPLookup, m meta) ([]IPLookup, err
 		out = append(out, results[i])
 	}
 	if missing != nil {
-		err := &DecodeError{
-			Status:  http.StatusOK,
-			Err:     fmt.Errorf("response has no result for %d of %d addresses", len(missing), len(ips)),
-			Missing: missing,
-			meta:    m,
-		}
+		err := decodeError(m, http.StatusOK, fmt.Errorf("response has no result for %d of %d addresses", len(missing), len(ips)))
+		err.Missing = missing
 		return out, err
 	}
 	return out, nil
@@ -337,7 +332,7 @@ func (c *Client) LookupDomain(ctx context.Context, domain string, p *DomainLooku
 		return nil, err
 	}
 	if out.Domain == "" {
-		return nil, &DecodeError{Status: http.StatusOK, Err: errors.New(`response has no "domain"`), meta: m}
+		return nil, shapeError(m, `response has no "domain"`)
 	}
 	return &out, nil
 }
@@ -345,17 +340,8 @@ func (c *Client) LookupDomain(ctx context.Context, domain string, p *DomainLooku
 // normalizeDomain validates a domain name and converts a Unicode one to
 // punycode. A single trailing dot is dropped.
 func normalizeDomain(domain string) (string, error) {
-	if domain == "" {
-		return "", invalid("LookupDomain: empty domain")
-	}
-	if !utf8.ValidString(domain) {
-		return "", invalid("LookupDomain: domain is not valid UTF-8")
-	}
-	if i := strings.IndexFunc(domain, func(r rune) bool {
-		return r == '/' || r == '?' || r == '#' || r == '\\' || r == '%' || isSpace(r) || r < 0x20 || r == 0x7f
-	}); i >= 0 {
-		r, _ := utf8.DecodeRuneInString(domain[i:])
-		return "", invalid("LookupDomain: domain holds %q", r)
+	if err := checkDomainText(domain); err != nil {
+		return "", err
 	}
 	name := strings.TrimSuffix(domain, ".")
 	if !isASCII(name) {
@@ -365,18 +351,49 @@ func normalizeDomain(domain string) (string, error) {
 		}
 		name = ascii
 	}
+	if err := checkDomainLength(domain, name); err != nil {
+		return "", err
+	}
+	return name, nil
+}
+
+// checkDomainText refuses a domain, as given, that is empty, not UTF-8,
+// or holds a character no domain name holds.
+func checkDomainText(domain string) error {
+	if domain == "" {
+		return invalid("LookupDomain: empty domain")
+	}
+	if !utf8.ValidString(domain) {
+		return invalid("LookupDomain: domain is not valid UTF-8")
+	}
+	if i := strings.IndexFunc(domain, notInDomain); i >= 0 {
+		r, _ := utf8.DecodeRuneInString(domain[i:])
+		return invalid("LookupDomain: domain holds %q", r)
+	}
+	return nil
+}
+
+// notInDomain reports whether r is a URL delimiter, an escape, white space
+// or a control character.
+func notInDomain(r rune) bool {
+	return r == '/' || r == '?' || r == '#' || r == '\\' || r == '%' || isSpace(r) || r < 0x20 || r == 0x7f
+}
+
+// checkDomainLength refuses name, the ASCII form of domain, when it is
+// longer than 253 octets or has an empty label or one longer than 63.
+func checkDomainLength(domain, name string) error {
 	if len(name) > 253 {
-		return "", invalid("LookupDomain: domain is %d octets long, more than 253", len(name))
+		return invalid("LookupDomain: domain is %d octets long, more than 253", len(name))
 	}
 	for _, label := range strings.Split(name, ".") {
 		switch {
 		case label == "":
-			return "", invalid("LookupDomain: domain %q has an empty label", domain)
+			return invalid("LookupDomain: domain %q has an empty label", domain)
 		case len(label) > 63:
-			return "", invalid("LookupDomain: domain has a label of %d octets, more than 63", len(label))
+			return invalid("LookupDomain: domain has a label of %d octets, more than 63", len(label))
 		}
 	}
-	return name, nil
+	return nil
 }
 
 func isSpace(r rune) bool {

@@ -29,8 +29,8 @@ func TestCheckRetrySuccessAllocatesNothing(t *testing.T) {
 	ctx := context.Background()
 	allocs := testing.AllocsPerRun(1000, func() {
 		l.start(op, c.policy)
-		if retry, err := l.checkRetry(ctx, resp, nil); retry || err != nil || l.final != nil {
-			t.Fatalf("checkRetry = %v, %v (final %v), want success", retry, err, l.final)
+		if retry, err := l.checkRetry(ctx, resp, nil); retry || err != nil || l.last != nil {
+			t.Fatalf("checkRetry = %v, %v (last %v), want success", retry, err, l.last)
 		}
 		l.reset()
 	})
