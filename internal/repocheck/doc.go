@@ -2,6 +2,10 @@
 // it has no code of its own. `go test ./...`, and so .ci/run, runs them:
 //
 //   - TestDocSnippets compiles every Go block of README.md and docs/*.md.
+//   - TestEveryTestPackageChecksLeaks checks that every directory with tests
+//     has a TestMain that calls goleak.VerifyTestMain.
+//   - TestCIRunsTheReadmeTests checks that .ci/run runs the README's test
+//     command (with more flags if it likes).
 //
 // # Go blocks in the docs
 //
