@@ -4,6 +4,8 @@
 //   - TestDocSnippets compiles every Go block of README.md and docs/*.md.
 //   - TestEveryTestPackageChecksLeaks checks that every directory with tests
 //     has a TestMain that calls goleak.VerifyTestMain.
+//   - TestDocLinks checks the relative links of README.md and docs/*.md, and
+//     that nothing points into ../shared, outside the repository.
 //   - TestCIRunsTheReadmeTests checks that .ci/run runs the README's test
 //     command (with more flags if it likes).
 //
