@@ -18,7 +18,7 @@ import (
 
 func ptr[T any](v T) *T { return &v }
 
-// The JSON examples of ../shared/docs/api-v4.md section 7.
+// The JSON examples of docs/api-v4.md section 7.
 const (
 	ipLookupExample = `{
   "ip": "198.51.100.23",

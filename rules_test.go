@@ -25,10 +25,11 @@ import (
 	"github.com/synthient-go/synthient/retry"
 )
 
-// The tests in this file check every row of ../shared/docs/retry-rules.md
-// for every operation of the billed and standard classes, on a mocked
-// transport inside synctest bubbles: time is fake there, so a test can wait
-// out a 60 s Retry-After at once and assert the exact fake time it took.
+// The tests in this file check the rules of docs/retries.md (classes,
+// waiting, Retry-After) for every operation of the billed and standard
+// classes, on a mocked transport inside synctest bubbles: time is fake
+// there, so a test can wait out a 60 s Retry-After at once and assert the
+// exact fake time it took.
 
 // mockBase is the base URL of the mocked API.
 const mockBase = "https://api.test/api/v4"
@@ -602,10 +603,10 @@ func (timeoutError) Error() string   { return "i/o timeout" }
 func (timeoutError) Timeout() bool   { return true }
 func (timeoutError) Temporary() bool { return true }
 
-// TestRetryRules runs every rule of retry-rules.md on every operation of
-// the billed and standard classes and checks the number of requests that
-// reached the API, the stop reason, the typed error and the fake time the
-// call took.
+// TestRetryRules runs each rule of docs/retries.md's classes, waiting and
+// Retry-After on every operation of the billed and standard classes and
+// checks the number of requests that reached the API, the stop reason, the
+// typed error and the fake time the call took.
 func TestRetryRules(t *testing.T) {
 	for _, op := range operations() {
 		for _, rc := range ruleCases() {

@@ -1,0 +1,54 @@
+// Package repocheck holds tests of the repository rather than of its code;
+// it has no code of its own. `go test ./...`, and so .ci/run, runs them:
+//
+//   - TestDocSnippets compiles every Go block of README.md and docs/*.md.
+//   - TestEveryTestPackageChecksLeaks checks that every directory with tests
+//     has a TestMain that calls goleak.VerifyTestMain.
+//   - TestDocLinks checks the relative links of README.md and docs/*.md, and
+//     that nothing points into ../shared, outside the repository.
+//   - TestCIRunsTheReadmeTests checks that .ci/run runs the README's test
+//     command (with more flags if it likes).
+//
+// # Go blocks in the docs
+//
+// Every fenced block whose info string is "go" is compiled against the
+// module as it is, by `go build` with an overlay: nothing is written into the
+// tree and no module is added. A block is one of:
+//
+//   - a whole file, which starts with a package clause: compiled as it is;
+//   - declarations (functions, types, variables): compiled as a file of
+//     package snippet;
+//   - statements: compiled as the body of a function.
+//
+// That function is func() by default. A block of statements that uses names
+// it does not declare (ctx, c, err, ...), or that returns something, gives the
+// function's signature in an HTML comment on the line before its fence (no
+// renderer shows it; blank lines between them are allowed):
+//
+//	<!-- snippet: func(ctx context.Context, c *synthient.Client) error -->
+//	```go
+//	for e, err := range c.AllExports(ctx, synthient.FeedProxies, nil) {
+//		if err != nil {
+//			return err
+//		}
+//		fmt.Println(e.ID)
+//	}
+//	```
+//
+// The parameters are the names the block assumes, with their types; the
+// result is what its return statements return. A function with a result
+// gets a final return of zero values after the block, so a block that ends
+// without returning compiles too. A snippet comment anywhere else (before
+// another kind of block, or before a whole file) fails the test.
+//
+// Imports are added for the packages a block or its signature uses, by
+// name, from the table knownImports in snippets_test.go: the standard
+// packages the docs use and this module's (synthient, synthienttest, retry).
+// A block that uses a package missing from the table fails with
+// "undefined"; add the package there. A whole file keeps its own imports.
+//
+// A failure names the block and, through //line directives, the Markdown
+// file and line of each error, such as "README.md:164:2: declared and not
+// used: meta". Everything a block declares must be used, as in any Go code:
+// a copied snippet that drops an error does not compile.
+package repocheck
