@@ -2,11 +2,13 @@ package synthienttest_test
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"iter"
 	"net/http"
 	"net/netip"
@@ -14,6 +16,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/synthient-go/synthient"
 	"github.com/synthient-go/synthient/synthienttest"
@@ -332,4 +337,41 @@ func TestStreamHeartbeatsKeepItAlive(t *testing.T) {
 	var te *synthient.TimeoutError
 	check(t, errors.As(err, &te), "error %v (%T)", err, err)
 	eq(t, quiet.Arrivals(synthienttest.RouteStream), 1, "arrivals: a read failure is not retried")
+}
+
+// The first events of the first two streams of every feed (and of each
+// form of the honeypot_https details), on a fresh fake at testNow, hash to
+// the pinned sums: the generators make exactly these events.
+func TestStreamEventsPinned(t *testing.T) {
+	for _, tc := range []struct {
+		seg  string
+		form synthienttest.DetailsForm
+		sum  string
+	}{
+		{"proxies", synthienttest.DetailsString, "fb533b7f5455471665971a4adcad332d57d41077e772a3de4f8b7465f9bb001a"},
+		{"anonymizers", synthienttest.DetailsString, "edd5f29e2faf90633a1b074672949261092b264ba3d37d6cdcab42da8c5cf733"},
+		{"torrents", synthienttest.DetailsString, "eed45eab3a925279aa5555aa258d97c6e2c5b504cf5494acd3b8ffe6f40e09eb"},
+		{"helio/http", synthienttest.DetailsString, "bd76f11d147c23420d29b8a28d3f0ac7da63e9dada4f6ede52cb0ed0cd4ca208"},
+		{"helio/https", synthienttest.DetailsString, "9aaa45b66d7121cf51d3d2da1731bd22660079e172809a48e46337a09615a8f2"},
+		{"helio/https", synthienttest.DetailsObject, "61b1438bc934f3f3bebd2bb7ce187c251e156c91a5186b7da7a89f61fff9d4b3"},
+		{"helio/https", synthienttest.DetailsMixed, "350e1924d522d58f9f2edd1b28b1132aedb14699a63344463b0596c8dda464c7"},
+		{"helio/dns", synthienttest.DetailsString, "2640e8ce01a4750bb2d9ffc4da0d80a5312ec4f7c0eaf8bb3f503994ab6caf08"},
+		{"helio/adb", synthienttest.DetailsString, "841dc43f53eb50afc3ba8733b8b3d9ea2d65eb7a95e99bc6189dabc6f85ba8d3"},
+		{"ja4t", synthienttest.DetailsString, "3a73d177eb5e20159927582ef633a96c2245a5a0d105ffde52a159a2d49f2192"},
+	} {
+		t.Run(fmt.Sprintf("%s/%d", tc.seg, tc.form), func(t *testing.T) {
+			t.Parallel()
+			srv, _ := newServer(t, synthienttest.WithEventInterval(time.Millisecond), synthienttest.WithMaxEvents(150),
+				synthienttest.WithHTTPSDetails(tc.form), synthienttest.WithoutRateLimits())
+			hc := rawClient(t)
+			h := sha256.New()
+			for range 2 {
+				r := do(t, hc, "GET", srv.URL+"/feeds/"+tc.seg+"/stream", srv.APIKey, "")
+				require.Equal(t, http.StatusOK, r.Status)
+				require.Equal(t, 150, bytes.Count(r.Body, []byte{'\n'}), "events")
+				_, _ = h.Write(r.Body)
+			}
+			assert.Equal(t, tc.sum, hex.EncodeToString(h.Sum(nil)))
+		})
+	}
 }
