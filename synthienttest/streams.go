@@ -82,6 +82,34 @@ func (s *Server) handleStream(w http.ResponseWriter, r *http.Request, k *apiKey,
 	}
 }
 
+// openStream counts a stream of k; false when k has the most it may.
+func (s *Server) openStream(k *apiKey) bool {
+	s.keysMu.Lock()
+	defer s.keysMu.Unlock()
+	if k.streams >= s.cfg.streamLimit {
+		return false
+	}
+	k.streams++
+	return true
+}
+
+func (s *Server) closeStream(k *apiKey) {
+	s.keysMu.Lock()
+	defer s.keysMu.Unlock()
+	k.streams--
+}
+
+// OpenStreams returns how many streams are open, all keys together.
+func (s *Server) OpenStreams() int {
+	s.keysMu.Lock()
+	defer s.keysMu.Unlock()
+	n := 0
+	for _, k := range s.keys {
+		n += k.streams
+	}
+	return n
+}
+
 // eventGen makes the events of one stream: deterministic for the stream's
 // sequence number, dated by the server's clock.
 type eventGen struct {
