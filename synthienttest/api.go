@@ -45,7 +45,7 @@ func writeJSON(w http.ResponseWriter, code int, v any) {
 	_, _ = w.Write(body)
 }
 
-func (s *Server) handleHealth(w http.ResponseWriter) {
+func (s *Server) handleHealth(w http.ResponseWriter, _ *http.Request, _ *apiKey, _ params) {
 	s.mu.Lock()
 	sick := append([]string(nil), s.sick...)
 	s.mu.Unlock()
@@ -56,7 +56,7 @@ func (s *Server) handleHealth(w http.ResponseWriter) {
 	writeJSON(w, http.StatusOK, synthient.Health{Status: "ok"})
 }
 
-func (s *Server) handleAccount(w http.ResponseWriter, k *apiKey) {
+func (s *Server) handleAccount(w http.ResponseWriter, _ *http.Request, k *apiKey, _ params) {
 	now := s.now()
 	relation := "OWNER"
 	if k.name != "synthienttest" {
@@ -86,8 +86,8 @@ func parseIP(v string) (netip.Addr, bool) {
 	return a, true
 }
 
-func (s *Server) handleLookupIP(w http.ResponseWriter, r *http.Request, k *apiKey, raw string) {
-	addr, ok := parseIP(raw)
+func (s *Server) handleLookupIP(w http.ResponseWriter, r *http.Request, k *apiKey, p params) {
+	addr, ok := parseIP(p.value)
 	if !ok {
 		validation(w, r, map[string][]string{"ip_address": {"must be a valid IP address"}})
 		return
@@ -104,7 +104,7 @@ func (s *Server) handleLookupIP(w http.ResponseWriter, r *http.Request, k *apiKe
 // ceil(n × 0.9).
 func batchCost(n int) int64 { return int64((n*9 + 9) / 10) }
 
-func (s *Server) handleLookupIPs(w http.ResponseWriter, r *http.Request, k *apiKey) {
+func (s *Server) handleLookupIPs(w http.ResponseWriter, r *http.Request, k *apiKey, _ params) {
 	body, err := io.ReadAll(io.LimitReader(r.Body, 1<<20+1))
 	if err != nil {
 		badRequest(w, r, "The request body could not be read.")
@@ -174,9 +174,9 @@ func (s *Server) handleLookupIPs(w http.ResponseWriter, r *http.Request, k *apiK
 	writeJSON(w, http.StatusOK, out)
 }
 
-func (s *Server) handleLookupDomain(w http.ResponseWriter, r *http.Request, k *apiKey, raw string) {
+func (s *Server) handleLookupDomain(w http.ResponseWriter, r *http.Request, k *apiKey, p params) {
 	errs := map[string][]string{}
-	name, ok := checkDomain(raw)
+	name, ok := checkDomain(p.value)
 	if !ok {
 		errs["domain"] = []string{"must be a valid domain name (punycode for international names, at most 253 octets)"}
 	}

@@ -252,7 +252,7 @@ func (s *Server) parseCursor(seg, c string) (int64, bool) {
 	return n, err == nil
 }
 
-func (s *Server) handleExports(w http.ResponseWriter, r *http.Request, p params) {
+func (s *Server) handleExports(w http.ResponseWriter, r *http.Request, _ *apiKey, p params) {
 	q := r.URL.Query()
 	limit := 100
 	if vs, ok := q["limit"]; ok {
@@ -341,7 +341,7 @@ func (s *Server) findSnapshot(w http.ResponseWriter, r *http.Request, p params) 
 	return snapshot{}, false
 }
 
-func (s *Server) handleExportMeta(w http.ResponseWriter, r *http.Request, p params) {
+func (s *Server) handleExportMeta(w http.ResponseWriter, r *http.Request, _ *apiKey, p params) {
 	sn, ok := s.findSnapshot(w, r, p)
 	if !ok {
 		return
@@ -349,7 +349,7 @@ func (s *Server) handleExportMeta(w http.ResponseWriter, r *http.Request, p para
 	writeJSON(w, http.StatusOK, s.meta(p.feed, sn))
 }
 
-func (s *Server) handleDownload(w http.ResponseWriter, r *http.Request, p params) {
+func (s *Server) handleDownload(w http.ResponseWriter, r *http.Request, _ *apiKey, p params) {
 	sn, ok := s.findSnapshot(w, r, p)
 	if !ok {
 		return

@@ -23,7 +23,7 @@ import (
 // handleStream answers an opened stream: NDJSON events at the event
 // interval, heartbeat blank lines, and a clean close after the lifetime or
 // the events cap.
-func (s *Server) handleStream(w http.ResponseWriter, r *http.Request, k *apiKey, feed synthient.Feed) {
+func (s *Server) handleStream(w http.ResponseWriter, r *http.Request, k *apiKey, p params) {
 	if !s.openStream(k) {
 		problem.Write(w, problem.Details{Type: errBase + "too-many-streams", Status: http.StatusTooManyRequests,
 			Title:    "Too Many Requests",
@@ -40,7 +40,7 @@ func (s *Server) handleStream(w http.ResponseWriter, r *http.Request, k *apiKey,
 	if rc.Flush() != nil || r.Method == http.MethodHead {
 		return
 	}
-	g := newEventGen(feed, s.streamSeq.Add(1), s.cfg.httpsDetails)
+	g := newEventGen(p.feed, s.streamSeq.Add(1), s.cfg.httpsDetails)
 	sent := 0
 	emit := func() bool {
 		line, err := g.next(s.now())
