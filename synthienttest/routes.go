@@ -49,6 +49,7 @@ type route struct {
 // route that needs no key.
 type handler func(s *Server, w http.ResponseWriter, r *http.Request, k *apiKey, p params)
 
+// basicScope is the scope of the account and lookup routes.
 func basicScope(synthient.Feed) string { return ScopeBasic }
 
 // apiRoutes is the API origin's route table. A path takes the first route
@@ -177,6 +178,7 @@ func feedSegment(f synthient.Feed) string {
 	return string(f)
 }
 
+// feedBySegment returns the feed of a URL path segment ("helio/http").
 func feedBySegment(seg string) (synthient.Feed, bool) {
 	for _, f := range synthient.Feeds {
 		if feedSegment(f) == seg {
