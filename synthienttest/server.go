@@ -11,6 +11,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/synthient-go/synthient"
 )
 
 // Server is a fake of the Synthient API v4 and of its export storage host,
@@ -109,6 +111,15 @@ func Start(opts ...Option) (*Server, error) {
 	go func() { defer s.serving.Done(); _ = s.apiSrv.Serve(apiLn) }()
 	go func() { defer s.serving.Done(); _ = s.storageSrv.Serve(stLn) }()
 	return s, nil
+}
+
+// NewClient returns a client of the fake's API: it sends Server.APIKey to
+// Server.URL. The options apply after those two, so a caller's option
+// (another WithBaseURL, say) wins. NewClient returns the error of an
+// invalid option, as synthient.NewClient does. The caller should Close the
+// client when done with it.
+func (s *Server) NewClient(opts ...synthient.Option) (*synthient.Client, error) {
+	return synthient.NewClient(s.APIKey, append([]synthient.Option{synthient.WithBaseURL(s.URL)}, opts...)...)
 }
 
 func (s *Server) newHTTPServer(h http.Handler) *http.Server {

@@ -14,6 +14,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 	"go.uber.org/goleak"
 
 	"github.com/synthient-go/synthient"
@@ -296,4 +298,30 @@ func TestConcurrentUse(t *testing.T) {
 		}
 	}
 	eq(t, faulted, faults, "faulted requests in the log")
+}
+
+func TestNewClient(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	srv, _ := newServer(t)
+	c, err := srv.NewClient()
+	require.NoError(t, err)
+	t.Cleanup(func() { c.Close() })
+	acct, err := c.Account(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, "synthienttest", acct.APIKey.Name, "the client sends Server.APIKey")
+	assert.Equal(t, 1, srv.Arrivals(synthienttest.RouteAccount))
+
+	// The caller's options apply last: its base URL wins.
+	other, _ := newServer(t)
+	c2, err := srv.NewClient(synthient.WithBaseURL(other.URL))
+	require.NoError(t, err)
+	t.Cleanup(func() { c2.Close() })
+	_, err = c2.Health(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, 1, other.Arrivals(synthienttest.RouteHealth))
+	assert.Zero(t, srv.Arrivals(synthienttest.RouteHealth))
+
+	_, err = srv.NewClient(synthient.WithMaxRetries(-1))
+	assert.ErrorIs(t, err, synthient.ErrInvalidArgument)
 }
