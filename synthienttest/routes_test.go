@@ -2,10 +2,8 @@ package synthienttest_test
 
 import (
 	"crypto/sha256"
-	"encoding/json"
 	"flag"
 	"fmt"
-	"net/http"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -240,6 +238,7 @@ var signatureRE = regexp.MustCompile(`X-Amz-Signature=[0-9a-f]+`)
 // compares the answers (status, the route the log names, the headers that
 // matter and the body) with testdata/routes.golden.
 func TestRoutesGolden(t *testing.T) {
+	t.Parallel()
 	srv, _ := newServer(t, synthienttest.WithMaxEvents(3), synthienttest.WithEventInterval(time.Millisecond))
 	keys := goldenKeys(srv)
 	origin := strings.TrimSuffix(srv.URL, "/api/v4")
@@ -286,32 +285,32 @@ func shortBody(b []byte) string {
 	return fmt.Sprintf("%d bytes, sha256 %x", len(b), sha256.Sum256(b))
 }
 
-// The lookups of many addresses and domains hash to the pinned sums: the
-// data the fake makes up does not change.
-func TestLookupDataPinned(t *testing.T) {
-	srv, _ := newServer(t, synthienttest.WithoutRateLimits())
-	hc := rawClient(t)
-	h := sha256.New()
-	for batch := range 4 {
-		ips := make([]string, 1000)
-		for i := range ips {
-			n := batch*1000 + i
-			if n%7 == 0 {
-				ips[i] = fmt.Sprintf("2a0%d:%x:%x::%x", n%4, n*31, n*17, n%250+1)
-			} else {
-				ips[i] = fmt.Sprintf("%d.%d.%d.%d", 1+n*37%222, n*13%256, n*101%256, 1+n%254)
-			}
-		}
-		body, err := json.Marshal(map[string]any{"ips": ips})
-		require.NoError(t, err)
-		r := do(t, hc, "POST", srv.URL+"/lookup/ips", srv.APIKey, string(body))
-		require.Equal(t, http.StatusOK, r.Status)
-		_, _ = h.Write(r.Body)
+// Paths the fake does not know answer 404 before any other check; a known
+// path with another method answers 405 with Allow; a feed the fake does
+// not know answers 404 once the key passed. The log names each route.
+func TestUnknownRoutesAndMethods(t *testing.T) {
+	t.Parallel()
+	srv, _ := newServer(t)
+	origin := strings.TrimSuffix(srv.URL, "/api/v4")
+	for _, tc := range []struct {
+		method, path, key string
+		status            int
+		route, allow      string
+	}{
+		{"GET", "/api/v4/nope", "", 404, "", ""},
+		{"GET", "/api/v3/account/me", "", 404, "", ""},
+		{"GET", "/api/v4/feeds/helio/ftp/stream", "", 401, synthienttest.RouteStream, ""},
+		{"GET", "/api/v4/feeds/helio/ftp/stream", srv.APIKey, 404, synthienttest.RouteStream, ""},
+		{"POST", "/api/v4/account/me", "", 405, synthienttest.RouteAccount, "GET, HEAD"},
+		{"GET", "/api/v4/lookup/ips", "", 405, synthienttest.RouteLookupIPs, "POST"},
+		{"DELETE", "/api/v4/feeds/proxies/export/latest", srv.APIKey, 405, synthienttest.RouteDownload, "GET, HEAD"},
+	} {
+		t.Run(tc.method+" "+tc.path, func(t *testing.T) {
+			srv.Reset()
+			r := do(t, rawClient(t), tc.method, origin+tc.path, tc.key, "")
+			problemOf(t, r, tc.status)
+			assert.Equal(t, tc.allow, r.Header.Get("Allow"))
+			assert.Equal(t, 1, srv.Arrivals(tc.route), "arrivals at %q", tc.route)
+		})
 	}
-	for i := range 300 {
-		r := do(t, hc, "GET", fmt.Sprintf("%s/lookup/domain/host-%d.example.org?limit=200", srv.URL, i), srv.APIKey, "")
-		require.Equal(t, http.StatusOK, r.Status)
-		_, _ = h.Write(r.Body)
-	}
-	assert.Equal(t, "3b284955f7a998b914f9193faa7f201474432db225f4e6fad3f5e844cbf68efc", fmt.Sprintf("%x", h.Sum(nil)))
 }
