@@ -5,7 +5,7 @@
 //
 //	srv := synthienttest.NewServer()
 //	defer srv.Close()
-//	c, err := synthient.NewClient(srv.APIKey, synthient.WithBaseURL(srv.URL))
+//	c, err := srv.NewClient() // sends srv.APIKey to srv.URL
 //
 // # What it serves
 //

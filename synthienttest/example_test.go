@@ -19,9 +19,7 @@ func ExampleServer_Inject() {
 	srv := synthienttest.NewServer()
 	defer srv.Close()
 
-	c, err := synthient.NewClient(srv.APIKey,
-		synthient.WithBaseURL(srv.URL),
-		synthient.WithBackoff(time.Millisecond, 2*time.Millisecond))
+	c, err := srv.NewClient(synthient.WithBackoff(time.Millisecond, 2*time.Millisecond))
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -59,4 +57,30 @@ func ExampleServer_Inject() {
 	// lookup: 503 Service Unavailable
 	// lookup arrivals: 1
 	// lookup: 8.8.8.8 Google LLC 15169 Mountain View
+}
+
+// A test gets a client of the fake from NewClient, with any options it
+// needs: they apply after the fake's URL and key.
+func ExampleServer_NewClient() {
+	srv := synthienttest.NewServer()
+	defer srv.Close()
+
+	c, err := srv.NewClient(synthient.WithMaxRetries(0))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer c.Close()
+
+	r, err := c.LookupIP(context.Background(), netip.MustParseAddr("1.1.1.1"))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(r.IP, r.Network.ISP, r.Network.ASN)
+	fmt.Println("credits left:", srv.Credits(srv.APIKey))
+
+	// Output:
+	// 1.1.1.1 Cloudflare, Inc. 13335
+	// credits left: 49999
 }

@@ -252,7 +252,9 @@ func (s *Server) parseCursor(seg, c string) (int64, bool) {
 	return n, err == nil
 }
 
-func (s *Server) handleExports(w http.ResponseWriter, r *http.Request, p params) {
+// handleExports answers an export listing: a page of at most limit
+// (default 100, at most 500) snapshots, newest first, after the cursor.
+func (s *Server) handleExports(w http.ResponseWriter, r *http.Request, _ *apiKey, p params) {
 	q := r.URL.Query()
 	limit := 100
 	if vs, ok := q["limit"]; ok {
@@ -293,55 +295,79 @@ func (s *Server) handleExports(w http.ResponseWriter, r *http.Request, p params)
 // findSnapshot resolves {date}[/{hour}] at now, or answers 400 or 404.
 func (s *Server) findSnapshot(w http.ResponseWriter, r *http.Request, p params) (snapshot, bool) {
 	now := s.now()
-	all := s.snapshots(now)
 	if p.date == "latest" {
-		if p.hour != "" {
-			badRequest(w, r, "latest takes no hour.")
-			return snapshot{}, false
-		}
-		for _, sn := range all {
-			if sn.hour >= 0 {
-				return sn, true
-			}
-		}
-		notFound(w, r, "No hourly export is available yet.")
+		return s.latestHourly(w, r, p.hour, now)
+	}
+	day, hour, bad := parseExportID(p.date, p.hour)
+	if bad != "" {
+		badRequest(w, r, bad)
 		return snapshot{}, false
 	}
-	day, err := time.Parse(time.DateOnly, p.date)
-	if err != nil || len(p.date) != 10 {
-		badRequest(w, r, "The date must be YYYY-MM-DD or latest.")
-		return snapshot{}, false
-	}
-	hour := -1
-	if p.hour != "" {
-		h, err := strconv.Atoi(p.hour)
-		if err != nil || len(p.hour) > 2 || p.hour[0] < '0' || p.hour[0] > '9' || h < 0 || h > 23 {
-			badRequest(w, r, "The hour must be an integer from 0 to 23.")
-			return snapshot{}, false
-		}
-		hour = h
-	}
-	for _, sn := range all {
+	for _, sn := range s.snapshots(now) {
 		if sn.day.Equal(day) && sn.hour == hour {
 			return sn, true
 		}
 	}
-	today := now.Truncate(24 * time.Hour)
-	yesterday := today.Add(-24 * time.Hour)
-	switch {
-	case hour >= 0 && day.Before(today) && !(day.Equal(yesterday) && now.Hour() == 0) && !day.Before(yesterday.Add(-time.Duration(s.cfg.exportDays-1)*24*time.Hour)):
-		badRequest(w, r, fmt.Sprintf("The hours of %s were rolled into its daily export; request /export/%s instead.", p.date, p.date))
-	case hour < 0 && day.Equal(yesterday) && now.Before(today.Add(rollup)) && s.cfg.exportDays > 0:
-		wait := max(1, int(today.Add(rollup).Sub(now).Seconds()+0.999))
-		w.Header().Set("Retry-After", strconv.Itoa(wait))
-		notFound(w, r, fmt.Sprintf("The daily export of %s is still being assembled; its hours stay available meanwhile.", p.date))
-	default:
-		notFound(w, r, "No export for "+strings.TrimPrefix(r.URL.Path, apiPrefix)+".")
-	}
+	s.noSnapshot(w, r, p.date, day, hour, now)
 	return snapshot{}, false
 }
 
-func (s *Server) handleExportMeta(w http.ResponseWriter, r *http.Request, p params) {
+// latestHourly resolves latest: the newest hourly snapshot at now. It
+// takes no hour.
+func (s *Server) latestHourly(w http.ResponseWriter, r *http.Request, hour string, now time.Time) (snapshot, bool) {
+	if hour != "" {
+		badRequest(w, r, "latest takes no hour.")
+		return snapshot{}, false
+	}
+	for _, sn := range s.snapshots(now) {
+		if sn.hour >= 0 {
+			return sn, true
+		}
+	}
+	notFound(w, r, "No hourly export is available yet.")
+	return snapshot{}, false
+}
+
+// parseExportID reads an export id's date (YYYY-MM-DD) and hour (one or
+// two digits, 0 to 23; "" for a daily export, read as -1). bad is the
+// detail of the 400 answer to an id that does not parse.
+func parseExportID(date, hour string) (day time.Time, h int, bad string) {
+	day, err := time.Parse(time.DateOnly, date)
+	if err != nil || len(date) != 10 {
+		return time.Time{}, 0, "The date must be YYYY-MM-DD or latest."
+	}
+	if hour == "" {
+		return day, -1, ""
+	}
+	h, err = strconv.Atoi(hour)
+	if err != nil || len(hour) > 2 || hour[0] < '0' || hour[0] > '9' || h < 0 || h > 23 {
+		return time.Time{}, 0, "The hour must be an integer from 0 to 23."
+	}
+	return day, h, ""
+}
+
+// noSnapshot answers a well-formed export id that has no snapshot at now:
+// 400 for an hour of a day rolled into its daily export, 404 with
+// Retry-After for yesterday's daily export before the rollup, else 404.
+func (s *Server) noSnapshot(w http.ResponseWriter, r *http.Request, date string, day time.Time, hour int, now time.Time) {
+	today := now.Truncate(24 * time.Hour)
+	yesterday := today.Add(-24 * time.Hour)
+	oldest := yesterday.Add(-time.Duration(s.cfg.exportDays-1) * 24 * time.Hour)
+	hoursKept := day.Equal(yesterday) && now.Hour() == 0 // yesterday's hours, in the first hour of today
+	switch {
+	case hour >= 0 && day.Before(today) && !hoursKept && !day.Before(oldest):
+		badRequest(w, r, fmt.Sprintf("The hours of %s were rolled into its daily export; request /export/%s instead.", date, date))
+	case hour < 0 && day.Equal(yesterday) && now.Before(today.Add(rollup)) && s.cfg.exportDays > 0:
+		wait := max(1, int(today.Add(rollup).Sub(now).Seconds()+0.999))
+		w.Header().Set("Retry-After", strconv.Itoa(wait))
+		notFound(w, r, fmt.Sprintf("The daily export of %s is still being assembled; its hours stay available meanwhile.", date))
+	default:
+		notFound(w, r, "No export for "+strings.TrimPrefix(r.URL.Path, apiPrefix)+".")
+	}
+}
+
+// handleExportMeta answers an export's meta.
+func (s *Server) handleExportMeta(w http.ResponseWriter, r *http.Request, _ *apiKey, p params) {
 	sn, ok := s.findSnapshot(w, r, p)
 	if !ok {
 		return
@@ -349,7 +375,9 @@ func (s *Server) handleExportMeta(w http.ResponseWriter, r *http.Request, p para
 	writeJSON(w, http.StatusOK, s.meta(p.feed, sn))
 }
 
-func (s *Server) handleDownload(w http.ResponseWriter, r *http.Request, p params) {
+// handleDownload answers an export download: a redirect to a presigned
+// storage URL.
+func (s *Server) handleDownload(w http.ResponseWriter, r *http.Request, _ *apiKey, p params) {
 	sn, ok := s.findSnapshot(w, r, p)
 	if !ok {
 		return

@@ -235,32 +235,9 @@ func lookupIP(addr netip.Addr, now time.Time) synthient.IPLookup {
 	if !isPublic(a) {
 		return out
 	}
-	prefix := networkPrefix(a)
-	pr := rng("network", prefix.String())
-	var op isp
+	pr := rng("network", networkPrefix(a).String())
 	doc := inAny(a, docPrefixes)
-	switch {
-	case doc:
-		op = docISPs[pr.IntN(len(docISPs))]
-	default:
-		found := false
-		for _, wk := range wellKnown {
-			if wk.prefix.Contains(a) {
-				op, found = wk.isp, true
-				break
-			}
-		}
-		if !found {
-			n := pr.IntN(totalWeight)
-			for _, i := range isps {
-				if n < i.weight {
-					op = i
-					break
-				}
-				n -= i.weight
-			}
-		}
-	}
+	op := operator(a, doc, pr)
 	c := cities[op.cities[pr.IntN(len(op.cities))]]
 	out.Network = &synthient.Network{
 		ASN: op.asn, ISP: op.name, Type: op.kind,
@@ -281,6 +258,27 @@ func lookupIP(addr netip.Addr, now time.Time) synthient.IPLookup {
 	}
 	out.Intelligence = intelligence(a, op.kind, now)
 	return out
+}
+
+// operator is the operator of a's network, drawn from pr: a documentation
+// network's (doc), a well-known resolver's, or an ISP by weight.
+func operator(a netip.Addr, doc bool, pr *rand.Rand) isp {
+	if doc {
+		return docISPs[pr.IntN(len(docISPs))]
+	}
+	for _, wk := range wellKnown {
+		if wk.prefix.Contains(a) {
+			return wk.isp
+		}
+	}
+	n := pr.IntN(totalWeight)
+	for _, i := range isps {
+		if n < i.weight {
+			return i
+		}
+		n -= i.weight
+	}
+	return isp{}
 }
 
 // profile is a kind of activity seen from an address.
@@ -345,43 +343,15 @@ func intelligence(a netip.Addr, kind string, now time.Time) *synthient.Intellige
 	}
 	day := now.Truncate(24 * time.Hour).Unix()
 	seen := func() int64 { return day - int64(r.IntN(90))*86400 - int64(r.IntN(86400)) }
-	choices := profilesByType[kind]
-	total := 0
-	for _, c := range choices {
-		total += c.w
-	}
-	pick := func() profile {
-		n := r.IntN(total)
-		for _, c := range choices {
-			if n < c.w {
-				return c.p
-			}
-			n -= c.w
-		}
-		return profClean
-	}
 	in := &synthient.Intelligence{Behavior: []string{}, Categories: []string{}, Devices: []synthient.Device{}, Providers: []synthient.Provider{}}
-	profs := []profile{pick()}
+	profs := []profile{pickProfile(r, kind)}
 	if r.IntN(6) == 0 {
-		profs = append(profs, pick())
+		profs = append(profs, pickProfile(r, kind))
 	}
 	risk := 0
 	for _, p := range profs {
 		risk = max(risk, p.risk[0]+r.IntN(p.risk[1]-p.risk[0]+1))
-		if p.category != "" && !slices.Contains(in.Categories, p.category) {
-			in.Categories = append(in.Categories, p.category)
-			for n := 1 + r.IntN(2); n > 0; n-- {
-				name := p.providers[r.IntN(len(p.providers))]
-				if !slices.ContainsFunc(in.Providers, func(x synthient.Provider) bool { return x.Provider == name }) {
-					in.Providers = append(in.Providers, synthient.Provider{Provider: name, Type: p.category, LastSeen: seen()})
-				}
-			}
-		}
-		for _, b := range p.behavior {
-			if r.IntN(3) > 0 && !slices.Contains(in.Behavior, b) {
-				in.Behavior = append(in.Behavior, b)
-			}
-		}
+		addProfile(in, r, p, seen)
 	}
 	if kind == "RESIDENTIAL" || kind == "MOBILE" || kind == "SATELLITE" || r.IntN(5) == 0 {
 		for n := r.IntN(3); n > 0; n-- {
@@ -391,6 +361,43 @@ func intelligence(a netip.Addr, kind string, now time.Time) *synthient.Intellige
 	}
 	in.RiskScore = min(100, risk)
 	return in
+}
+
+// pickProfile draws a profile of a network type by its weight.
+func pickProfile(r *rand.Rand, kind string) profile {
+	choices := profilesByType[kind]
+	total := 0
+	for _, c := range choices {
+		total += c.w
+	}
+	n := r.IntN(total)
+	for _, c := range choices {
+		if n < c.w {
+			return c.p
+		}
+		n -= c.w
+	}
+	return profClean
+}
+
+// addProfile adds what p says of an address to in: its category with one
+// or two of its providers (last seen at seen()), and some of its
+// behaviours.
+func addProfile(in *synthient.Intelligence, r *rand.Rand, p profile, seen func() int64) {
+	if p.category != "" && !slices.Contains(in.Categories, p.category) {
+		in.Categories = append(in.Categories, p.category)
+		for n := 1 + r.IntN(2); n > 0; n-- {
+			name := p.providers[r.IntN(len(p.providers))]
+			if !slices.ContainsFunc(in.Providers, func(x synthient.Provider) bool { return x.Provider == name }) {
+				in.Providers = append(in.Providers, synthient.Provider{Provider: name, Type: p.category, LastSeen: seen()})
+			}
+		}
+	}
+	for _, b := range p.behavior {
+		if r.IntN(3) > 0 && !slices.Contains(in.Behavior, b) {
+			in.Behavior = append(in.Behavior, b)
+		}
+	}
 }
 
 const geohashAlphabet = "0123456789bcdefghjkmnpqrstuvwxyz"

@@ -1,14 +1,17 @@
 package synthienttest_test
 
 import (
+	"bufio"
 	"encoding/json"
-	"errors"
 	"io"
+	"iter"
 	"net/http"
+	"net/netip"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/require"
 	"go.uber.org/goleak"
 
 	"github.com/synthient-go/synthient"
@@ -18,6 +21,9 @@ import (
 func TestMain(m *testing.M) {
 	goleak.VerifyTestMain(m)
 }
+
+// testIP is an address with intelligence.
+var testIP = netip.MustParseAddr("81.2.69.142")
 
 // testNow is the fixed time most tests run at: 14:20 UTC, so the current
 // day has 14 completed hours.
@@ -33,23 +39,24 @@ func newServer(t testing.TB, opts ...synthienttest.Option) (*synthienttest.Serve
 	return srv, clk
 }
 
-// newClient returns an SDK client for srv with tiny backoffs, closed when
-// the test ends.
+// fastBackoff keeps the retries of a test short.
+var fastBackoff = synthient.WithBackoff(time.Millisecond, 2*time.Millisecond)
+
+// newClient returns srv's client with tiny backoffs, closed when the test
+// ends.
 func newClient(t testing.TB, srv *synthienttest.Server, opts ...synthient.Option) *synthient.Client {
 	t.Helper()
-	return newClientKey(t, srv, srv.APIKey, opts...)
+	c, err := srv.NewClient(append([]synthient.Option{fastBackoff}, opts...)...)
+	require.NoError(t, err)
+	t.Cleanup(func() { c.Close() })
+	return c
 }
 
+// newClientKey is newClient with another key than srv.APIKey.
 func newClientKey(t testing.TB, srv *synthienttest.Server, key string, opts ...synthient.Option) *synthient.Client {
 	t.Helper()
-	all := append([]synthient.Option{
-		synthient.WithBaseURL(srv.URL),
-		synthient.WithBackoff(time.Millisecond, 2*time.Millisecond),
-	}, opts...)
-	c, err := synthient.NewClient(key, all...)
-	if err != nil {
-		t.Fatalf("NewClient: %v", err)
-	}
+	c, err := synthient.NewClient(key, append([]synthient.Option{synthient.WithBaseURL(srv.URL), fastBackoff}, opts...)...)
+	require.NoError(t, err)
 	t.Cleanup(func() { c.Close() })
 	return c
 }
@@ -74,7 +81,8 @@ type response struct {
 }
 
 // do sends a request with key in X-Api-Key ("" for none) and reads the
-// answer.
+// answer. A *tolerantClient keeps what arrived before a read error; any
+// other client fails the test on one.
 func do(t testing.TB, hc httpDoer, method, url, key string, body string) response {
 	t.Helper()
 	var rd io.Reader
@@ -82,9 +90,7 @@ func do(t testing.TB, hc httpDoer, method, url, key string, body string) respons
 		rd = strings.NewReader(body)
 	}
 	req, err := http.NewRequest(method, url, rd)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	if key != "" {
 		req.Header.Set("X-Api-Key", key)
 	}
@@ -92,16 +98,23 @@ func do(t testing.TB, hc httpDoer, method, url, key string, body string) respons
 		req.Header.Set("Content-Type", "application/json")
 	}
 	resp, err := hc.Do(req)
-	if err != nil {
-		t.Fatalf("%s %s: %v", method, url, err)
-	}
+	require.NoError(t, err, "%s %s", method, url)
 	defer resp.Body.Close()
 	b, err := io.ReadAll(resp.Body)
-	if _, tolerant := hc.(*tolerantClient); err != nil && !tolerant {
-		t.Fatalf("%s %s: reading the body: %v", method, url, err)
+	if _, tolerant := hc.(*tolerantClient); !tolerant {
+		require.NoError(t, err, "%s %s: reading the body", method, url)
 	}
 	return response{Status: resp.StatusCode, Header: resp.Header, Body: b}
 }
+
+// httpDoer sends requests: *http.Client or *tolerantClient.
+type httpDoer interface {
+	Do(*http.Request) (*http.Response, error)
+}
+
+// tolerantClient is a raw client whose reads keep what arrived before an
+// error.
+type tolerantClient struct{ *http.Client }
 
 // problemBody is an RFC 9457 body as the fake writes it.
 type problemBody struct {
@@ -113,77 +126,54 @@ type problemBody struct {
 	Errors   map[string][]string `json:"errors"`
 }
 
-// problemOf checks that r is a problem+json answer with status and
+// problemOf requires r to be a problem+json answer with status and
 // returns its body.
 func problemOf(t testing.TB, r response, status int) problemBody {
 	t.Helper()
-	if r.Status != status {
-		t.Fatalf("status %d, want %d (body %s)", r.Status, status, r.Body)
-	}
-	if ct := r.Header.Get("Content-Type"); ct != "application/problem+json" {
-		t.Fatalf("Content-Type %q, want application/problem+json", ct)
-	}
+	require.Equal(t, status, r.Status, "status (body %s)", r.Body)
+	require.Equal(t, "application/problem+json", r.Header.Get("Content-Type"))
 	var p problemBody
-	if err := json.Unmarshal(r.Body, &p); err != nil {
-		t.Fatalf("problem body %s: %v", r.Body, err)
-	}
-	if p.Status != status || p.Title == "" || p.Type == "" {
-		t.Fatalf("problem body %+v lacks status, title or type", p)
-	}
+	require.NoError(t, json.Unmarshal(r.Body, &p), "problem body %s", r.Body)
+	require.Equal(t, status, p.Status, "status in the body")
+	require.NotEmpty(t, p.Title, "title")
+	require.NotEmpty(t, p.Type, "type")
 	return p
 }
 
-// eventually polls cond for up to 3 s.
-func eventually(t testing.TB, what string, cond func() bool) {
+// errAs returns the error of type E in err's tree, failing the test when
+// there is none.
+func errAs[E error](t testing.TB, err error) E {
 	t.Helper()
-	deadline := time.Now().Add(3 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting until %s", what)
+	var target E
+	require.ErrorAs(t, err, &target)
+	return target
+}
+
+// take returns the first n values of a stream, or fewer and the error that
+// ended it.
+func take[T any](seq iter.Seq2[T, error], n int) ([]T, error) {
+	var out []T
+	for v, err := range seq {
+		if err != nil {
+			return out, err
 		}
-		time.Sleep(5 * time.Millisecond)
+		out = append(out, v)
+		if len(out) == n {
+			break
+		}
 	}
+	return out, nil
 }
 
-// eq reports got != want as an error.
-func eq[T comparable](t testing.TB, got, want T, what string) {
+// openRaw opens a stream of feed segment seg with net/http and returns a
+// line reader; the body is closed when the test ends.
+func openRaw(t testing.TB, hc *http.Client, srv *synthienttest.Server, seg string) (*http.Response, *bufio.Reader) {
 	t.Helper()
-	if got != want {
-		t.Errorf("%s = %v, want %v", what, got, want)
-	}
+	req, err := http.NewRequest("GET", srv.URL+"/feeds/"+seg+"/stream", nil)
+	require.NoError(t, err)
+	req.Header.Set("X-Api-Key", srv.APIKey)
+	resp, err := hc.Do(req)
+	require.NoError(t, err, "opening the stream")
+	t.Cleanup(func() { resp.Body.Close() })
+	return resp, bufio.NewReader(resp.Body)
 }
-
-// check reports a false cond as an error.
-func check(t testing.TB, cond bool, format string, args ...any) {
-	t.Helper()
-	if !cond {
-		t.Errorf(format, args...)
-	}
-}
-
-// must stops the test on an error.
-func must(t testing.TB, err error, what string) {
-	t.Helper()
-	if err != nil {
-		t.Fatalf("%s: %v", what, err)
-	}
-}
-
-// asAPIError returns err's *APIError, failing the test if it has none.
-func asAPIError(t testing.TB, err error) *synthient.APIError {
-	t.Helper()
-	var apiErr *synthient.APIError
-	if !errors.As(err, &apiErr) {
-		t.Fatalf("error %v (%T) is not an *APIError", err, err)
-	}
-	return apiErr
-}
-
-// httpDoer sends requests: *http.Client or *tolerantClient.
-type httpDoer interface {
-	Do(*http.Request) (*http.Response, error)
-}
-
-// tolerantClient is a raw client whose reads keep what arrived before an
-// error.
-type tolerantClient struct{ *http.Client }

@@ -6,19 +6,19 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"net/url"
 	"os"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 	"github.com/synthient-go/synthient"
 	"github.com/synthient-go/synthient/synthienttest"
 )
@@ -34,46 +34,49 @@ func wantIDs() []string {
 }
 
 func TestListExports(t *testing.T) {
+	t.Parallel()
 	srv, _ := newServer(t)
 	c := newClient(t, srv)
 	ctx := context.Background()
 	for _, feed := range synthient.Feeds {
 		page, err := c.ListExports(ctx, feed, nil)
-		must(t, err, "ListExports "+string(feed))
-		eq(t, page.Stream, string(feed), "stream")
-		eq(t, page.NextCursor, "", "next cursor of a single page")
+		require.NoError(t, err, "ListExports "+string(feed))
+		assert.Equal(t, string(feed), page.Stream, "stream")
+		assert.Empty(t, page.NextCursor, "next cursor of a single page")
 		var ids []string
 		for _, e := range page.Exports {
 			ids = append(ids, e.ID)
-			check(t, len(e.Checksum) == 64 && strings.ToLower(e.Checksum) == e.Checksum, "checksum %q", e.Checksum)
-			check(t, e.SizeBytes >= 8 && e.RowCount > 0, "%s: size %d rows %d", e.ID, e.SizeBytes, e.RowCount)
+			assert.Regexp(t, "^[0-9a-f]{64}$", e.Checksum)
+			assert.GreaterOrEqual(t, e.SizeBytes, int64(8), e.ID)
+			assert.Positive(t, e.RowCount, e.ID)
 			seg := strings.Replace(string(feed), "honeypot_", "helio/", 1)
-			eq(t, e.DownloadPath, "/api/v4/feeds/"+seg+"/export/"+e.ID, "download path")
-			eq(t, e.Date, e.ID[:10], "date")
+			assert.Equal(t, "/api/v4/feeds/"+seg+"/export/"+e.ID, e.DownloadPath, "download path")
+			assert.Equal(t, e.ID[:10], e.Date, "date")
 			if e.Kind == "hourly" {
 				h, _ := strconv.Atoi(e.ID[11:])
-				check(t, e.Hour != nil && *e.Hour == h, "%s: hour %v", e.ID, e.Hour)
-				eq(t, e.CreatedAt, time.Date(2026, 6, 10, h+1, 0, 0, 0, time.UTC).Unix(), "hourly created_at")
+				assert.Equal(t, &h, e.Hour, e.ID)
+				assert.Equal(t, time.Date(2026, 6, 10, h+1, 0, 0, 0, time.UTC).Unix(), e.CreatedAt, "hourly created_at")
 			} else {
-				eq(t, e.Kind, "daily", "kind")
-				check(t, e.Hour == nil, "%s: daily export with an hour", e.ID)
+				assert.Equal(t, "daily", e.Kind, "kind")
+				assert.Nil(t, e.Hour, "%s: a daily export's hour", e.ID)
 				day, _ := time.Parse(time.DateOnly, e.ID)
-				eq(t, e.CreatedAt, day.Add(24*time.Hour+30*time.Minute).Unix(), "daily created_at")
+				assert.Equal(t, day.Add(24*time.Hour+30*time.Minute).Unix(), e.CreatedAt, "daily created_at")
 			}
 		}
-		check(t, slices.Equal(ids, wantIDs()), "%s: ids %v", feed, ids)
+		assert.Equal(t, wantIDs(), ids, feed)
 	}
 
 	// The last page has no next_cursor member at all.
 	r := do(t, rawClient(t), "GET", srv.URL+"/feeds/proxies/export", srv.APIKey, "")
 	var members map[string]json.RawMessage
-	must(t, json.Unmarshal(r.Body, &members), "decoding")
+	require.NoError(t, json.Unmarshal(r.Body, &members), "decoding")
 	_, has := members["next_cursor"]
-	check(t, !has, "the last page has a next_cursor")
-	check(t, r.Header.Get("RateLimit-Limit") == "60", "RateLimit-Limit %q", r.Header.Get("RateLimit-Limit"))
+	assert.False(t, has, "the last page has a next_cursor")
+	assert.Equal(t, "60", r.Header.Get("RateLimit-Limit"))
 }
 
 func TestExportPagination(t *testing.T) {
+	t.Parallel()
 	srv, _ := newServer(t)
 	c := newClient(t, srv)
 	ctx := context.Background()
@@ -82,9 +85,9 @@ func TestExportPagination(t *testing.T) {
 	pages := 0
 	for {
 		page, err := c.ListExports(ctx, synthient.FeedHoneypotHTTPS, &synthient.ListExportsParams{Limit: 5, Cursor: cursor})
-		must(t, err, "ListExports")
+		require.NoError(t, err, "ListExports")
 		pages++
-		check(t, len(page.Exports) <= 5, "page of %d", len(page.Exports))
+		assert.LessOrEqual(t, len(page.Exports), 5, "page size")
 		for _, e := range page.Exports {
 			ids = append(ids, e.ID)
 		}
@@ -93,160 +96,169 @@ func TestExportPagination(t *testing.T) {
 		}
 		cursor = page.NextCursor
 	}
-	eq(t, pages, 4, "pages of 5")
-	check(t, slices.Equal(ids, wantIDs()), "paged ids %v", ids)
+	assert.Equal(t, 4, pages, "pages of 5")
+	assert.Equal(t, wantIDs(), ids, "paged ids")
 
 	// AllExports walks the same list lazily.
 	var all []string
 	for e, err := range c.AllExports(ctx, synthient.FeedHoneypotHTTPS, &synthient.ListExportsParams{Limit: 4}) {
-		must(t, err, "AllExports")
+		require.NoError(t, err, "AllExports")
 		all = append(all, e.ID)
 	}
-	check(t, slices.Equal(all, wantIDs()), "AllExports ids %v", all)
+	assert.Equal(t, wantIDs(), all, "AllExports ids")
 	srv.Reset()
 	for range c.AllExports(ctx, synthient.FeedTorrents, &synthient.ListExportsParams{Limit: 2}) {
 		break
 	}
-	eq(t, srv.Arrivals(synthienttest.RouteExports), 1, "requests for one element")
+	assert.Equal(t, 1, srv.Arrivals(synthienttest.RouteExports), "requests for one element")
 
 	// Bad cursors and limits: 400.
 	hc := rawClient(t)
 	page, err := c.ListExports(ctx, synthient.FeedProxies, &synthient.ListExportsParams{Limit: 2})
-	must(t, err, "ListExports")
+	require.NoError(t, err, "ListExports")
 	for _, q := range []string{
 		"cursor=garbage", "cursor=", "cursor=" + url.QueryEscape(page.NextCursor+"x"),
 		"limit=0", "limit=-1", "limit=abc", "limit=1.5",
 	} {
 		p := problemOf(t, do(t, hc, "GET", srv.URL+"/feeds/proxies/export?"+q, srv.APIKey, ""), 400)
-		check(t, p.Detail != "", "%s: no detail", q)
+		assert.NotEmpty(t, p.Detail, q)
 	}
 	// A cursor is bound to its feed and to its server.
 	problemOf(t, do(t, hc, "GET", srv.URL+"/feeds/anonymizers/export?cursor="+url.QueryEscape(page.NextCursor), srv.APIKey, ""), 400)
 	other, _ := newServer(t)
 	problemOf(t, do(t, hc, "GET", other.URL+"/feeds/proxies/export?cursor="+url.QueryEscape(page.NextCursor), other.APIKey, ""), 400)
 	_, err = c.ListExports(ctx, synthient.FeedProxies, &synthient.ListExportsParams{Cursor: "garbage"})
-	eq(t, asAPIError(t, err).Status, 400, "SDK status for a bad cursor")
+	assert.Equal(t, 400, errAs[*synthient.APIError](t, err).Status, "SDK status for a bad cursor")
 
 	// Limits above 500 are clamped.
 	big, _ := newServer(t, synthienttest.WithExportDays(600), synthienttest.WithExportSize(64))
 	r := do(t, hc, "GET", big.URL+"/feeds/ja4t/export?limit=1000", big.APIKey, "")
-	eq(t, r.Status, 200, "status with limit=1000")
+	assert.Equal(t, 200, r.Status, "status with limit=1000")
 	var p synthient.ExportPage
-	must(t, json.Unmarshal(r.Body, &p), "decoding")
-	eq(t, len(p.Exports), 500, "page size with limit=1000")
-	check(t, p.NextCursor != "", "no next cursor after 500 of 614")
+	require.NoError(t, json.Unmarshal(r.Body, &p), "decoding")
+	assert.Len(t, p.Exports, 500, "page size with limit=1000")
+	assert.NotEmpty(t, p.NextCursor, "no next cursor after 500 of 614")
 	r = do(t, hc, "GET", big.URL+"/feeds/ja4t/export?limit=500&cursor="+url.QueryEscape(p.NextCursor), big.APIKey, "")
 	var p2 synthient.ExportPage
-	must(t, json.Unmarshal(r.Body, &p2), "decoding")
-	eq(t, len(p2.Exports), 114, "second page")
-	eq(t, p2.Exports[len(p2.Exports)-1].ID, testNow.AddDate(0, 0, -600).Format(time.DateOnly), "oldest export")
-	eq(t, p2.NextCursor, "", "next cursor of the last page")
+	require.NoError(t, json.Unmarshal(r.Body, &p2), "decoding")
+	assert.Len(t, p2.Exports, 114, "second page")
+	assert.Equal(t, testNow.AddDate(0, 0, -600).Format(time.DateOnly), p2.Exports[len(p2.Exports)-1].ID, "oldest export")
+	assert.Empty(t, p2.NextCursor, "next cursor of the last page")
 	r = do(t, hc, "GET", big.URL+"/feeds/ja4t/export", big.APIKey, "")
-	must(t, json.Unmarshal(r.Body, &p), "decoding")
-	eq(t, len(p.Exports), 100, "default page size")
+	require.NoError(t, json.Unmarshal(r.Body, &p), "decoding")
+	assert.Len(t, p.Exports, 100, "default page size")
 }
 
 func TestExportMeta(t *testing.T) {
+	t.Parallel()
 	srv, _ := newServer(t)
 	c := newClient(t, srv)
 	ctx := context.Background()
 	page, err := c.ListExports(ctx, synthient.FeedProxies, nil)
-	must(t, err, "ListExports")
+	require.NoError(t, err, "ListExports")
 	for _, e := range page.Exports {
 		m, err := c.ExportMeta(ctx, synthient.FeedProxies, e.ID)
-		must(t, err, "ExportMeta "+e.ID)
-		eq(t, m.ID, e.ID, "id")
-		eq(t, m.Stream, "proxies", "stream")
-		eq(t, m.Kind, e.Kind, "kind")
-		eq(t, m.Format, "parquet", "format")
-		eq(t, m.Size, e.SizeBytes, "size")
-		eq(t, m.Rows, e.RowCount, "rows")
-		eq(t, m.Checksum, e.Checksum, "checksum")
-		eq(t, m.CreatedAt, e.CreatedAt, "created_at")
+		require.NoError(t, err, "ExportMeta "+e.ID)
+		assert.Equal(t, e.ID, m.ID, "id")
+		assert.Equal(t, "proxies", m.Stream, "stream")
+		assert.Equal(t, e.Kind, m.Kind, "kind")
+		assert.Equal(t, "parquet", m.Format, "format")
+		assert.Equal(t, e.SizeBytes, m.Size, "size")
+		assert.Equal(t, e.RowCount, m.Rows, "rows")
+		assert.Equal(t, e.Checksum, m.Checksum, "checksum")
+		assert.Equal(t, e.CreatedAt, m.CreatedAt, "created_at")
 		day, _ := time.Parse(time.DateOnly, e.Date)
-		eq(t, m.Date, day.Unix(), "date as Unix seconds")
-		check(t, (m.Hour == nil) == (e.Hour == nil) && (m.Hour == nil || *m.Hour == *e.Hour), "%s: hour %v", e.ID, m.Hour)
+		assert.Equal(t, day.Unix(), m.Date, "date as Unix seconds")
+		assert.Equal(t, e.Hour, m.Hour, "hour")
 	}
 	latest, err := c.ExportMeta(ctx, synthient.FeedProxies, "latest")
-	must(t, err, "ExportMeta latest")
-	eq(t, latest.ID, "2026-06-10/13", "latest id")
+	require.NoError(t, err, "ExportMeta latest")
+	assert.Equal(t, "2026-06-10/13", latest.ID, "latest id")
 	var names []string
 	for _, f := range latest.Schema.Fields {
 		names = append(names, f.Name+":"+f.Type)
 	}
-	eq(t, strings.Join(names, ","), "ip:string,provider:string,type:string,timestamp:int64,country_code:string,asn:int32", "proxies schema")
+	assert.Equal(t, "ip:string,provider:string,type:string,timestamp:int64,country_code:string,asn:int32", strings.Join(names, ","), "proxies schema")
 	for _, feed := range synthient.Feeds {
 		m, err := c.ExportMeta(ctx, feed, "2026-06-08")
-		must(t, err, "ExportMeta "+string(feed))
-		check(t, len(m.Schema.Fields) >= 4, "%s schema %v", feed, m.Schema.Fields)
+		require.NoError(t, err, "ExportMeta "+string(feed))
+		assert.GreaterOrEqual(t, len(m.Schema.Fields), 4, "%s schema", feed)
 	}
 
 	hc := rawClient(t)
 	// The hour takes one or two digits.
 	r := do(t, hc, "GET", srv.URL+"/feeds/helio/dns/export/2026-06-10/5/meta", srv.APIKey, "")
-	eq(t, r.Status, 200, "one-digit hour")
+	assert.Equal(t, 200, r.Status, "one-digit hour")
 	var m synthient.ExportMeta
-	must(t, json.Unmarshal(r.Body, &m), "decoding")
-	eq(t, m.ID, "2026-06-10/05", "id")
-	for path, status := range map[string]int{
-		"/feeds/proxies/export/2026-06-10/14/meta":  404, // the current hour is not complete
-		"/feeds/proxies/export/2026-06-10/meta":     404, // today has no daily export yet
-		"/feeds/proxies/export/2026-06-06/meta":     404, // before the window
-		"/feeds/proxies/export/2026-06-11/meta":     404, // the future
-		"/feeds/proxies/export/2026-06-09/05/meta":  400, // rolled into the daily export
-		"/feeds/proxies/export/2026-06-10/24/meta":  400,
-		"/feeds/proxies/export/2026-06-10/123/meta": 400,
-		"/feeds/proxies/export/2026-06-10/-1/meta":  400,
-		"/feeds/proxies/export/2026-13-01/meta":     400,
-		"/feeds/proxies/export/20260610/meta":       400,
-		"/feeds/proxies/export/latest/3/meta":       400,
-		"/feeds/proxies/export/2026-06-09/05":       400,
-		"/feeds/proxies/export/2026-06-06":          404,
+	require.NoError(t, json.Unmarshal(r.Body, &m), "decoding")
+	assert.Equal(t, "2026-06-10/05", m.ID, "id")
+	for _, tc := range []struct {
+		id     string
+		status int
+		detail string
+	}{
+		{"2026-06-10/14/meta", 404, "No export"},   // the current hour is not complete
+		{"2026-06-10/meta", 404, "No export"},      // today has no daily export yet
+		{"2026-06-06/meta", 404, "No export"},      // before the window
+		{"2026-06-11/meta", 404, "No export"},      // the future
+		{"2026-06-09/05/meta", 400, "rolled into"}, // rolled into the daily export
+		{"2026-06-09/05", 400, "rolled into"},
+		{"2026-06-10/24/meta", 400, "hour"},
+		{"2026-06-10/123/meta", 400, "hour"},
+		{"2026-06-10/-1/meta", 400, "hour"},
+		{"2026-13-01/meta", 400, "date"},
+		{"20260610/meta", 400, "date"},
+		{"latest/3/meta", 400, "latest takes no hour"},
+		{"2026-06-06", 404, "No export"},
 	} {
-		problemOf(t, do(t, hc, "GET", srv.URL+path, srv.APIKey, ""), status)
+		p := problemOf(t, do(t, hc, "GET", srv.URL+"/feeds/proxies/export/"+tc.id, srv.APIKey, ""), tc.status)
+		assert.Contains(t, p.Detail, tc.detail, tc.id)
 	}
 	_, err = c.ExportMeta(ctx, synthient.FeedProxies, "2026-01-01")
-	eq(t, asAPIError(t, err).Status, 404, "SDK status for an unknown date")
+	assert.Equal(t, 404, errAs[*synthient.APIError](t, err).Status, "SDK status for an unknown date")
 }
 
 func TestExportRollup(t *testing.T) {
+	t.Parallel()
 	srv, clk := newServer(t)
 	clk.Set(time.Date(2026, 6, 10, 0, 10, 0, 0, time.UTC))
 	c := newClient(t, srv)
 	ctx := context.Background()
 	latest, err := c.ExportMeta(ctx, synthient.FeedAnonymizers, "latest")
-	must(t, err, "ExportMeta latest")
-	eq(t, latest.ID, "2026-06-09/23", "latest before the first hour is complete")
+	require.NoError(t, err, "ExportMeta latest")
+	assert.Equal(t, "2026-06-09/23", latest.ID, "latest before the first hour is complete")
 	_, err = c.ExportMeta(ctx, synthient.FeedAnonymizers, "2026-06-09/07")
-	must(t, err, "an hour of yesterday before the rollup")
+	require.NoError(t, err, "an hour of yesterday before the rollup")
 	r := do(t, rawClient(t), "GET", srv.URL+"/feeds/anonymizers/export/2026-06-09/meta", srv.APIKey, "")
 	p := problemOf(t, r, 404)
-	eq(t, r.Header.Get("Retry-After"), "1200", "Retry-After until 00:30")
-	check(t, strings.Contains(p.Detail, "assembled"), "detail %q", p.Detail)
+	assert.Equal(t, "1200", r.Header.Get("Retry-After"), "Retry-After until 00:30")
+	assert.Contains(t, p.Detail, "assembled")
 
 	_, err = c.ExportMeta(ctx, synthient.FeedAnonymizers, "2026-06-09")
-	apiErr := asAPIError(t, err)
-	eq(t, apiErr.Status, 404, "SDK status during the rollup")
-	check(t, apiErr.RetryAfter != nil && *apiErr.RetryAfter == 20*time.Minute, "RetryAfter %v", apiErr.RetryAfter)
-	eq(t, srv.Arrivals(synthienttest.RouteExportMeta), 4, "arrivals: a 404 is not retried")
+	apiErr := errAs[*synthient.APIError](t, err)
+	assert.Equal(t, 404, apiErr.Status, "SDK status during the rollup")
+	require.NotNil(t, apiErr.RetryAfter)
+	assert.Equal(t, 20*time.Minute, *apiErr.RetryAfter)
+	assert.Equal(t, 4, srv.Arrivals(synthienttest.RouteExportMeta), "arrivals: a 404 is not retried")
 
 	page, err := c.ListExports(ctx, synthient.FeedAnonymizers, nil)
-	must(t, err, "ListExports")
-	eq(t, len(page.Exports), 24+2, "exports before the rollup")
+	require.NoError(t, err, "ListExports")
+	assert.Len(t, page.Exports, 24+2, "exports before the rollup")
 
 	clk.Set(time.Date(2026, 6, 10, 0, 45, 0, 0, time.UTC))
 	m, err := c.ExportMeta(ctx, synthient.FeedAnonymizers, "2026-06-09")
-	must(t, err, "the daily export after the rollup")
-	eq(t, m.Kind, "daily", "kind")
+	require.NoError(t, err, "the daily export after the rollup")
+	assert.Equal(t, "daily", m.Kind, "kind")
 	clk.Set(time.Date(2026, 6, 10, 1, 0, 0, 0, time.UTC))
 	_, err = c.ExportMeta(ctx, synthient.FeedAnonymizers, "2026-06-09/07")
-	eq(t, asAPIError(t, err).Status, 400, "an hour of yesterday after the rollup")
+	assert.Equal(t, 400, errAs[*synthient.APIError](t, err).Status, "an hour of yesterday after the rollup")
 	latest, err = c.ExportMeta(ctx, synthient.FeedAnonymizers, "latest")
-	must(t, err, "ExportMeta latest")
-	eq(t, latest.ID, "2026-06-10/00", "latest")
+	require.NoError(t, err, "ExportMeta latest")
+	assert.Equal(t, "2026-06-10/00", latest.ID, "latest")
 }
 
 func TestDownloadExport(t *testing.T) {
+	t.Parallel()
 	srv, _ := newServer(t)
 	c := newClient(t, srv)
 	ctx := context.Background()
@@ -254,25 +266,26 @@ func TestDownloadExport(t *testing.T) {
 		for _, id := range []string{"2026-06-09", "2026-06-10/3", "latest"} {
 			srv.Reset()
 			m, err := c.ExportMeta(ctx, feed, id)
-			must(t, err, "ExportMeta")
+			require.NoError(t, err, "ExportMeta")
 			var buf bytes.Buffer
 			n, err := c.DownloadExport(ctx, feed, id, &buf)
-			must(t, err, "DownloadExport "+id)
-			eq(t, n, m.Size, "bytes written")
-			eq(t, int64(buf.Len()), m.Size, "bytes")
+			require.NoError(t, err, "DownloadExport "+id)
+			assert.Equal(t, m.Size, n, "bytes written")
+			assert.Equal(t, m.Size, int64(buf.Len()), "bytes")
 			sum := sha256.Sum256(buf.Bytes())
-			eq(t, hex.EncodeToString(sum[:]), m.Checksum, "SHA-256")
-			check(t, bytes.HasPrefix(buf.Bytes(), []byte("PAR1")) && bytes.HasSuffix(buf.Bytes(), []byte("PAR1")), "not PAR1-framed")
-			eq(t, srv.Arrivals(synthienttest.RouteDownload), 1, "API arrivals")
-			eq(t, srv.Arrivals(synthienttest.RouteStorage), 1, "storage arrivals")
+			assert.Equal(t, m.Checksum, hex.EncodeToString(sum[:]), "SHA-256")
+			assert.Equal(t, "PAR1", buf.String()[:4], "PAR1-framed")
+			assert.Equal(t, "PAR1", buf.String()[buf.Len()-4:], "PAR1-framed")
+			assert.Equal(t, 1, srv.Arrivals(synthienttest.RouteDownload), "API arrivals")
+			assert.Equal(t, 1, srv.Arrivals(synthienttest.RouteStorage), "storage arrivals")
 			for _, r := range srv.Requests() {
 				if r.Route != synthienttest.RouteStorage {
 					continue
 				}
-				check(t, !r.APIKey && !r.Authorization && !r.Cookie, "storage received credentials: %+v", r)
-				eq(t, r.Status, 200, "storage status")
-				check(t, strings.HasPrefix(r.Header.Get("User-Agent"), "synthient-go/"), "storage User-Agent %q", r.Header.Get("User-Agent"))
-				check(t, strings.Contains(r.Query, "X-Amz-Signature=REDACTED"), "query %q", r.Query)
+				assert.False(t, r.APIKey || r.Authorization || r.Cookie, "storage received credentials: %+v", r)
+				assert.Equal(t, 200, r.Status, "storage status")
+				assert.Regexp(t, "^synthient-go/", r.Header.Get("User-Agent"), "storage User-Agent")
+				assert.Contains(t, r.Query, "X-Amz-Signature=REDACTED")
 			}
 		}
 	}
@@ -284,26 +297,27 @@ func TestDownloadExport(t *testing.T) {
 	m, err := c.DownloadExportFile(ctx, synthient.FeedProxies, "latest", path, &synthient.DownloadParams{
 		Verify: true, Progress: func(done, total int64) { progress = done },
 	})
-	must(t, err, "DownloadExportFile")
-	eq(t, m.ID, "2026-06-10/13", "meta id")
+	require.NoError(t, err, "DownloadExportFile")
+	assert.Equal(t, "2026-06-10/13", m.ID, "meta id")
 	b, err := os.ReadFile(path)
-	must(t, err, "reading the file")
+	require.NoError(t, err, "reading the file")
 	sum := sha256.Sum256(b)
-	eq(t, hex.EncodeToString(sum[:]), m.Checksum, "file SHA-256")
-	eq(t, progress, m.Size, "progress")
+	assert.Equal(t, m.Checksum, hex.EncodeToString(sum[:]), "file SHA-256")
+	assert.Equal(t, m.Size, progress, "progress")
 	_, err = c.DownloadExportFile(ctx, synthient.FeedProxies, "latest", path, nil)
-	check(t, errors.Is(err, os.ErrExist), "second download to the same path: %v", err)
+	assert.ErrorIs(t, err, os.ErrExist)
 	entries, _ := os.ReadDir(dir)
-	eq(t, len(entries), 1, "files in the directory")
+	assert.Len(t, entries, 1, "files in the directory")
 
 	// Unknown export: a 404 from the API, storage untouched.
 	srv.Reset()
 	_, err = c.DownloadExport(ctx, synthient.FeedProxies, "2020-01-01", io.Discard)
-	eq(t, asAPIError(t, err).Status, 404, "status")
-	eq(t, srv.Arrivals(synthienttest.RouteStorage), 0, "storage arrivals")
+	assert.Equal(t, 404, errAs[*synthient.APIError](t, err).Status, "status")
+	assert.Zero(t, srv.Arrivals(synthienttest.RouteStorage), "storage arrivals")
 }
 
 func TestDownloadExportFileVerifyAndOverwrite(t *testing.T) {
+	t.Parallel()
 	// A size function that answers differently each time makes the file
 	// served differ from the meta: the download fails on the size, before
 	// a byte is written.
@@ -316,54 +330,55 @@ func TestDownloadExportFileVerifyAndOverwrite(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "x.parquet")
 	_, err := c.DownloadExportFile(ctx, synthient.FeedProxies, "2026-06-09", path, &synthient.DownloadParams{Verify: true})
-	check(t, errors.Is(err, synthient.ErrSizeMismatch), "error %v", err)
+	assert.ErrorIs(t, err, synthient.ErrSizeMismatch)
 	entries, _ := os.ReadDir(dir)
-	eq(t, len(entries), 0, "files left after a mismatch")
+	assert.Empty(t, entries, "files left after a mismatch")
 
 	// Overwrite replaces an existing file.
-	must(t, os.WriteFile(path, []byte("old"), 0o644), "writing")
+	require.NoError(t, os.WriteFile(path, []byte("old"), 0o644), "writing")
 	stable, _ := newServer(t)
 	m, err := newClient(t, stable).DownloadExportFile(ctx, synthient.FeedJA4T, "2026-06-10/02", path, &synthient.DownloadParams{Overwrite: true, Verify: true})
-	must(t, err, "DownloadExportFile with Overwrite")
+	require.NoError(t, err, "DownloadExportFile with Overwrite")
 	b, err := os.ReadFile(path)
-	must(t, err, "reading")
-	eq(t, int64(len(b)), m.Size, "size of the replaced file")
+	require.NoError(t, err, "reading")
+	assert.Equal(t, m.Size, int64(len(b)), "size of the replaced file")
 	entries, _ = os.ReadDir(dir)
-	eq(t, len(entries), 1, "files")
+	assert.Len(t, entries, 1, "files")
 }
 
 func TestPresignedURLs(t *testing.T) {
+	t.Parallel()
 	srv, clk := newServer(t, synthienttest.WithPresignExpiry(time.Hour))
 	hc := rawClient(t)
 	r := do(t, hc, "GET", srv.URL+"/feeds/helio/https/export/2026-06-08", srv.APIKey, "")
-	eq(t, r.Status, 307, "status")
-	eq(t, len(r.Body), 0, "307 body")
-	check(t, r.Header.Get("RateLimit-Limit") == "120", "RateLimit-Limit %q", r.Header.Get("RateLimit-Limit"))
+	assert.Equal(t, 307, r.Status, "status")
+	assert.Empty(t, r.Body, "307 body")
+	assert.Equal(t, "120", r.Header.Get("RateLimit-Limit"))
 	loc := r.Header.Get("Location")
-	check(t, strings.HasPrefix(loc, srv.StorageURL+"/synthient-exports/honeypot_https/2026-06-08.parquet?"), "Location %q", loc)
+	assert.True(t, strings.HasPrefix(loc, srv.StorageURL+"/synthient-exports/honeypot_https/2026-06-08.parquet?"), "Location %q", loc)
 	u, err := url.Parse(loc)
-	must(t, err, "parsing Location")
+	require.NoError(t, err, "parsing Location")
 	q := u.Query()
-	eq(t, q.Get("X-Amz-Expires"), "3600", "X-Amz-Expires")
-	eq(t, q.Get("X-Amz-Date"), "20260610T142000Z", "X-Amz-Date")
+	assert.Equal(t, "3600", q.Get("X-Amz-Expires"), "X-Amz-Expires")
+	assert.Equal(t, "20260610T142000Z", q.Get("X-Amz-Date"), "X-Amz-Date")
 	sig := q.Get("X-Amz-Signature")
-	_, herr := hex.DecodeString(sig)
-	check(t, len(sig) == 64 && herr == nil, "signature %q", sig)
+	assert.Regexp(t, "^[0-9a-f]{64}$", sig)
 	hourly := do(t, hc, "GET", srv.URL+"/feeds/proxies/export/2026-06-10/7", srv.APIKey, "").Header.Get("Location")
-	check(t, strings.Contains(hourly, "/synthient-exports/proxies/2026-06-10/07.parquet?"), "hourly Location %q", hourly)
+	assert.Contains(t, hourly, "/synthient-exports/proxies/2026-06-10/07.parquet?")
 
 	// Storage needs no key and serves the bytes.
 	got := do(t, hc, "GET", loc, "", "")
-	eq(t, got.Status, 200, "storage status")
-	eq(t, got.Header.Get("Content-Length"), strconv.Itoa(len(got.Body)), "Content-Length")
-	check(t, got.Header.Get("X-Request-Id") != "", "storage answer without X-Request-Id")
+	assert.Equal(t, 200, got.Status, "storage status")
+	assert.Equal(t, strconv.Itoa(len(got.Body)), got.Header.Get("Content-Length"), "Content-Length")
+	assert.Regexp(t, uuidRE, got.Header.Get("X-Request-Id"), "storage X-Request-Id")
+	assert.Regexp(t, "^[0-9A-F]{16}$", got.Header.Get("X-Amz-Request-Id"))
 
 	denied := func(what, u string) {
 		t.Helper()
 		r := do(t, hc, "GET", u, "", "")
-		eq(t, r.Status, 403, what+": status")
-		eq(t, r.Header.Get("Content-Type"), "application/xml", what+": Content-Type")
-		check(t, strings.Contains(string(r.Body), "<Code>AccessDenied</Code>"), "%s: body %s", what, r.Body)
+		assert.Equal(t, 403, r.Status, what)
+		assert.Equal(t, "application/xml", r.Header.Get("Content-Type"), what)
+		assert.Contains(t, string(r.Body), "<Code>AccessDenied</Code>", what)
 	}
 	flip := []byte(sig)
 	flip[0] = "01"[strings.IndexByte("01", flip[0])&1^1] // any other hex digit
@@ -379,10 +394,10 @@ func TestPresignedURLs(t *testing.T) {
 	denied("another server's URL", strings.Replace(loc, srv.StorageURL, other.StorageURL, 1))
 
 	clk.Advance(time.Hour)
-	eq(t, do(t, hc, "GET", loc, "", "").Status, 200, "status at the expiry")
+	assert.Equal(t, 200, do(t, hc, "GET", loc, "", "").Status, "status at the expiry")
 	clk.Advance(time.Second)
 	denied("expired", loc)
-	check(t, strings.Contains(string(do(t, hc, "GET", loc, "", "").Body), "expired"), "no expiry message")
+	assert.Contains(t, string(do(t, hc, "GET", loc, "", "").Body), "expired")
 
 	// Through the SDK: an expired URL is a 403 *APIError from storage,
 	// not retried. The fake mints URLs at its clock's time, so make the
@@ -395,25 +410,26 @@ func TestPresignedURLs(t *testing.T) {
 	}))
 	srv.Reset()
 	_, err = c.DownloadExport(context.Background(), synthient.FeedProxies, "2026-06-09", io.Discard)
-	apiErr := asAPIError(t, err)
-	eq(t, apiErr.Status, 403, "SDK status for an expired URL")
-	eq(t, srv.Arrivals(synthienttest.RouteStorage), 1, "storage arrivals")
-	check(t, !strings.Contains(err.Error(), "X-Amz"), "the error holds the presigned query: %v", err)
+	apiErr := errAs[*synthient.APIError](t, err)
+	assert.Equal(t, 403, apiErr.Status, "SDK status for an expired URL")
+	assert.Equal(t, 1, srv.Arrivals(synthienttest.RouteStorage), "storage arrivals")
+	assert.NotContains(t, err.Error(), "X-Amz", "the error holds the presigned query")
 }
 
 func TestExportFilesAreDeterministic(t *testing.T) {
+	t.Parallel()
 	a, _ := newServer(t)
 	b, _ := newServer(t)
 	ca, cb := newClient(t, a), newClient(t, b)
 	ctx := context.Background()
 	ma, err := ca.ExportMeta(ctx, synthient.FeedTorrents, "2026-06-08")
-	must(t, err, "ExportMeta")
+	require.NoError(t, err, "ExportMeta")
 	mb, err := cb.ExportMeta(ctx, synthient.FeedTorrents, "2026-06-08")
-	must(t, err, "ExportMeta")
-	eq(t, ma.Checksum, mb.Checksum, "checksum on two servers")
+	require.NoError(t, err, "ExportMeta")
+	assert.Equal(t, mb.Checksum, ma.Checksum, "checksum on two servers")
 	mc, err := ca.ExportMeta(ctx, synthient.FeedTorrents, "2026-06-07")
-	must(t, err, "ExportMeta")
-	check(t, mc.Checksum != ma.Checksum, "two exports with one checksum")
+	require.NoError(t, err, "ExportMeta")
+	assert.NotEqual(t, ma.Checksum, mc.Checksum, "two exports with one checksum")
 
 	// Sizes are configurable per file, and the bytes read in any chunk
 	// size hash to the checksum.
@@ -425,21 +441,21 @@ func TestExportFilesAreDeterministic(t *testing.T) {
 	}))
 	cs := newClient(t, sized)
 	m, err := cs.ExportMeta(ctx, synthient.FeedProxies, "2026-06-09")
-	must(t, err, "ExportMeta")
-	eq(t, m.Size, int64(3<<20+5), "configured size")
+	require.NoError(t, err, "ExportMeta")
+	assert.Equal(t, int64(3<<20+5), m.Size, "configured size")
 	small, err := cs.ExportMeta(ctx, synthient.FeedProxies, "2026-06-08")
-	must(t, err, "ExportMeta")
-	eq(t, small.Size, int64(8), "sizes below 8 read as 8")
+	require.NoError(t, err, "ExportMeta")
+	assert.Equal(t, int64(8), small.Size, "sizes below 8 read as 8")
 	var buf bytes.Buffer
 	_, err = cs.DownloadExport(ctx, synthient.FeedProxies, "2026-06-08", &buf)
-	must(t, err, "DownloadExport")
-	eq(t, buf.String(), "PAR1PAR1", "an 8-byte file")
+	require.NoError(t, err, "DownloadExport")
+	assert.Equal(t, "PAR1PAR1", buf.String(), "an 8-byte file")
 	h := sha256.New()
 	w := &chunkWriter{w: h, max: 7}
 	n, err := cs.DownloadExport(ctx, synthient.FeedProxies, "2026-06-09", w)
-	must(t, err, "DownloadExport")
-	eq(t, n, m.Size, "bytes")
-	eq(t, hex.EncodeToString(h.Sum(nil)), m.Checksum, "SHA-256")
+	require.NoError(t, err, "DownloadExport")
+	assert.Equal(t, m.Size, n, "bytes")
+	assert.Equal(t, m.Checksum, hex.EncodeToString(h.Sum(nil)), "SHA-256")
 }
 
 // chunkWriter writes through in pieces of at most max bytes.
@@ -474,14 +490,11 @@ func BenchmarkDownload256MiB(b *testing.B) {
 	c := newClient(b, srv)
 	ctx := context.Background()
 	m, err := c.ExportMeta(ctx, synthient.FeedProxies, "2026-06-09") // computes the checksum once
-	if err != nil {
-		b.Fatal(err)
-	}
+	require.NoError(b, err)
 	b.SetBytes(m.Size)
 	b.ResetTimer()
 	for range b.N {
-		if _, err := c.DownloadExport(ctx, synthient.FeedProxies, "2026-06-09", io.Discard); err != nil {
-			b.Fatal(err)
-		}
+		_, err := c.DownloadExport(ctx, synthient.FeedProxies, "2026-06-09", io.Discard)
+		require.NoError(b, err)
 	}
 }
