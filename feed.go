@@ -205,10 +205,17 @@ func stream[T any](c *Client, ctx context.Context, name string, feed Feed, decod
 		}
 		defer resp.Body.Close()
 		lines := newLineReader(resp.Body)
+		done := ctx.Done()
 		for {
 			line, err := lines.next()
 			if err == io.EOF {
 				return
+			}
+			select {
+			case <-done:
+				// Cancelled: no event read before is yielded after it.
+				err = ctx.Err()
+			default:
 			}
 			if err != nil {
 				if errors.Is(err, ErrLineTooLong) {
