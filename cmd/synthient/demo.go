@@ -69,8 +69,7 @@ func (d *demo) run(ctx context.Context) error {
 	defer d.srv.Close()
 	h := newDecisionHandler(d.out, slog.LevelDebug)
 	h.indent = "   | "
-	c, err := synthient.NewClient(d.srv.APIKey,
-		synthient.WithBaseURL(d.srv.URL),
+	c, err := d.srv.NewClient(
 		synthient.WithMaxRetries(d.maxRetries),
 		synthient.WithLogger(slog.New(h)),
 		synthient.WithUserAgent("synthient-cli-demo"),
