@@ -1277,7 +1277,7 @@ func TestDownloadExportLocationWithUserInfo(t *testing.T) {
 			requireDownloadError(t, err, nil, 1, logs)
 			assert.Zero(t, n)
 			assert.Equal(t, []int{1, 0}, []int{api.Arrivals(), storage.Arrivals()}, "arrivals: API, storage")
-			assertNoSecret(t, err, nil, password) // nor the user info
+			assertNoSecret(t, err, logs, password) // nor the user info
 		})
 	}
 }
