@@ -3,7 +3,6 @@ package synthient_test
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -229,25 +228,6 @@ func TestConcurrentCalls(t *testing.T) {
 }
 
 func dialRefused() error { return &net.OpError{Op: "dial", Net: "tcp", Err: syscall.ECONNREFUSED} }
-
-// logEvent is one decoded JSON log line.
-type logEvent map[string]any
-
-func parseLog(t *testing.T, out string) []logEvent {
-	t.Helper()
-	var events []logEvent
-	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
-		if line == "" {
-			continue
-		}
-		var e logEvent
-		if err := json.Unmarshal([]byte(line), &e); err != nil {
-			t.Fatalf("log line %q: %v", line, err)
-		}
-		events = append(events, e)
-	}
-	return events
-}
 
 // expectFields checks the members of e given in want (a nil value: the
 // member must be absent).

@@ -16,7 +16,6 @@ import (
 	"github.com/synthient-go/synthient"
 )
 
-func ptr[T any](v T) *T { return &v }
 
 // The JSON examples of ../shared/docs/api-v4.md section 7.
 const (
