@@ -1,9 +1,28 @@
 package synthient_test
 
+// Tests of the call loop: an operation's attempts and the decision after
+// each (call.go). In order:
+//
+//   - the retry rules (the rule table of docs/retries.md) for every
+//     operation of the billed and standard classes, on an httpmock
+//     transport inside synctest bubbles: time is fake there, so a test
+//     waits out a 60 s Retry-After at once and asserts the exact fake time
+//     it took;
+//   - the loop against real loopback servers (apiServer, rawServer):
+//     replays, connections closed or refused, malformed answers, the idle
+//     pool, error bodies, request headers, redirects, the response hook, a
+//     Retry-After against the caller's context;
+//   - every response body closed, on every way a call ends;
+//   - the client-wide retry quota.
+//
+// The connection's own rules (timeouts, TLS) are tested in
+// transport_test.go.
+
 import (
 	"context"
 	"crypto/tls"
 	"crypto/x509"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -12,6 +31,7 @@ import (
 	"net/http"
 	"net/netip"
 	"net/url"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -20,18 +40,993 @@ import (
 	"time"
 
 	"github.com/jarcoal/httpmock"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/synthient-go/synthient"
 	"github.com/synthient-go/synthient/retry"
 )
 
-// The tests in this file check every row of ../shared/docs/retry-rules.md
-// for every operation of the billed and standard classes, on a mocked
-// transport inside synctest bubbles: time is fake there, so a test can wait
-// out a 60 s Retry-After at once and assert the exact fake time it took.
+// ---- The operations ----
 
-// mockBase is the base URL of the mocked API.
-const mockBase = "https://api.test/api/v4"
+// opCase is one operation of the billed or standard class.
+type opCase struct {
+	name    string
+	billed  bool
+	method  string
+	path    string // the path the request must have
+	success string // a 200 body that decodes
+	call    func(context.Context, *synthient.Client) error
+}
+
+var testIP = netip.MustParseAddr("1.2.3.4")
+
+func operations() []opCase {
+	return []opCase{
+		{
+			name: "LookupIP", billed: true, method: http.MethodGet, path: "/api/v4/lookup/ip/1.2.3.4",
+			success: `{"ip":"1.2.3.4"}`,
+			call: func(ctx context.Context, c *synthient.Client) error {
+				_, err := c.LookupIP(ctx, testIP)
+				return err
+			},
+		},
+		{
+			name: "LookupIPs", billed: true, method: http.MethodPost, path: "/api/v4/lookup/ips",
+			success: `{"results":[{"ip":"1.2.3.4"}]}`,
+			call: func(ctx context.Context, c *synthient.Client) error {
+				_, err := c.LookupIPs(ctx, []netip.Addr{testIP})
+				return err
+			},
+		},
+		{
+			name: "LookupDomain", billed: true, method: http.MethodGet, path: "/api/v4/lookup/domain/example.org",
+			success: `{"domain":"example.org","status":"active"}`,
+			call: func(ctx context.Context, c *synthient.Client) error {
+				_, err := c.LookupDomain(ctx, "example.org", nil)
+				return err
+			},
+		},
+		{
+			name: "Health", billed: true, method: http.MethodGet, path: "/api/v4/health",
+			success: `{"status":"ok"}`,
+			call: func(ctx context.Context, c *synthient.Client) error {
+				_, err := c.Health(ctx)
+				return err
+			},
+		},
+		{
+			name: "Account", billed: false, method: http.MethodGet, path: "/api/v4/account/me",
+			success: `{"first_name":"Grace","email":"grace@example.com","scopes":["BASIC"]}`,
+			call: func(ctx context.Context, c *synthient.Client) error {
+				_, err := c.Account(ctx)
+				return err
+			},
+		},
+	}
+}
+
+func opNamed(name string) opCase {
+	for _, op := range operations() {
+		if op.name == name {
+			return op
+		}
+	}
+	panic("no operation " + name)
+}
+
+// ---- The mocked API ----
+
+const (
+	// mockOrigin is the origin of the mocked API.
+	mockOrigin = "https://api.test"
+	// mockBase is the base URL of the mocked API.
+	mockBase = mockOrigin + "/api/v4"
+)
+
+// opMock is an httpmock transport that serves the route of one operation
+// with a script of responders, each once and in turn, the last one for
+// every later request (httpmock's Responder.Then); any other request fails
+// the test. It also records each request with its (fake) arrival time,
+// which httpmock does not keep, for the waits between attempts.
+type opMock struct {
+	*httpmock.MockTransport
+	route string // "METHOD URL" of the operation: its GetCallCountInfo key
+
+	mu   sync.Mutex
+	reqs []mockRequest
+}
+
+// mockRequest is one request that reached an opMock.
+type mockRequest struct {
+	at     time.Time
+	method string
+	path   string
+	header http.Header
+	body   string
+}
+
+// opSucceeds, in a script, stands for the operation's 200 with its success
+// body.
+var opSucceeds httpmock.Responder
+
+// newOpMock returns an opMock of op that answers with script (by default,
+// the operation's success).
+func newOpMock(t testing.TB, op opCase, script ...httpmock.Responder) *opMock {
+	success := httpmock.NewJsonResponderOrPanic(http.StatusOK, json.RawMessage(op.success)).SetContentLength()
+	if len(script) == 0 {
+		script = []httpmock.Responder{opSucceeds}
+	}
+	var inTurn httpmock.Responder
+	for _, r := range script {
+		if r == nil {
+			r = success
+		}
+		if inTurn == nil {
+			inTurn = r
+		} else {
+			inTurn = inTurn.Then(r)
+		}
+	}
+	m := &opMock{MockTransport: httpmock.NewMockTransport()}
+	url := mockOrigin + op.path
+	m.route = op.method + " " + url
+	m.RegisterResponder(op.method, url, m.record(inTurn))
+	m.RegisterNoResponder(httpmock.NewNotFoundResponder(t.Error))
+	return m
+}
+
+// record is next, recording each request first.
+func (m *opMock) record(next httpmock.Responder) httpmock.Responder {
+	return func(req *http.Request) (*http.Response, error) {
+		var body []byte
+		if req.Body != nil {
+			body, _ = io.ReadAll(req.Body)
+		}
+		m.mu.Lock()
+		m.reqs = append(m.reqs, mockRequest{
+			at: time.Now(), method: req.Method, path: req.URL.Path, header: req.Header.Clone(), body: string(body),
+		})
+		m.mu.Unlock()
+		return next(req)
+	}
+}
+
+// client returns a client of the mocked API (see newClient); opts come
+// last and win.
+func (m *opMock) client(t testing.TB, opts ...synthient.Option) *synthient.Client {
+	t.Helper()
+	return newClient(t, mockBase, append([]synthient.Option{synthient.WithTransport(m.MockTransport)}, opts...)...)
+}
+
+// calls returns the number of requests that reached the operation's route.
+func (m *opMock) calls() int { return m.GetCallCountInfo()[m.route] }
+
+// requests returns the recorded requests, in arrival order.
+func (m *opMock) requests() []mockRequest {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return slices.Clone(m.reqs)
+}
+
+// gaps returns the (fake) time between consecutive requests.
+func (m *opMock) gaps() []time.Duration {
+	reqs := m.requests()
+	var out []time.Duration
+	for i := 1; i < len(reqs); i++ {
+		out = append(out, reqs[i].at.Sub(reqs[i-1].at))
+	}
+	return out
+}
+
+// answer is an answer with a status, a body, its Content-Length and header
+// pairs (a key may repeat to give it several values).
+func answer(status int, body string, kv ...string) httpmock.Responder {
+	h := http.Header{}
+	for i := 0; i+1 < len(kv); i += 2 {
+		h.Add(kv[i], kv[i+1])
+	}
+	return httpmock.NewStringResponder(status, body).HeaderAdd(h).SetContentLength()
+}
+
+// problem is an error status with a problem+json body and header pairs.
+func problem(status int, kv ...string) httpmock.Responder {
+	body := fmt.Sprintf(`{"type":"https://docs.synthient.com/errors/test","title":%q,"status":%d}`,
+		http.StatusText(status), status)
+	return answer(status, body, append([]string{"Content-Type", "application/problem+json"}, kv...)...)
+}
+
+// retryAfterDate answers 429 with a Retry-After HTTP-date after past the
+// answer's Date, which is the (fake) current time shifted by skew and is
+// sent only if withDate. A responder func: the dates are those of the
+// moment of the answer.
+func retryAfterDate(after, skew time.Duration, withDate bool) httpmock.Responder {
+	return func(req *http.Request) (*http.Response, error) {
+		date := time.Now().UTC().Add(skew)
+		h := http.Header{"Retry-After": {date.Add(after).Format(http.TimeFormat)}}
+		if withDate {
+			h.Set("Date", date.Format(http.TimeFormat))
+		}
+		return answer(http.StatusTooManyRequests, `{"status":429}`).HeaderSet(h)(req)
+	}
+}
+
+// hangUntilDone answers only when the request's context ends, with its
+// error.
+func hangUntilDone(req *http.Request) (*http.Response, error) {
+	<-req.Context().Done()
+	return nil, req.Context().Err()
+}
+
+// timeoutError is a transport error that says a wait ran out.
+type timeoutError struct{}
+
+func (timeoutError) Error() string   { return "i/o timeout" }
+func (timeoutError) Timeout() bool   { return true }
+func (timeoutError) Temporary() bool { return true }
+
+// ---- The retry rules ----
+
+// randOne makes the jitter draw 1: the wait is exactly b(k).
+var randOne = synthient.WithRandom(func() float64 { return 1 })
+
+// outcome is what one class does with a scripted exchange.
+type outcome struct {
+	arrivals int
+	reason   synthient.StopReason // empty: the call succeeds
+}
+
+type ruleCase struct {
+	name     string
+	script   []httpmock.Responder
+	opts     []synthient.Option
+	billed   outcome
+	standard outcome
+	// status is the *APIError's status on a failure; 0 means the failure
+	// is a *ConnectionError.
+	status int
+	// retryAfter is the APIError's RetryAfter; nil means it must be nil.
+	retryAfter *time.Duration
+	// anyRetryAfterAbove, when set, replaces the retryAfter check: the
+	// RetryAfter must be longer.
+	anyRetryAfterAbove time.Duration
+	notSent            bool // a ConnectionError's NotSent
+	timeout            bool // the ConnectionError is a *TimeoutError
+	// elapsed is the least fake time a call that sent more than one request
+	// must take (the waits it must have made).
+	elapsed time.Duration
+}
+
+func ruleCases() []ruleCase {
+	const (
+		rateLimited   = retry.RateLimitedWithoutRetryAfter
+		exceedsMax    = retry.RetryAfterExceedsMax
+		exhausted     = retry.AttemptsExhausted
+		mayHaveBeen   = retry.MayHaveBeenProcessed
+		notRetryable  = retry.NotRetryable
+		once          = 1
+		defaultTries  = 3 // 1 + the default 2 retries
+		capTries      = 17
+		retryAfter429 = "Retry-After"
+	)
+	type script = []httpmock.Responder
+	var (
+		reset   = httpmock.NewErrorResponder(errors.New("read tcp: connection reset by peer"))
+		refused = httpmock.NewErrorResponder(&net.OpError{Op: "dial", Net: "tcp", Err: syscall.ECONNREFUSED})
+	)
+	ok2 := outcome{2, ""}
+	cases := []ruleCase{
+		{
+			name:     "429_retry_after_0_is_retried",
+			script:   script{problem(429, retryAfter429, "0"), opSucceeds},
+			billed:   ok2,
+			standard: ok2,
+		},
+		{
+			name:     "429_without_retry_after",
+			script:   script{problem(429), opSucceeds},
+			billed:   outcome{once, rateLimited},
+			standard: outcome{once, rateLimited},
+			status:   429,
+		},
+		{
+			name:       "429_retry_after_61_with_max_retries_5",
+			script:     script{problem(429, retryAfter429, "61"), opSucceeds},
+			opts:       []synthient.Option{synthient.WithMaxRetries(5)},
+			billed:     outcome{once, exceedsMax},
+			standard:   outcome{once, exceedsMax},
+			status:     429,
+			retryAfter: ptr(61 * time.Second),
+		},
+		{
+			name:               "429_retry_after_too_large_for_a_duration",
+			script:             script{problem(429, retryAfter429, "99999999999999999999999"), opSucceeds},
+			opts:               []synthient.Option{synthient.WithMaxRetries(5)},
+			billed:             outcome{once, exceedsMax},
+			standard:           outcome{once, exceedsMax},
+			status:             429,
+			anyRetryAfterAbove: time.Hour,
+		},
+		{
+			name:     "429_retry_after_60_is_waited",
+			script:   script{problem(429, retryAfter429, "60"), opSucceeds},
+			billed:   ok2,
+			standard: ok2,
+			elapsed:  60 * time.Second,
+		},
+		{
+			name:     "429_retry_after_http_date_is_waited",
+			script:   script{retryAfterDate(7*time.Second, 0, true), opSucceeds},
+			billed:   ok2,
+			standard: ok2,
+			elapsed:  7 * time.Second,
+		},
+		{
+			// The wait is measured against the response's Date, not the
+			// local clock: a server clock an hour behind still means 7 s.
+			name:     "429_retry_after_http_date_against_a_skewed_date_header",
+			script:   script{retryAfterDate(7*time.Second, -time.Hour, true), opSucceeds},
+			billed:   ok2,
+			standard: ok2,
+			elapsed:  7 * time.Second,
+		},
+		{
+			name:     "429_retry_after_http_date_without_date_header",
+			script:   script{retryAfterDate(5*time.Second, 0, false), opSucceeds},
+			billed:   ok2,
+			standard: ok2,
+			elapsed:  5 * time.Second,
+		},
+		{
+			name:       "429_retry_after_past_http_date_means_0",
+			script:     script{retryAfterDate(-time.Hour, 0, true)},
+			opts:       []synthient.Option{synthient.WithMaxRetries(0)},
+			billed:     outcome{once, exhausted},
+			standard:   outcome{once, exhausted},
+			status:     429,
+			retryAfter: ptr(time.Duration(0)),
+		},
+		{
+			name:       "429_retry_after_11_over_max_retry_after_10s",
+			script:     script{problem(429, retryAfter429, "11"), opSucceeds},
+			opts:       []synthient.Option{synthient.WithMaxRetryAfter(10 * time.Second)},
+			billed:     outcome{once, exceedsMax},
+			standard:   outcome{once, exceedsMax},
+			status:     429,
+			retryAfter: ptr(11 * time.Second),
+		},
+		{
+			name:     "429_retry_after_10_at_max_retry_after_10s",
+			script:   script{problem(429, retryAfter429, "10"), opSucceeds},
+			opts:     []synthient.Option{synthient.WithMaxRetryAfter(10 * time.Second)},
+			billed:   ok2,
+			standard: ok2,
+			elapsed:  10 * time.Second,
+		},
+		{
+			name:       "429_default_max_retries",
+			script:     script{problem(429, retryAfter429, "0")},
+			billed:     outcome{defaultTries, exhausted},
+			standard:   outcome{defaultTries, exhausted},
+			status:     429,
+			retryAfter: ptr(time.Duration(0)),
+		},
+		{
+			name:       "429_max_retries_0",
+			script:     script{problem(429, retryAfter429, "0")},
+			opts:       []synthient.Option{synthient.WithMaxRetries(0)},
+			billed:     outcome{once, exhausted},
+			standard:   outcome{once, exhausted},
+			status:     429,
+			retryAfter: ptr(time.Duration(0)),
+		},
+		{
+			name:       "429_max_retries_3",
+			script:     script{problem(429, retryAfter429, "0")},
+			opts:       []synthient.Option{synthient.WithMaxRetries(3)},
+			billed:     outcome{4, exhausted},
+			standard:   outcome{4, exhausted},
+			status:     429,
+			retryAfter: ptr(time.Duration(0)),
+		},
+		{
+			name:       "429_max_retries_100_is_capped_at_16",
+			script:     script{problem(429, retryAfter429, "0")},
+			opts:       []synthient.Option{synthient.WithMaxRetries(100)},
+			billed:     outcome{capTries, exhausted},
+			standard:   outcome{capTries, exhausted},
+			status:     429,
+			retryAfter: ptr(time.Duration(0)),
+		},
+		{
+			name:     "503_max_retries_0",
+			script:   script{problem(503), opSucceeds},
+			opts:     []synthient.Option{synthient.WithMaxRetries(0)},
+			billed:   outcome{once, mayHaveBeen},
+			standard: outcome{once, exhausted},
+			status:   503,
+		},
+		{
+			name:     "503_then_200",
+			script:   script{problem(503), opSucceeds},
+			billed:   outcome{once, mayHaveBeen},
+			standard: ok2,
+			status:   503,
+		},
+		{
+			name:     "503_retry_after_3_is_waited_by_standard",
+			script:   script{problem(503, retryAfter429, "3"), opSucceeds},
+			billed:   outcome{once, mayHaveBeen},
+			standard: ok2,
+			status:   503,
+			// billed: the response said 3 s, which the error keeps.
+			retryAfter: ptr(3 * time.Second),
+			elapsed:    3 * time.Second,
+		},
+		{
+			name:       "503_retry_after_61",
+			script:     script{problem(503, retryAfter429, "61"), opSucceeds},
+			billed:     outcome{once, mayHaveBeen},
+			standard:   outcome{once, exceedsMax},
+			status:     503,
+			retryAfter: ptr(61 * time.Second),
+		},
+		{
+			name:     "network_error",
+			script:   script{reset, opSucceeds},
+			opts:     []synthient.Option{synthient.WithMaxRetries(2)},
+			billed:   outcome{once, mayHaveBeen},
+			standard: ok2,
+		},
+		{
+			name:     "network_error_every_time",
+			script:   script{reset},
+			billed:   outcome{once, mayHaveBeen},
+			standard: outcome{defaultTries, exhausted},
+		},
+		{
+			name:     "timeout_every_time",
+			script:   script{httpmock.NewErrorResponder(timeoutError{})},
+			billed:   outcome{once, mayHaveBeen},
+			standard: outcome{defaultTries, exhausted},
+			timeout:  true,
+		},
+		{
+			name:     "dial_error_every_time",
+			script:   script{refused},
+			billed:   outcome{once, notRetryable},
+			standard: outcome{defaultTries, exhausted},
+			notSent:  true,
+		},
+		{
+			name:     "dial_error_then_200",
+			script:   script{refused, opSucceeds},
+			billed:   outcome{once, notRetryable},
+			standard: ok2,
+			notSent:  true,
+		},
+		{
+			name:     "dns_error_every_time",
+			script:   script{httpmock.NewErrorResponder(&net.DNSError{Err: "no such host", Name: "api.test", IsNotFound: true})},
+			billed:   outcome{once, notRetryable},
+			standard: outcome{defaultTries, exhausted},
+			notSent:  true,
+		},
+		{
+			name:     "tls_certificate_error_is_never_retried",
+			script:   script{httpmock.NewErrorResponder(&tls.CertificateVerificationError{Err: x509.UnknownAuthorityError{}}), opSucceeds},
+			billed:   outcome{once, notRetryable},
+			standard: outcome{once, notRetryable},
+			notSent:  true,
+		},
+		{
+			// An alert can come after the request was written: for a
+			// billed call the outcome is unknown.
+			name:     "tls_alert_is_never_retried",
+			script:   script{httpmock.NewErrorResponder(tls.AlertError(40)), opSucceeds},
+			billed:   outcome{once, mayHaveBeen},
+			standard: outcome{once, notRetryable},
+		},
+	}
+	for _, v := range []string{"1.5", "-1", "+1", "soon", "", "1, 2", "Sun, 06 Nov 1994 08:49:37 PST"} {
+		cases = append(cases, ruleCase{
+			name:     fmt.Sprintf("429_unusable_retry_after_%q", v),
+			script:   script{problem(429, retryAfter429, v), opSucceeds},
+			opts:     []synthient.Option{synthient.WithMaxRetries(5)},
+			billed:   outcome{once, rateLimited},
+			standard: outcome{once, rateLimited},
+			status:   429,
+		})
+	}
+	cases = append(cases, ruleCase{
+		name:     "429_two_retry_after_values",
+		script:   script{problem(429, retryAfter429, "1", retryAfter429, "2"), opSucceeds},
+		opts:     []synthient.Option{synthient.WithMaxRetries(5)},
+		billed:   outcome{once, rateLimited},
+		standard: outcome{once, rateLimited},
+		status:   429,
+	})
+	for _, code := range []int{500, 502, 503, 504} {
+		cases = append(cases, ruleCase{
+			name:     fmt.Sprintf("%d_every_time", code),
+			script:   script{problem(code)},
+			billed:   outcome{once, mayHaveBeen},
+			standard: outcome{defaultTries, exhausted},
+			status:   code,
+		})
+	}
+	for _, code := range []int{501, 505, 599, 408, 400, 401, 402, 403, 404, 409, 422} {
+		cases = append(cases, ruleCase{
+			name:     fmt.Sprintf("%d_is_not_retried", code),
+			script:   script{problem(code), opSucceeds},
+			billed:   outcome{once, notRetryable},
+			standard: outcome{once, notRetryable},
+			status:   code,
+		})
+	}
+	for _, code := range []int{301, 302, 303, 307, 308} {
+		cases = append(cases, ruleCase{
+			name:     fmt.Sprintf("%d_is_neither_followed_nor_retried", code),
+			script:   script{answer(code, "", "Location", mockBase+"/elsewhere"), opSucceeds},
+			billed:   outcome{once, notRetryable},
+			standard: outcome{once, notRetryable},
+			status:   code,
+		})
+	}
+	return cases
+}
+
+// TestRetryRules runs every rule of the rule table on every operation of
+// the billed and standard classes and checks the number of requests that
+// reached the API, the stop reason, the typed error and the fake time the
+// call took.
+func TestRetryRules(t *testing.T) {
+	t.Parallel()
+	for _, op := range operations() {
+		for _, rc := range ruleCases() {
+			t.Run(op.name+"/"+rc.name, func(t *testing.T) {
+				t.Parallel()
+				synctest.Test(t, func(t *testing.T) {
+					m := newOpMock(t, op, rc.script...)
+					c := m.client(t, rc.opts...)
+					start := time.Now()
+					err := op.call(context.Background(), c)
+					elapsed := time.Since(start)
+					checkRule(t, op, rc, m, err, elapsed)
+				})
+			})
+		}
+	}
+}
+
+func checkRule(t *testing.T, op opCase, rc ruleCase, m *opMock, err error, elapsed time.Duration) {
+	t.Helper()
+	want := rc.standard
+	if op.billed {
+		want = rc.billed
+	}
+	assert.Equal(t, want.arrivals, m.calls(), "requests that reached the API (err: %v)", err)
+	assertSameRequests(t, op, m)
+	if want.reason == "" {
+		require.NoError(t, err)
+		if want.arrivals > 1 {
+			assert.GreaterOrEqual(t, elapsed, rc.elapsed, "fake time the call took")
+		}
+		if rc.elapsed > 0 {
+			assert.Less(t, elapsed, rc.elapsed+time.Second, "fake time the call took, want about %v", rc.elapsed)
+		}
+		return
+	}
+	require.Error(t, err, "want a failure with stop reason %q", want.reason)
+	base := requireStop(t, err, want.arrivals, want.reason)
+	assert.Equal(t, op.name, base.Op, "Error.Op")
+	if want.arrivals == 1 {
+		assert.Zero(t, elapsed, "fake time before the call returned, want none")
+	}
+	if rc.status == 0 {
+		requireConnErr(t, err, rc.notSent, rc.timeout)
+		return
+	}
+	ae := requireAPIErr(t, err, rc.status)
+	if rc.anyRetryAfterAbove > 0 {
+		require.NotNil(t, ae.RetryAfter, "APIError.RetryAfter")
+		assert.Greater(t, *ae.RetryAfter, rc.anyRetryAfterAbove, "APIError.RetryAfter")
+		return
+	}
+	assert.Equal(t, rc.retryAfter, ae.RetryAfter, "APIError.RetryAfter")
+}
+
+// assertSameRequests checks that every request of a call, retries
+// included, is the same: method, path, body, and the key (none for
+// Health).
+func assertSameRequests(t *testing.T, op opCase, m *opMock) {
+	t.Helper()
+	wantBody := ""
+	if op.method == http.MethodPost {
+		wantBody = `{"ips":["1.2.3.4"]}`
+	}
+	for i, r := range m.requests() {
+		assert.Equal(t, op.method+" "+op.path, r.method+" "+r.path, "request %d", i+1)
+		assert.Equal(t, wantBody, r.body, "request %d: body", i+1)
+		if op.name == "Health" {
+			assert.NotContains(t, r.header, "X-Api-Key", "request %d: X-Api-Key sent to /health", i+1)
+		} else {
+			assert.Equal(t, []string{testKey}, r.header.Values("X-Api-Key"), "request %d: X-Api-Key", i+1)
+		}
+	}
+}
+
+func TestNegativeMaxRetriesIsInvalid(t *testing.T) {
+	t.Parallel()
+	for _, n := range []int{-1, -100, math.MinInt} {
+		c, err := synthient.NewClient(testKey, synthient.WithMaxRetries(n))
+		assert.ErrorIs(t, err, synthient.ErrInvalidArgument, "WithMaxRetries(%d)", n)
+		assert.Nil(t, c, "WithMaxRetries(%d): a client was returned with the error", n)
+	}
+	for _, n := range []int{0, 1, 16, 1000} {
+		c, err := synthient.NewClient(testKey, synthient.WithMaxRetries(n))
+		if assert.NoError(t, err, "WithMaxRetries(%d)", n) {
+			c.Close()
+		}
+	}
+}
+
+// TestWaitIsTheLongerOfBackoffAndRetryAfter checks wait = max(backoff,
+// Retry-After) for a class of each kind.
+func TestWaitIsTheLongerOfBackoffAndRetryAfter(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		retryAfter string
+		want       time.Duration
+	}{
+		{"2", 10 * time.Second},  // the backoff is longer
+		{"20", 20 * time.Second}, // the Retry-After is longer
+		{"0", 10 * time.Second},
+		{"10", 10 * time.Second},
+	}
+	for _, name := range []string{"LookupIP", "Account"} {
+		op := opNamed(name)
+		for _, tc := range cases {
+			t.Run(name+"/retry_after_"+tc.retryAfter, func(t *testing.T) {
+				t.Parallel()
+				synctest.Test(t, func(t *testing.T) {
+					m := newOpMock(t, op, problem(429, "Retry-After", tc.retryAfter), opSucceeds)
+					c := m.client(t, synthient.WithBackoff(10*time.Second, 30*time.Second), randOne)
+					require.NoError(t, op.call(context.Background(), c))
+					assert.Equal(t, []time.Duration{tc.want}, m.gaps(), "waits")
+				})
+			})
+		}
+	}
+}
+
+// TestBackoffSchedule checks b(k) = min(base*2^k, max) and the jitter
+// range [0.75*b(k), b(k)], on 503s (Account) and on 429s with Retry-After: 0
+// (LookupIP).
+func TestBackoffSchedule(t *testing.T) {
+	t.Parallel()
+	s := time.Second
+	constant := func(v float64) synthient.Option { return synthient.WithRandom(func() float64 { return v }) }
+	cases := []struct {
+		name string
+		opts []synthient.Option
+		want []time.Duration
+	}{
+		{"doubles_from_1s", []synthient.Option{synthient.WithBackoff(s, 30*s), randOne}, []time.Duration{s, 2 * s, 4 * s}},
+		{"capped_by_max", []synthient.Option{synthient.WithBackoff(s, 3*s), randOne}, []time.Duration{s, 2 * s, 3 * s, 3 * s}},
+		{"reaches_default_cap_30s", []synthient.Option{synthient.WithBackoff(s, 30*s), randOne},
+			[]time.Duration{s, 2 * s, 4 * s, 8 * s, 16 * s, 30 * s}},
+		{"draw_0_is_three_quarters", []synthient.Option{synthient.WithBackoff(s, 30*s), constant(0)},
+			[]time.Duration{750 * time.Millisecond, 1500 * time.Millisecond, 3 * s}},
+		{"draw_half", []synthient.Option{synthient.WithBackoff(s, 30*s), constant(0.5)},
+			[]time.Duration{875 * time.Millisecond, 1750 * time.Millisecond, 3500 * time.Millisecond}},
+		{"draw_NaN_is_longest", []synthient.Option{synthient.WithBackoff(s, 30*s), constant(math.NaN())}, []time.Duration{s, 2 * s, 4 * s}},
+		{"draw_2_is_longest", []synthient.Option{synthient.WithBackoff(s, 30*s), constant(2)}, []time.Duration{s, 2 * s, 4 * s}},
+		{"draw_minus_1_is_longest", []synthient.Option{synthient.WithBackoff(s, 30*s), constant(-1)}, []time.Duration{s, 2 * s, 4 * s}},
+		{"draw_inf_is_longest", []synthient.Option{synthient.WithBackoff(s, 30*s), constant(math.Inf(-1))}, []time.Duration{s, 2 * s, 4 * s}},
+	}
+	failures := map[string]httpmock.Responder{
+		"Account":  problem(503),
+		"LookupIP": problem(429, "Retry-After", "0"),
+	}
+	for _, name := range []string{"Account", "LookupIP"} {
+		op := opNamed(name)
+		for _, tc := range cases {
+			t.Run(name+"/"+tc.name, func(t *testing.T) {
+				t.Parallel()
+				synctest.Test(t, func(t *testing.T) {
+					n := len(tc.want)
+					m := newOpMock(t, op, append(slices.Repeat([]httpmock.Responder{failures[name]}, n), opSucceeds)...)
+					c := m.client(t, append([]synthient.Option{synthient.WithMaxRetries(n)}, tc.opts...)...)
+					require.NoError(t, op.call(context.Background(), c))
+					assert.Equal(t, tc.want, m.gaps(), "waits")
+				})
+			})
+		}
+	}
+	// With the default randomness every wait lies in [0.75*b(k), b(k)].
+	t.Run("Account/default_random_in_range", func(t *testing.T) {
+		t.Parallel()
+		synctest.Test(t, func(t *testing.T) {
+			op := opNamed("Account")
+			m := newOpMock(t, op, append(slices.Repeat([]httpmock.Responder{problem(503)}, 6), opSucceeds)...)
+			c := m.client(t, synthient.WithMaxRetries(6), synthient.WithBackoff(s, 30*s))
+			require.NoError(t, op.call(context.Background(), c))
+			ceilings := []time.Duration{s, 2 * s, 4 * s, 8 * s, 16 * s, 30 * s}
+			got := m.gaps()
+			require.Len(t, got, len(ceilings), "waits %v", got)
+			for k, b := range ceilings {
+				assert.GreaterOrEqual(t, got[k], b*3/4, "wait %d", k)
+				assert.LessOrEqual(t, got[k], b, "wait %d", k)
+			}
+		})
+	})
+}
+
+// TestRetryBudget checks that retrying stops with budget_exhausted when the
+// next wait would make the call's waits add up to more than the budget.
+func TestRetryBudget(t *testing.T) {
+	t.Parallel()
+	s := time.Second
+	cases := []struct {
+		name     string
+		op       string
+		script   []httpmock.Responder
+		opts     []synthient.Option
+		arrivals int
+		elapsed  time.Duration
+		reason   synthient.StopReason // empty: success
+		status   int                  // the last answer's status, on a failure
+	}{
+		{"Account/budget_2.5s", "Account", []httpmock.Responder{problem(503)},
+			[]synthient.Option{synthient.WithMaxRetries(5), synthient.WithBackoff(s, 30*s), randOne, synthient.WithRetryBudget(2500 * time.Millisecond)},
+			2, s, retry.BudgetExhausted, 503},
+		{"Account/budget_3s_exactly_fits_two_waits", "Account", []httpmock.Responder{problem(503)},
+			[]synthient.Option{synthient.WithMaxRetries(5), synthient.WithBackoff(s, 30*s), randOne, synthient.WithRetryBudget(3 * s)},
+			3, 3 * s, retry.BudgetExhausted, 503},
+		{"Account/budget_500ms_below_the_first_wait", "Account", []httpmock.Responder{problem(503), opSucceeds},
+			[]synthient.Option{synthient.WithBackoff(s, 30*s), randOne, synthient.WithRetryBudget(500 * time.Millisecond)},
+			1, 0, retry.BudgetExhausted, 503},
+		{"Account/budget_large_enough", "Account", []httpmock.Responder{problem(503), problem(503), opSucceeds},
+			[]synthient.Option{synthient.WithBackoff(s, 30*s), randOne, synthient.WithRetryBudget(10 * s)},
+			3, 3 * s, "", 0},
+		{"LookupIP/retry_after_counts_against_the_budget", "LookupIP", []httpmock.Responder{problem(429, "Retry-After", "2")},
+			[]synthient.Option{synthient.WithMaxRetries(5), synthient.WithRetryBudget(3 * s)},
+			2, 2 * s, retry.BudgetExhausted, 429},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			synctest.Test(t, func(t *testing.T) {
+				op := opNamed(tc.op)
+				m := newOpMock(t, op, tc.script...)
+				c := m.client(t, tc.opts...)
+				start := time.Now()
+				err := op.call(context.Background(), c)
+				assert.Equal(t, tc.elapsed, time.Since(start), "fake time the call took")
+				assert.Equal(t, tc.arrivals, m.calls(), "requests")
+				if tc.reason == "" {
+					require.NoError(t, err)
+					return
+				}
+				requireStop(t, err, tc.arrivals, tc.reason)
+				requireAPIErr(t, err, tc.status)
+			})
+		})
+	}
+}
+
+// TestDeadlineStopsBeforeAWaitThatWouldPassIt checks that the client looks
+// at the caller's deadline before each wait: a wait that would pass it
+// stops the call at once with the last error; one that fits is waited out
+// in full.
+func TestDeadlineStopsBeforeAWaitThatWouldPassIt(t *testing.T) {
+	t.Parallel()
+	s := time.Second
+	cases := []struct {
+		name       string
+		op         string
+		script     []httpmock.Responder
+		opts       []synthient.Option
+		reason     synthient.StopReason // empty: success
+		status     int
+		retryAfter *time.Duration
+		elapsed    time.Duration
+	}{
+		{"LookupIP/retry_after_10_deadline_5s", "LookupIP", []httpmock.Responder{problem(429, "Retry-After", "10"), opSucceeds}, nil,
+			retry.RetryAfterExceedsDeadline, 429, ptr(10 * s), 0},
+		{"Account/retry_after_10_deadline_5s", "Account", []httpmock.Responder{problem(429, "Retry-After", "10"), opSucceeds}, nil,
+			retry.RetryAfterExceedsDeadline, 429, ptr(10 * s), 0},
+		{"Health/retry_after_10_deadline_5s", "Health", []httpmock.Responder{problem(429, "Retry-After", "10"), opSucceeds}, nil,
+			retry.RetryAfterExceedsDeadline, 429, ptr(10 * s), 0},
+		{"Account/503_backoff_10s_deadline_5s", "Account", []httpmock.Responder{problem(503), opSucceeds},
+			[]synthient.Option{synthient.WithBackoff(10*s, 30*s), randOne},
+			retry.BackoffExceedsDeadline, 503, nil, 0},
+		{"LookupIP/retry_after_4_fits_deadline_5s", "LookupIP", []httpmock.Responder{problem(429, "Retry-After", "4"), opSucceeds}, nil,
+			"", 0, nil, 4 * s},
+		{"Account/retry_after_4_fits_deadline_5s", "Account", []httpmock.Responder{problem(429, "Retry-After", "4"), opSucceeds}, nil,
+			"", 0, nil, 4 * s},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			synctest.Test(t, func(t *testing.T) {
+				op := opNamed(tc.op)
+				m := newOpMock(t, op, tc.script...)
+				c := m.client(t, tc.opts...)
+				ctx, cancel := context.WithTimeout(context.Background(), 5*s)
+				defer cancel()
+				start := time.Now()
+				err := op.call(ctx, c)
+				assert.Equal(t, tc.elapsed, time.Since(start), "fake time the call took")
+				if tc.reason == "" {
+					require.NoError(t, err)
+					assert.Equal(t, 2, m.calls(), "requests")
+					return
+				}
+				assert.Equal(t, 1, m.calls(), "requests")
+				requireStop(t, err, 1, tc.reason)
+				ae := requireAPIErr(t, err, tc.status)
+				if tc.retryAfter != nil {
+					assert.Equal(t, tc.retryAfter, ae.RetryAfter, "APIError.RetryAfter")
+				}
+			})
+		})
+	}
+}
+
+// TestCancelDuringAWait checks that cancelling the context ends a wait at
+// once, and that the error matches context.Canceled and still carries the
+// last attempt's typed error.
+func TestCancelDuringAWait(t *testing.T) {
+	t.Parallel()
+	s := time.Second
+	cases := []struct {
+		name   string
+		op     string
+		script []httpmock.Responder
+		opts   []synthient.Option
+		status int // 0: the last error is a *ConnectionError
+	}{
+		{"LookupIP/429_retry_after_30", "LookupIP", []httpmock.Responder{problem(429, "Retry-After", "30"), opSucceeds}, nil, 429},
+		{"LookupIPs/429_retry_after_30", "LookupIPs", []httpmock.Responder{problem(429, "Retry-After", "30"), opSucceeds}, nil, 429},
+		{"Account/429_retry_after_30", "Account", []httpmock.Responder{problem(429, "Retry-After", "30"), opSucceeds}, nil, 429},
+		{"Account/503_backoff_30s", "Account", []httpmock.Responder{problem(503), opSucceeds},
+			[]synthient.Option{synthient.WithBackoff(30*s, 30*s)}, 503},
+		{"Account/network_error_backoff_30s", "Account",
+			[]httpmock.Responder{httpmock.NewErrorResponder(errors.New("connection reset")), opSucceeds},
+			[]synthient.Option{synthient.WithBackoff(30*s, 30*s)}, 0},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			synctest.Test(t, func(t *testing.T) {
+				op := opNamed(tc.op)
+				m := newOpMock(t, op, tc.script...)
+				c := m.client(t, tc.opts...)
+				ctx, cancel := context.WithCancel(context.Background())
+				defer cancel()
+				go func() {
+					time.Sleep(5 * s)
+					cancel()
+				}()
+				start := time.Now()
+				err := op.call(ctx, c)
+				elapsed := time.Since(start)
+				requireContextErr(t, err, context.Canceled, tc.status)
+				assert.Equal(t, 5*s, elapsed, "fake time before the call returned: the moment of the cancel")
+				assert.Equal(t, 1, m.calls(), "requests")
+				base := requireStop(t, err, 1, retry.ContextDone)
+				assert.Equal(t, op.name, base.Op, "Error.Op")
+			})
+		})
+	}
+}
+
+// hiddenDeadline is a context whose deadline the client cannot see in
+// advance (Deadline reports none): it can only find out when Done closes
+// with context.DeadlineExceeded, during a wait.
+type hiddenDeadline struct{ context.Context }
+
+func (hiddenDeadline) Deadline() (time.Time, bool) { return time.Time{}, false }
+
+// TestDeadlineExpiringDuringAWait checks that a deadline that passes during
+// a wait ends it at once with an error matching context.DeadlineExceeded
+// that still carries the last *APIError.
+func TestDeadlineExpiringDuringAWait(t *testing.T) {
+	t.Parallel()
+	for _, name := range []string{"LookupIP", "Account"} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			synctest.Test(t, func(t *testing.T) {
+				op := opNamed(name)
+				m := newOpMock(t, op, problem(429, "Retry-After", "30"), opSucceeds)
+				c := m.client(t)
+				ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+				defer cancel()
+				start := time.Now()
+				err := op.call(hiddenDeadline{ctx}, c)
+				elapsed := time.Since(start)
+				requireContextErr(t, err, context.DeadlineExceeded, 429)
+				assert.Equal(t, 5*time.Second, elapsed, "fake time before the call returned")
+				assert.Equal(t, 1, m.calls(), "requests")
+			})
+		})
+	}
+}
+
+// requireContextErr checks that err matches ctxErr and still carries the
+// last attempt's typed error: an *APIError with status, or a
+// *ConnectionError when status is 0.
+func requireContextErr(t *testing.T, err, ctxErr error, status int) {
+	t.Helper()
+	require.ErrorIs(t, err, ctxErr)
+	if status == 0 {
+		var ce *synthient.ConnectionError
+		assert.ErrorAs(t, err, &ce, "the last error is lost")
+		return
+	}
+	requireAPIErr(t, err, status)
+}
+
+// TestContextEndsDuringARequest checks a deadline that passes while a
+// request waits for its response, on the first attempt and on a retry.
+func TestContextEndsDuringARequest(t *testing.T) {
+	t.Parallel()
+	for _, op := range operations() {
+		t.Run(op.name+"/first_attempt", func(t *testing.T) {
+			t.Parallel()
+			synctest.Test(t, func(t *testing.T) {
+				m := newOpMock(t, op, hangUntilDone)
+				c := m.client(t)
+				ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+				defer cancel()
+				start := time.Now()
+				err := op.call(ctx, c)
+				require.ErrorIs(t, err, context.DeadlineExceeded)
+				assert.Equal(t, 5*time.Second, time.Since(start), "fake time before the call returned")
+				requireStop(t, err, 1, retry.ContextDone)
+				assert.Equal(t, 1, m.calls(), "requests")
+			})
+		})
+		t.Run(op.name+"/retry", func(t *testing.T) {
+			t.Parallel()
+			synctest.Test(t, func(t *testing.T) {
+				m := newOpMock(t, op, problem(429, "Retry-After", "1"), hangUntilDone)
+				c := m.client(t)
+				ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+				defer cancel()
+				err := op.call(ctx, c)
+				requireContextErr(t, err, context.DeadlineExceeded, 429)
+				requireStop(t, err, 2, retry.ContextDone)
+				assert.Equal(t, 2, m.calls(), "requests")
+			})
+		})
+	}
+}
+
+// TestCancelledContextSendsNothing checks that a call with a context that
+// is already done sends no request.
+func TestCancelledContextSendsNothing(t *testing.T) {
+	t.Parallel()
+	for _, op := range operations() {
+		t.Run(op.name, func(t *testing.T) {
+			t.Parallel()
+			m := newOpMock(t, op)
+			c := m.client(t)
+			ctx, cancel := context.WithCancel(context.Background())
+			cancel()
+			err := op.call(ctx, c)
+			assert.ErrorIs(t, err, context.Canceled)
+			assert.Zero(t, m.GetTotalCallCount(), "requests sent")
+		})
+	}
+}
+
+// ---- Deprecated harness: remove once no file uses it. ----
+//
+// The scripted mock that client_test.go, errors_test.go and lookup_test.go
+// still use; new tests use opMock (above).
 
 // reply is one scripted answer of the mocked API.
 type reply struct {
@@ -195,72 +1190,6 @@ func (m *mockAPI) gaps() []time.Duration {
 	return out
 }
 
-// opCase is one operation of the billed or standard class.
-type opCase struct {
-	name    string
-	billed  bool
-	method  string
-	path    string // the path the request must have
-	success string // a 200 body that decodes
-	call    func(context.Context, *synthient.Client) error
-}
-
-var testIP = netip.MustParseAddr("1.2.3.4")
-
-func operations() []opCase {
-	return []opCase{
-		{
-			name: "LookupIP", billed: true, method: http.MethodGet, path: "/api/v4/lookup/ip/1.2.3.4",
-			success: `{"ip":"1.2.3.4"}`,
-			call: func(ctx context.Context, c *synthient.Client) error {
-				_, err := c.LookupIP(ctx, testIP)
-				return err
-			},
-		},
-		{
-			name: "LookupIPs", billed: true, method: http.MethodPost, path: "/api/v4/lookup/ips",
-			success: `{"results":[{"ip":"1.2.3.4"}]}`,
-			call: func(ctx context.Context, c *synthient.Client) error {
-				_, err := c.LookupIPs(ctx, []netip.Addr{testIP})
-				return err
-			},
-		},
-		{
-			name: "LookupDomain", billed: true, method: http.MethodGet, path: "/api/v4/lookup/domain/example.org",
-			success: `{"domain":"example.org","status":"active"}`,
-			call: func(ctx context.Context, c *synthient.Client) error {
-				_, err := c.LookupDomain(ctx, "example.org", nil)
-				return err
-			},
-		},
-		{
-			name: "Health", billed: true, method: http.MethodGet, path: "/api/v4/health",
-			success: `{"status":"ok"}`,
-			call: func(ctx context.Context, c *synthient.Client) error {
-				_, err := c.Health(ctx)
-				return err
-			},
-		},
-		{
-			name: "Account", billed: false, method: http.MethodGet, path: "/api/v4/account/me",
-			success: `{"first_name":"Grace","email":"grace@example.com","scopes":["BASIC"]}`,
-			call: func(ctx context.Context, c *synthient.Client) error {
-				_, err := c.Account(ctx)
-				return err
-			},
-		},
-	}
-}
-
-func opNamed(name string) opCase {
-	for _, op := range operations() {
-		if op.name == name {
-			return op
-		}
-	}
-	panic("no operation " + name)
-}
-
 // baseOf returns the *synthient.Error that every failure of a request
 // reaches with errors.As.
 func baseOf(t testing.TB, err error) *synthient.Error {
@@ -280,863 +1209,4 @@ func apiErrorOf(t testing.TB, err error) *synthient.APIError {
 		t.Fatalf("errors.As(%T %v, *synthient.APIError) = false", err, err)
 	}
 	return ae
-}
-
-func dur(d time.Duration) *time.Duration { return &d }
-
-func fmtDur(d *time.Duration) string {
-	if d == nil {
-		return "nil"
-	}
-	return d.String()
-}
-
-// randOne makes the jitter draw 1: the wait is exactly b(k).
-var randOne = synthient.WithRandom(func() float64 { return 1 })
-
-// outcome is what one class does with a scripted exchange.
-type outcome struct {
-	arrivals int
-	reason   synthient.StopReason // empty: the call succeeds
-}
-
-type ruleCase struct {
-	name     string
-	script   []reply
-	opts     []synthient.Option
-	billed   outcome
-	standard outcome
-	// status is the *APIError's status on a failure; 0 means the failure
-	// is a *ConnectionError.
-	status int
-	// retryAfter is the APIError's RetryAfter; nil means it must be nil.
-	retryAfter *time.Duration
-	// anyRetryAfterAbove, when set, replaces the retryAfter check: the
-	// RetryAfter must be longer.
-	anyRetryAfterAbove time.Duration
-	notSent            bool // a ConnectionError's NotSent
-	timeout            bool // the ConnectionError is a *TimeoutError
-	// elapsed is the least fake time a call that sent more than one request
-	// must take (the waits it must have made).
-	elapsed time.Duration
-}
-
-func ruleCases() []ruleCase {
-	const (
-		rateLimited   = retry.RateLimitedWithoutRetryAfter
-		exceedsMax    = retry.RetryAfterExceedsMax
-		exhausted     = retry.AttemptsExhausted
-		mayHaveBeen   = retry.MayHaveBeenProcessed
-		notRetryable  = retry.NotRetryable
-		once          = 1
-		defaultTries  = 3 // 1 + the default 2 retries
-		capTries      = 17
-		retryAfter429 = "Retry-After"
-	)
-	ok2 := outcome{2, ""}
-	cases := []ruleCase{
-		{
-			name:     "429_retry_after_0_is_retried",
-			script:   []reply{problemReply(429, retryAfter429, "0"), succeed},
-			billed:   ok2,
-			standard: ok2,
-		},
-		{
-			name:     "429_without_retry_after",
-			script:   []reply{problemReply(429), succeed},
-			billed:   outcome{once, rateLimited},
-			standard: outcome{once, rateLimited},
-			status:   429,
-		},
-		{
-			name:       "429_retry_after_61_with_max_retries_5",
-			script:     []reply{problemReply(429, retryAfter429, "61"), succeed},
-			opts:       []synthient.Option{synthient.WithMaxRetries(5)},
-			billed:     outcome{once, exceedsMax},
-			standard:   outcome{once, exceedsMax},
-			status:     429,
-			retryAfter: dur(61 * time.Second),
-		},
-		{
-			name:               "429_retry_after_too_large_for_a_duration",
-			script:             []reply{problemReply(429, retryAfter429, "99999999999999999999999"), succeed},
-			opts:               []synthient.Option{synthient.WithMaxRetries(5)},
-			billed:             outcome{once, exceedsMax},
-			standard:           outcome{once, exceedsMax},
-			status:             429,
-			anyRetryAfterAbove: time.Hour,
-		},
-		{
-			name:     "429_retry_after_60_is_waited",
-			script:   []reply{problemReply(429, retryAfter429, "60"), succeed},
-			billed:   ok2,
-			standard: ok2,
-			elapsed:  60 * time.Second,
-		},
-		{
-			name:     "429_retry_after_http_date_is_waited",
-			script:   []reply{{status: 429, dated: 7 * time.Second, body: `{"status":429}`}, succeed},
-			billed:   ok2,
-			standard: ok2,
-			elapsed:  7 * time.Second,
-		},
-		{
-			// The wait is measured against the response's Date, not the
-			// local clock: a server clock an hour behind still means 7 s.
-			name:     "429_retry_after_http_date_against_a_skewed_date_header",
-			script:   []reply{{status: 429, dated: 7 * time.Second, skew: -time.Hour, body: `{"status":429}`}, succeed},
-			billed:   ok2,
-			standard: ok2,
-			elapsed:  7 * time.Second,
-		},
-		{
-			name:     "429_retry_after_http_date_without_date_header",
-			script:   []reply{{status: 429, dated: 5 * time.Second, noDate: true, body: `{"status":429}`}, succeed},
-			billed:   ok2,
-			standard: ok2,
-			elapsed:  5 * time.Second,
-		},
-		{
-			name:       "429_retry_after_past_http_date_means_0",
-			script:     []reply{{status: 429, dated: -time.Hour, body: `{"status":429}`}},
-			opts:       []synthient.Option{synthient.WithMaxRetries(0)},
-			billed:     outcome{once, exhausted},
-			standard:   outcome{once, exhausted},
-			status:     429,
-			retryAfter: dur(0),
-		},
-		{
-			name:       "429_retry_after_11_over_max_retry_after_10s",
-			script:     []reply{problemReply(429, retryAfter429, "11"), succeed},
-			opts:       []synthient.Option{synthient.WithMaxRetryAfter(10 * time.Second)},
-			billed:     outcome{once, exceedsMax},
-			standard:   outcome{once, exceedsMax},
-			status:     429,
-			retryAfter: dur(11 * time.Second),
-		},
-		{
-			name:     "429_retry_after_10_at_max_retry_after_10s",
-			script:   []reply{problemReply(429, retryAfter429, "10"), succeed},
-			opts:     []synthient.Option{synthient.WithMaxRetryAfter(10 * time.Second)},
-			billed:   ok2,
-			standard: ok2,
-			elapsed:  10 * time.Second,
-		},
-		{
-			name:       "429_default_max_retries",
-			script:     []reply{problemReply(429, retryAfter429, "0")},
-			billed:     outcome{defaultTries, exhausted},
-			standard:   outcome{defaultTries, exhausted},
-			status:     429,
-			retryAfter: dur(0),
-		},
-		{
-			name:       "429_max_retries_0",
-			script:     []reply{problemReply(429, retryAfter429, "0")},
-			opts:       []synthient.Option{synthient.WithMaxRetries(0)},
-			billed:     outcome{once, exhausted},
-			standard:   outcome{once, exhausted},
-			status:     429,
-			retryAfter: dur(0),
-		},
-		{
-			name:       "429_max_retries_3",
-			script:     []reply{problemReply(429, retryAfter429, "0")},
-			opts:       []synthient.Option{synthient.WithMaxRetries(3)},
-			billed:     outcome{4, exhausted},
-			standard:   outcome{4, exhausted},
-			status:     429,
-			retryAfter: dur(0),
-		},
-		{
-			name:       "429_max_retries_100_is_capped_at_16",
-			script:     []reply{problemReply(429, retryAfter429, "0")},
-			opts:       []synthient.Option{synthient.WithMaxRetries(100)},
-			billed:     outcome{capTries, exhausted},
-			standard:   outcome{capTries, exhausted},
-			status:     429,
-			retryAfter: dur(0),
-		},
-		{
-			name:     "503_max_retries_0",
-			script:   []reply{problemReply(503), succeed},
-			opts:     []synthient.Option{synthient.WithMaxRetries(0)},
-			billed:   outcome{once, mayHaveBeen},
-			standard: outcome{once, exhausted},
-			status:   503,
-		},
-		{
-			name:     "503_then_200",
-			script:   []reply{problemReply(503), succeed},
-			billed:   outcome{once, mayHaveBeen},
-			standard: ok2,
-			status:   503,
-		},
-		{
-			name:     "503_retry_after_3_is_waited_by_standard",
-			script:   []reply{problemReply(503, retryAfter429, "3"), succeed},
-			billed:   outcome{once, mayHaveBeen},
-			standard: ok2,
-			status:   503,
-			// billed: the response said 3 s, which the error keeps.
-			retryAfter: dur(3 * time.Second),
-			elapsed:    3 * time.Second,
-		},
-		{
-			name:       "503_retry_after_61",
-			script:     []reply{problemReply(503, retryAfter429, "61"), succeed},
-			billed:     outcome{once, mayHaveBeen},
-			standard:   outcome{once, exceedsMax},
-			status:     503,
-			retryAfter: dur(61 * time.Second),
-		},
-		{
-			name:     "network_error",
-			script:   []reply{failWith(errors.New("read tcp: connection reset by peer")), succeed},
-			opts:     []synthient.Option{synthient.WithMaxRetries(2)},
-			billed:   outcome{once, mayHaveBeen},
-			standard: ok2,
-		},
-		{
-			name:     "network_error_every_time",
-			script:   []reply{failWith(errors.New("read tcp: connection reset by peer"))},
-			billed:   outcome{once, mayHaveBeen},
-			standard: outcome{defaultTries, exhausted},
-		},
-		{
-			name:     "timeout_every_time",
-			script:   []reply{failWith(timeoutError{})},
-			billed:   outcome{once, mayHaveBeen},
-			standard: outcome{defaultTries, exhausted},
-			timeout:  true,
-		},
-		{
-			name:     "dial_error_every_time",
-			script:   []reply{failWith(&net.OpError{Op: "dial", Net: "tcp", Err: syscall.ECONNREFUSED})},
-			billed:   outcome{once, notRetryable},
-			standard: outcome{defaultTries, exhausted},
-			notSent:  true,
-		},
-		{
-			name:     "dial_error_then_200",
-			script:   []reply{failWith(&net.OpError{Op: "dial", Net: "tcp", Err: syscall.ECONNREFUSED}), succeed},
-			billed:   outcome{once, notRetryable},
-			standard: ok2,
-			notSent:  true,
-		},
-		{
-			name:     "dns_error_every_time",
-			script:   []reply{failWith(&net.DNSError{Err: "no such host", Name: "api.test", IsNotFound: true})},
-			billed:   outcome{once, notRetryable},
-			standard: outcome{defaultTries, exhausted},
-			notSent:  true,
-		},
-		{
-			name:     "tls_certificate_error_is_never_retried",
-			script:   []reply{failWith(&tls.CertificateVerificationError{Err: x509.UnknownAuthorityError{}}), succeed},
-			billed:   outcome{once, notRetryable},
-			standard: outcome{once, notRetryable},
-			notSent:  true,
-		},
-		{
-			// An alert can come after the request was written: for a
-			// billed call the outcome is unknown.
-			name:     "tls_alert_is_never_retried",
-			script:   []reply{failWith(tls.AlertError(40)), succeed},
-			billed:   outcome{once, mayHaveBeen},
-			standard: outcome{once, notRetryable},
-		},
-	}
-	for _, v := range []string{"1.5", "-1", "+1", "soon", "", "1, 2", "Sun, 06 Nov 1994 08:49:37 PST"} {
-		cases = append(cases, ruleCase{
-			name:     fmt.Sprintf("429_unusable_retry_after_%q", v),
-			script:   []reply{problemReply(429, retryAfter429, v), succeed},
-			opts:     []synthient.Option{synthient.WithMaxRetries(5)},
-			billed:   outcome{once, rateLimited},
-			standard: outcome{once, rateLimited},
-			status:   429,
-		})
-	}
-	cases = append(cases, ruleCase{
-		name:     "429_two_retry_after_values",
-		script:   []reply{problemReply(429, retryAfter429, "1", retryAfter429, "2"), succeed},
-		opts:     []synthient.Option{synthient.WithMaxRetries(5)},
-		billed:   outcome{once, rateLimited},
-		standard: outcome{once, rateLimited},
-		status:   429,
-	})
-	for _, code := range []int{500, 502, 503, 504} {
-		cases = append(cases, ruleCase{
-			name:     fmt.Sprintf("%d_every_time", code),
-			script:   []reply{problemReply(code)},
-			billed:   outcome{once, mayHaveBeen},
-			standard: outcome{defaultTries, exhausted},
-			status:   code,
-		})
-	}
-	for _, code := range []int{501, 505, 599, 408, 400, 401, 402, 403, 404, 409, 422} {
-		cases = append(cases, ruleCase{
-			name:     fmt.Sprintf("%d_is_not_retried", code),
-			script:   []reply{problemReply(code), succeed},
-			billed:   outcome{once, notRetryable},
-			standard: outcome{once, notRetryable},
-			status:   code,
-		})
-	}
-	for _, code := range []int{301, 302, 303, 307, 308} {
-		cases = append(cases, ruleCase{
-			name:     fmt.Sprintf("%d_is_neither_followed_nor_retried", code),
-			script:   []reply{respond(code, "", "Location", mockBase+"/elsewhere"), succeed},
-			billed:   outcome{once, notRetryable},
-			standard: outcome{once, notRetryable},
-			status:   code,
-		})
-	}
-	return cases
-}
-
-// timeoutError is a transport error that says a wait ran out.
-type timeoutError struct{}
-
-func (timeoutError) Error() string   { return "i/o timeout" }
-func (timeoutError) Timeout() bool   { return true }
-func (timeoutError) Temporary() bool { return true }
-
-// TestRetryRules runs every rule of retry-rules.md on every operation of
-// the billed and standard classes and checks the number of requests that
-// reached the API, the stop reason, the typed error and the fake time the
-// call took.
-func TestRetryRules(t *testing.T) {
-	for _, op := range operations() {
-		for _, rc := range ruleCases() {
-			t.Run(op.name+"/"+rc.name, func(t *testing.T) {
-				synctest.Test(t, func(t *testing.T) {
-					m := newMock(op.success, rc.script...)
-					c := m.client(t, rc.opts...)
-					start := time.Now()
-					err := op.call(context.Background(), c)
-					elapsed := time.Since(start)
-					checkRule(t, op, rc, m, err, elapsed)
-				})
-			})
-		}
-	}
-}
-
-func checkRule(t *testing.T, op opCase, rc ruleCase, m *mockAPI, err error, elapsed time.Duration) {
-	t.Helper()
-	want := rc.standard
-	if op.billed {
-		want = rc.billed
-	}
-	if got := m.count(); got != want.arrivals {
-		t.Errorf("%d requests reached the API, want %d (err: %v)", got, want.arrivals, err)
-	}
-	checkArrivals(t, op, m)
-	if want.reason == "" {
-		if err != nil {
-			t.Fatalf("err = %v, want success", err)
-		}
-		if want.arrivals > 1 && elapsed < rc.elapsed {
-			t.Errorf("the call took %v of fake time, want at least %v", elapsed, rc.elapsed)
-		}
-		if rc.elapsed > 0 && elapsed >= rc.elapsed+time.Second {
-			t.Errorf("the call took %v of fake time, want about %v", elapsed, rc.elapsed)
-		}
-		return
-	}
-	if err == nil {
-		t.Fatalf("err = nil, want a failure with stop reason %q", want.reason)
-	}
-	base := baseOf(t, err)
-	if base.Op != op.name || base.Attempts != want.arrivals || base.StopReason != want.reason {
-		t.Errorf("base error: Op %q, Attempts %d, StopReason %q; want %q, %d, %q",
-			base.Op, base.Attempts, base.StopReason, op.name, want.arrivals, want.reason)
-	}
-	if want.arrivals == 1 && elapsed != 0 {
-		t.Errorf("the call returned after %v of fake time, want at once", elapsed)
-	}
-	if rc.status != 0 {
-		ae := apiErrorOf(t, err)
-		if ae.Status != rc.status {
-			t.Errorf("APIError.Status = %d, want %d", ae.Status, rc.status)
-		}
-		switch {
-		case rc.anyRetryAfterAbove > 0:
-			if ae.RetryAfter == nil || *ae.RetryAfter <= rc.anyRetryAfterAbove {
-				t.Errorf("APIError.RetryAfter = %s, want more than %v", fmtDur(ae.RetryAfter), rc.anyRetryAfterAbove)
-			}
-		case rc.retryAfter == nil:
-			if ae.RetryAfter != nil {
-				t.Errorf("APIError.RetryAfter = %v, want nil", *ae.RetryAfter)
-			}
-		default:
-			if ae.RetryAfter == nil || *ae.RetryAfter != *rc.retryAfter {
-				t.Errorf("APIError.RetryAfter = %s, want %v", fmtDur(ae.RetryAfter), *rc.retryAfter)
-			}
-		}
-		return
-	}
-	var ce *synthient.ConnectionError
-	if !errors.As(err, &ce) {
-		t.Fatalf("err = %T %v, want a *ConnectionError", err, err)
-	}
-	if ce.NotSent != rc.notSent {
-		t.Errorf("ConnectionError.NotSent = %v, want %v", ce.NotSent, rc.notSent)
-	}
-	var te *synthient.TimeoutError
-	if isTimeout := errors.As(err, &te); isTimeout != rc.timeout {
-		t.Errorf("errors.As(err, *TimeoutError) = %v, want %v (err %T %v)", isTimeout, rc.timeout, err, err)
-	}
-	var ae *synthient.APIError
-	if errors.As(err, &ae) {
-		t.Errorf("a transport failure reaches an *APIError: %v", ae)
-	}
-}
-
-// checkArrivals checks that every request of a call, retries included,
-// is the same: method, path, body, and the key (none for Health).
-func checkArrivals(t *testing.T, op opCase, m *mockAPI) {
-	t.Helper()
-	wantBody := ""
-	if op.method == http.MethodPost {
-		wantBody = `{"ips":["1.2.3.4"]}`
-	}
-	for i, a := range m.got() {
-		if a.method != op.method || a.url.Path != op.path {
-			t.Errorf("request %d: %s %s, want %s %s", i+1, a.method, a.url.Path, op.method, op.path)
-		}
-		if string(a.body) != wantBody {
-			t.Errorf("request %d: body %q, want %q", i+1, a.body, wantBody)
-		}
-		key, sent := a.header[http.CanonicalHeaderKey("X-Api-Key")]
-		switch {
-		case op.name == "Health" && sent:
-			t.Errorf("request %d: X-Api-Key sent to /health", i+1)
-		case op.name != "Health" && (len(key) != 1 || key[0] != testKey):
-			t.Errorf("request %d: X-Api-Key %q, want the key", i+1, key)
-		}
-	}
-}
-
-func TestNegativeMaxRetriesIsInvalid(t *testing.T) {
-	for _, n := range []int{-1, -100, math.MinInt} {
-		c, err := synthient.NewClient(testKey, synthient.WithMaxRetries(n))
-		if !errors.Is(err, synthient.ErrInvalidArgument) {
-			t.Errorf("WithMaxRetries(%d): err = %v, want ErrInvalidArgument", n, err)
-		}
-		if c != nil {
-			t.Errorf("WithMaxRetries(%d): a client was returned with the error", n)
-		}
-	}
-	for _, n := range []int{0, 1, 16, 1000} {
-		c, err := synthient.NewClient(testKey, synthient.WithMaxRetries(n))
-		if err != nil {
-			t.Errorf("WithMaxRetries(%d): err = %v, want nil", n, err)
-			continue
-		}
-		c.Close()
-	}
-}
-
-// TestWaitIsTheLongerOfBackoffAndRetryAfter checks wait = max(backoff,
-// Retry-After) for a class of each kind.
-func TestWaitIsTheLongerOfBackoffAndRetryAfter(t *testing.T) {
-	cases := []struct {
-		retryAfter string
-		want       time.Duration
-	}{
-		{"2", 10 * time.Second},  // the backoff is longer
-		{"20", 20 * time.Second}, // the Retry-After is longer
-		{"0", 10 * time.Second},
-		{"10", 10 * time.Second},
-	}
-	for _, name := range []string{"LookupIP", "Account"} {
-		op := opNamed(name)
-		for _, tc := range cases {
-			t.Run(name+"/retry_after_"+tc.retryAfter, func(t *testing.T) {
-				synctest.Test(t, func(t *testing.T) {
-					m := newMock(op.success, problemReply(429, "Retry-After", tc.retryAfter), succeed)
-					c := m.client(t, synthient.WithBackoff(10*time.Second, 30*time.Second), randOne)
-					if err := op.call(context.Background(), c); err != nil {
-						t.Fatalf("err = %v", err)
-					}
-					if got := m.gaps(); len(got) != 1 || got[0] != tc.want {
-						t.Errorf("waits = %v, want [%v]", got, tc.want)
-					}
-				})
-			})
-		}
-	}
-}
-
-// TestBackoffSchedule checks b(k) = min(base*2^k, max) and the jitter
-// range [0.75*b(k), b(k)], on 503s (Account) and on 429s with Retry-After: 0
-// (LookupIP).
-func TestBackoffSchedule(t *testing.T) {
-	s := time.Second
-	constant := func(v float64) synthient.Option { return synthient.WithRandom(func() float64 { return v }) }
-	cases := []struct {
-		name string
-		opts []synthient.Option
-		want []time.Duration
-	}{
-		{"doubles_from_1s", []synthient.Option{synthient.WithBackoff(s, 30*s), randOne}, []time.Duration{s, 2 * s, 4 * s}},
-		{"capped_by_max", []synthient.Option{synthient.WithBackoff(s, 3*s), randOne}, []time.Duration{s, 2 * s, 3 * s, 3 * s}},
-		{"reaches_default_cap_30s", []synthient.Option{synthient.WithBackoff(s, 30*s), randOne},
-			[]time.Duration{s, 2 * s, 4 * s, 8 * s, 16 * s, 30 * s}},
-		{"draw_0_is_three_quarters", []synthient.Option{synthient.WithBackoff(s, 30*s), constant(0)},
-			[]time.Duration{750 * time.Millisecond, 1500 * time.Millisecond, 3 * s}},
-		{"draw_half", []synthient.Option{synthient.WithBackoff(s, 30*s), constant(0.5)},
-			[]time.Duration{875 * time.Millisecond, 1750 * time.Millisecond, 3500 * time.Millisecond}},
-		{"draw_NaN_is_longest", []synthient.Option{synthient.WithBackoff(s, 30*s), constant(math.NaN())}, []time.Duration{s, 2 * s, 4 * s}},
-		{"draw_2_is_longest", []synthient.Option{synthient.WithBackoff(s, 30*s), constant(2)}, []time.Duration{s, 2 * s, 4 * s}},
-		{"draw_minus_1_is_longest", []synthient.Option{synthient.WithBackoff(s, 30*s), constant(-1)}, []time.Duration{s, 2 * s, 4 * s}},
-		{"draw_inf_is_longest", []synthient.Option{synthient.WithBackoff(s, 30*s), constant(math.Inf(-1))}, []time.Duration{s, 2 * s, 4 * s}},
-	}
-	scripts := map[string]reply{
-		"Account":  problemReply(503),
-		"LookupIP": problemReply(429, "Retry-After", "0"),
-	}
-	for _, name := range []string{"Account", "LookupIP"} {
-		op := opNamed(name)
-		for _, tc := range cases {
-			t.Run(name+"/"+tc.name, func(t *testing.T) {
-				synctest.Test(t, func(t *testing.T) {
-					n := len(tc.want)
-					m := newMock(op.success, append(repeat(n, scripts[name]), succeed)...)
-					c := m.client(t, append([]synthient.Option{synthient.WithMaxRetries(n)}, tc.opts...)...)
-					if err := op.call(context.Background(), c); err != nil {
-						t.Fatalf("err = %v", err)
-					}
-					got := m.gaps()
-					if fmt.Sprint(got) != fmt.Sprint(tc.want) {
-						t.Errorf("waits = %v, want %v", got, tc.want)
-					}
-				})
-			})
-		}
-	}
-	// With the default randomness every wait lies in [0.75*b(k), b(k)].
-	t.Run("Account/default_random_in_range", func(t *testing.T) {
-		synctest.Test(t, func(t *testing.T) {
-			op := opNamed("Account")
-			m := newMock(op.success, append(repeat(6, problemReply(503)), succeed)...)
-			c := m.client(t, synthient.WithMaxRetries(6), synthient.WithBackoff(s, 30*s))
-			if err := op.call(context.Background(), c); err != nil {
-				t.Fatalf("err = %v", err)
-			}
-			ceilings := []time.Duration{s, 2 * s, 4 * s, 8 * s, 16 * s, 30 * s}
-			got := m.gaps()
-			if len(got) != len(ceilings) {
-				t.Fatalf("waits = %v, want %d of them", got, len(ceilings))
-			}
-			for k, b := range ceilings {
-				if got[k] < b*3/4 || got[k] > b {
-					t.Errorf("wait %d = %v, want within [%v, %v]", k, got[k], b*3/4, b)
-				}
-			}
-		})
-	})
-}
-
-// TestRetryBudget checks that retrying stops with budget_exhausted when the
-// next wait would make the call's waits add up to more than the budget.
-func TestRetryBudget(t *testing.T) {
-	s := time.Second
-	cases := []struct {
-		name     string
-		op       string
-		script   []reply
-		opts     []synthient.Option
-		arrivals int
-		elapsed  time.Duration
-		reason   synthient.StopReason // empty: success
-	}{
-		{"Account/budget_2.5s", "Account", []reply{problemReply(503)},
-			[]synthient.Option{synthient.WithMaxRetries(5), synthient.WithBackoff(s, 30*s), randOne, synthient.WithRetryBudget(2500 * time.Millisecond)},
-			2, s, retry.BudgetExhausted},
-		{"Account/budget_3s_exactly_fits_two_waits", "Account", []reply{problemReply(503)},
-			[]synthient.Option{synthient.WithMaxRetries(5), synthient.WithBackoff(s, 30*s), randOne, synthient.WithRetryBudget(3 * s)},
-			3, 3 * s, retry.BudgetExhausted},
-		{"Account/budget_500ms_below_the_first_wait", "Account", []reply{problemReply(503), succeed},
-			[]synthient.Option{synthient.WithBackoff(s, 30*s), randOne, synthient.WithRetryBudget(500 * time.Millisecond)},
-			1, 0, retry.BudgetExhausted},
-		{"Account/budget_large_enough", "Account", []reply{problemReply(503), problemReply(503), succeed},
-			[]synthient.Option{synthient.WithBackoff(s, 30*s), randOne, synthient.WithRetryBudget(10 * s)},
-			3, 3 * s, ""},
-		{"LookupIP/retry_after_counts_against_the_budget", "LookupIP", []reply{problemReply(429, "Retry-After", "2")},
-			[]synthient.Option{synthient.WithMaxRetries(5), synthient.WithRetryBudget(3 * s)},
-			2, 2 * s, retry.BudgetExhausted},
-	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			synctest.Test(t, func(t *testing.T) {
-				op := opNamed(tc.op)
-				m := newMock(op.success, tc.script...)
-				c := m.client(t, tc.opts...)
-				start := time.Now()
-				err := op.call(context.Background(), c)
-				elapsed := time.Since(start)
-				if got := m.count(); got != tc.arrivals {
-					t.Errorf("%d requests, want %d", got, tc.arrivals)
-				}
-				if elapsed != tc.elapsed {
-					t.Errorf("the call took %v of fake time, want %v", elapsed, tc.elapsed)
-				}
-				if tc.reason == "" {
-					if err != nil {
-						t.Fatalf("err = %v, want success", err)
-					}
-					return
-				}
-				if got := baseOf(t, err).StopReason; got != tc.reason {
-					t.Errorf("StopReason = %q, want %q", got, tc.reason)
-				}
-				apiErrorOf(t, err)
-			})
-		})
-	}
-}
-
-// TestDeadlineStopsBeforeAWaitThatWouldPassIt checks that the client looks
-// at the caller's deadline before each wait: a wait that would pass it
-// stops the call at once with the last error; one that fits is waited out
-// in full.
-func TestDeadlineStopsBeforeAWaitThatWouldPassIt(t *testing.T) {
-	s := time.Second
-	cases := []struct {
-		name       string
-		op         string
-		script     []reply
-		opts       []synthient.Option
-		reason     synthient.StopReason // empty: success
-		status     int
-		retryAfter *time.Duration
-		elapsed    time.Duration
-	}{
-		{"LookupIP/retry_after_10_deadline_5s", "LookupIP", []reply{problemReply(429, "Retry-After", "10"), succeed}, nil,
-			retry.RetryAfterExceedsDeadline, 429, dur(10 * s), 0},
-		{"Account/retry_after_10_deadline_5s", "Account", []reply{problemReply(429, "Retry-After", "10"), succeed}, nil,
-			retry.RetryAfterExceedsDeadline, 429, dur(10 * s), 0},
-		{"Health/retry_after_10_deadline_5s", "Health", []reply{problemReply(429, "Retry-After", "10"), succeed}, nil,
-			retry.RetryAfterExceedsDeadline, 429, dur(10 * s), 0},
-		{"Account/503_backoff_10s_deadline_5s", "Account", []reply{problemReply(503), succeed},
-			[]synthient.Option{synthient.WithBackoff(10*s, 30*s), randOne},
-			retry.BackoffExceedsDeadline, 503, nil, 0},
-		{"LookupIP/retry_after_4_fits_deadline_5s", "LookupIP", []reply{problemReply(429, "Retry-After", "4"), succeed}, nil,
-			"", 0, nil, 4 * s},
-		{"Account/retry_after_4_fits_deadline_5s", "Account", []reply{problemReply(429, "Retry-After", "4"), succeed}, nil,
-			"", 0, nil, 4 * s},
-	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			synctest.Test(t, func(t *testing.T) {
-				op := opNamed(tc.op)
-				m := newMock(op.success, tc.script...)
-				c := m.client(t, tc.opts...)
-				ctx, cancel := context.WithTimeout(context.Background(), 5*s)
-				defer cancel()
-				start := time.Now()
-				err := op.call(ctx, c)
-				elapsed := time.Since(start)
-				if elapsed != tc.elapsed {
-					t.Errorf("the call took %v of fake time, want %v", elapsed, tc.elapsed)
-				}
-				if tc.reason == "" {
-					if err != nil {
-						t.Fatalf("err = %v, want success", err)
-					}
-					if got := m.count(); got != 2 {
-						t.Errorf("%d requests, want 2", got)
-					}
-					return
-				}
-				if got := m.count(); got != 1 {
-					t.Errorf("%d requests, want 1", got)
-				}
-				if got := baseOf(t, err).StopReason; got != tc.reason {
-					t.Errorf("StopReason = %q, want %q", got, tc.reason)
-				}
-				ae := apiErrorOf(t, err)
-				if ae.Status != tc.status {
-					t.Errorf("APIError.Status = %d, want %d", ae.Status, tc.status)
-				}
-				if tc.retryAfter != nil && (ae.RetryAfter == nil || *ae.RetryAfter != *tc.retryAfter) {
-					t.Errorf("APIError.RetryAfter = %s, want %v", fmtDur(ae.RetryAfter), *tc.retryAfter)
-				}
-			})
-		})
-	}
-}
-
-// TestCancelDuringAWait checks that cancelling the context ends a wait at
-// once, and that the error matches context.Canceled and still carries the
-// last attempt's typed error.
-func TestCancelDuringAWait(t *testing.T) {
-	s := time.Second
-	cases := []struct {
-		name   string
-		op     string
-		script []reply
-		opts   []synthient.Option
-		status int // 0: the last error is a *ConnectionError
-	}{
-		{"LookupIP/429_retry_after_30", "LookupIP", []reply{problemReply(429, "Retry-After", "30"), succeed}, nil, 429},
-		{"LookupIPs/429_retry_after_30", "LookupIPs", []reply{problemReply(429, "Retry-After", "30"), succeed}, nil, 429},
-		{"Account/429_retry_after_30", "Account", []reply{problemReply(429, "Retry-After", "30"), succeed}, nil, 429},
-		{"Account/503_backoff_30s", "Account", []reply{problemReply(503), succeed},
-			[]synthient.Option{synthient.WithBackoff(30*s, 30*s)}, 503},
-		{"Account/network_error_backoff_30s", "Account", []reply{failWith(errors.New("connection reset")), succeed},
-			[]synthient.Option{synthient.WithBackoff(30*s, 30*s)}, 0},
-	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			synctest.Test(t, func(t *testing.T) {
-				op := opNamed(tc.op)
-				m := newMock(op.success, tc.script...)
-				c := m.client(t, tc.opts...)
-				ctx, cancel := context.WithCancel(context.Background())
-				defer cancel()
-				go func() {
-					time.Sleep(5 * s)
-					cancel()
-				}()
-				start := time.Now()
-				err := op.call(ctx, c)
-				elapsed := time.Since(start)
-				checkContextError(t, err, context.Canceled, tc.status)
-				if elapsed != 5*s {
-					t.Errorf("the call returned after %v of fake time, want 5s (the moment of the cancel)", elapsed)
-				}
-				if got := m.count(); got != 1 {
-					t.Errorf("%d requests, want 1", got)
-				}
-				if base := baseOf(t, err); base.StopReason != retry.ContextDone || base.Op != op.name || base.Attempts != 1 {
-					t.Errorf("base error: Op %q, Attempts %d, StopReason %q; want %q, 1, %q",
-						base.Op, base.Attempts, base.StopReason, op.name, retry.ContextDone)
-				}
-			})
-		})
-	}
-}
-
-// hiddenDeadline is a context whose deadline the client cannot see in
-// advance (Deadline reports none): it can only find out when Done closes
-// with context.DeadlineExceeded, during a wait.
-type hiddenDeadline struct{ context.Context }
-
-func (hiddenDeadline) Deadline() (time.Time, bool) { return time.Time{}, false }
-
-// TestDeadlineExpiringDuringAWait checks that a deadline that passes during
-// a wait ends it at once with an error matching context.DeadlineExceeded
-// that still carries the last *APIError.
-func TestDeadlineExpiringDuringAWait(t *testing.T) {
-	for _, name := range []string{"LookupIP", "Account"} {
-		t.Run(name, func(t *testing.T) {
-			synctest.Test(t, func(t *testing.T) {
-				op := opNamed(name)
-				m := newMock(op.success, problemReply(429, "Retry-After", "30"), succeed)
-				c := m.client(t)
-				ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-				defer cancel()
-				start := time.Now()
-				err := op.call(hiddenDeadline{ctx}, c)
-				elapsed := time.Since(start)
-				checkContextError(t, err, context.DeadlineExceeded, 429)
-				if elapsed != 5*time.Second {
-					t.Errorf("the call returned after %v of fake time, want 5s", elapsed)
-				}
-				if got := m.count(); got != 1 {
-					t.Errorf("%d requests, want 1", got)
-				}
-			})
-		})
-	}
-}
-
-func checkContextError(t *testing.T, err, ctxErr error, status int) {
-	t.Helper()
-	if !errors.Is(err, ctxErr) {
-		t.Fatalf("errors.Is(%v, %v) = false", err, ctxErr)
-	}
-	if status == 0 {
-		var ce *synthient.ConnectionError
-		if !errors.As(err, &ce) {
-			t.Errorf("errors.As(%v, *ConnectionError) = false; the last error is lost", err)
-		}
-		return
-	}
-	var ae *synthient.APIError
-	if !errors.As(err, &ae) {
-		t.Fatalf("errors.As(%v, *APIError) = false; the last error is lost", err)
-	}
-	if ae.Status != status {
-		t.Errorf("APIError.Status = %d, want %d", ae.Status, status)
-	}
-}
-
-// TestContextEndsDuringARequest checks a deadline that passes while a
-// request waits for its response, on the first attempt and on a retry.
-func TestContextEndsDuringARequest(t *testing.T) {
-	for _, op := range operations() {
-		t.Run(op.name+"/first_attempt", func(t *testing.T) {
-			synctest.Test(t, func(t *testing.T) {
-				m := newMock(op.success, reply{hang: true})
-				c := m.client(t)
-				ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-				defer cancel()
-				start := time.Now()
-				err := op.call(ctx, c)
-				if !errors.Is(err, context.DeadlineExceeded) {
-					t.Fatalf("err = %v, want one matching context.DeadlineExceeded", err)
-				}
-				if elapsed := time.Since(start); elapsed != 5*time.Second {
-					t.Errorf("returned after %v, want 5s", elapsed)
-				}
-				if base := baseOf(t, err); base.StopReason != retry.ContextDone || base.Attempts != 1 {
-					t.Errorf("StopReason %q, Attempts %d; want %q, 1", base.StopReason, base.Attempts, retry.ContextDone)
-				}
-				if got := m.count(); got != 1 {
-					t.Errorf("%d requests, want 1", got)
-				}
-			})
-		})
-		t.Run(op.name+"/retry", func(t *testing.T) {
-			synctest.Test(t, func(t *testing.T) {
-				m := newMock(op.success, problemReply(429, "Retry-After", "1"), reply{hang: true})
-				c := m.client(t)
-				ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-				defer cancel()
-				err := op.call(ctx, c)
-				checkContextError(t, err, context.DeadlineExceeded, 429)
-				if base := baseOf(t, err); base.StopReason != retry.ContextDone || base.Attempts != 2 {
-					t.Errorf("StopReason %q, Attempts %d; want %q, 2", base.StopReason, base.Attempts, retry.ContextDone)
-				}
-				if got := m.count(); got != 2 {
-					t.Errorf("%d requests, want 2", got)
-				}
-			})
-		})
-	}
-}
-
-// TestCancelledContextSendsNothing checks that a call with a context that
-// is already done sends no request.
-func TestCancelledContextSendsNothing(t *testing.T) {
-	for _, op := range operations() {
-		t.Run(op.name, func(t *testing.T) {
-			m := newMock(op.success)
-			c := m.client(t)
-			ctx, cancel := context.WithCancel(context.Background())
-			cancel()
-			err := op.call(ctx, c)
-			if !errors.Is(err, context.Canceled) {
-				t.Errorf("err = %v, want one matching context.Canceled", err)
-			}
-			if got := m.count(); got != 0 {
-				t.Errorf("%d requests were sent, want 0", got)
-			}
-		})
-	}
 }
