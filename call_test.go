@@ -34,6 +34,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"testing/synctest"
@@ -1021,6 +1022,736 @@ func TestCancelledContextSendsNothing(t *testing.T) {
 			assert.Zero(t, m.GetTotalCallCount(), "requests sent")
 		})
 	}
+}
+
+// ---- The loop against loopback servers ----
+
+const (
+	sampleIPJSON      = `{"ip":"203.0.113.7","network":{"asn":64500,"isp":"Example ISP","type":"DATACENTER","org":null,"domain":null,"abuse_email":null,"abuse_phone":null}}`
+	sampleAccountJSON = `{"first_name":"Ada","last_name":"Lovelace","email":"ada@example.com","organization":{"id":"org_1","name":"Example","relation":"OWNER"},"scopes":["BASIC"],"lookup_quota":{"credits":1000,"resets_in":3600}}`
+)
+
+// sampleIP is the address the loopback tests look up; sampleIPJSON
+// describes it.
+var sampleIP = netip.MustParseAddr("203.0.113.7")
+
+// sampleBody is the success body for a request path.
+func sampleBody(path string) string {
+	if strings.HasSuffix(path, "/account/me") {
+		return sampleAccountJSON
+	}
+	return sampleIPJSON
+}
+
+// loggedClient is newClient with a Debug logger, whose output is checked
+// for secrets when the test ends.
+func loggedClient(t *testing.T, baseURL string, opts ...synthient.Option) (*synthient.Client, *logBuffer) {
+	t.Helper()
+	lg, logs := newLogger()
+	c := newClient(t, baseURL, append([]synthient.Option{synthient.WithLogger(lg)}, opts...)...)
+	t.Cleanup(func() { assertNoSecret(t, nil, logs) })
+	return c, logs
+}
+
+// callFunc is one call of a client, its result dropped.
+type callFunc func(context.Context, *synthient.Client) error
+
+func callLookupIP(ctx context.Context, c *synthient.Client) error {
+	_, err := c.LookupIP(ctx, sampleIP)
+	return err
+}
+
+func callAccount(ctx context.Context, c *synthient.Client) error {
+	_, err := c.Account(ctx)
+	return err
+}
+
+// TestLoopbackKeepAliveNoReplay: net/http re-sends a body-less GET on its
+// own when a reused keep-alive connection dies after the request was
+// written. The server answers the first arrival of the whole test and then
+// reads every later request fully and closes its connection without
+// answering: the count of arrivals is then exactly one per attempt the
+// policy allowed.
+func TestLoopbackKeepAliveNoReplay(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name     string
+		call     callFunc
+		arrivals int // 1 for the first call, then one per policy attempt
+		attempts int
+		reason   retry.StopReason
+	}{
+		{"LookupIP", callLookupIP, 2, 1, retry.MayHaveBeenProcessed},
+		{"Account", callAccount, 4, 3, retry.AttemptsExhausted}, // standard class, MaxRetries 2
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			ctx := callCtx(t)
+			srv := newRawServer(t, func(c *rawConn) {
+				for {
+					req, _, n, err := c.ReadRequest()
+					if err != nil || n != 1 {
+						return // a later arrival: close without answering
+					}
+					if c.WriteResponse(http.StatusOK, "application/json", sampleBody(req.URL.Path)) != nil {
+						return
+					}
+				}
+			})
+			c, logs := loggedClient(t, srv.URL)
+			require.NoError(t, tc.call(ctx, c), "first call")
+			err := tc.call(ctx, c)
+			srv.Close()
+			conns := srv.ArrivalConns()
+			require.GreaterOrEqual(t, len(conns), 2, "arrivals by connection %v", conns)
+			require.EqualValues(t, 1, conns[1], "arrivals by connection %v: the second request did not reuse the kept-alive connection", conns)
+			assert.Equal(t, tc.arrivals, srv.Arrivals(), "arrivals (by connection %v): one per attempt the policy allowed", conns)
+			requireConnErr(t, err, false, false)
+			requireStop(t, err, tc.attempts, tc.reason)
+			assert.Equal(t, tc.arrivals, attemptEvents(logs), "attempt events logged")
+		})
+	}
+}
+
+// TestLoopbackClosedAfterWrite: a fresh connection closed after the
+// request was written: the outcome is unknown, so a billed call stops at
+// once and a standard one retries.
+func TestLoopbackClosedAfterWrite(t *testing.T) {
+	t.Parallel()
+	// newCloser reads each request and closes its connection without an
+	// answer; it keeps the body of the first.
+	newCloser := func(t *testing.T) (*rawServer, func() string) {
+		var mu sync.Mutex
+		var first []byte
+		srv := newRawServer(t, func(c *rawConn) {
+			_, body, n, err := c.ReadRequest()
+			if err == nil && n == 1 {
+				mu.Lock()
+				first = body
+				mu.Unlock()
+			}
+		})
+		return srv, func() string {
+			mu.Lock()
+			defer mu.Unlock()
+			return string(first)
+		}
+	}
+
+	t.Run("LookupIPs", func(t *testing.T) {
+		t.Parallel()
+		srv, first := newCloser(t)
+		c, _ := loggedClient(t, srv.URL)
+		_, err := c.LookupIPs(callCtx(t), []netip.Addr{sampleIP, netip.MustParseAddr("198.51.100.1")})
+		srv.Close()
+		assert.Equal(t, 1, srv.Arrivals(), "arrivals")
+		assert.Equal(t, `{"ips":["203.0.113.7","198.51.100.1"]}`, first(), "the body the server read")
+		requireConnErr(t, err, false, false)
+		requireStop(t, err, 1, retry.MayHaveBeenProcessed)
+	})
+
+	t.Run("Account", func(t *testing.T) {
+		t.Parallel()
+		srv, _ := newCloser(t)
+		c, logs := loggedClient(t, srv.URL)
+		_, err := c.Account(callCtx(t))
+		srv.Close()
+		assert.Equal(t, 3, srv.Arrivals(), "arrivals")
+		requireConnErr(t, err, false, false)
+		requireStop(t, err, 3, retry.AttemptsExhausted)
+		assert.Equal(t, 3, attemptEvents(logs), "attempt events logged")
+	})
+}
+
+// TestLoopbackDialRefused: a refused connection: provably not sent; billed
+// stops at once, standard retries.
+func TestLoopbackDialRefused(t *testing.T) {
+	t.Parallel()
+	base := "http://" + deadAddr(t) + "/api/v4"
+	for _, tc := range []struct {
+		name     string
+		call     callFunc
+		attempts int
+		reason   retry.StopReason
+	}{
+		{"LookupIP", callLookupIP, 1, retry.NotRetryable},
+		{"Account", callAccount, 3, retry.AttemptsExhausted},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			c, logs := loggedClient(t, base)
+			err := tc.call(callCtx(t), c)
+			requireConnErr(t, err, true, false)
+			requireStop(t, err, tc.attempts, tc.reason)
+			assert.Equal(t, tc.attempts, attemptEvents(logs), "attempt events logged:\n%s", logs)
+			assert.Equal(t, tc.attempts, strings.Count(logs.String(), `"error":"dial"`), "attempt events that name a dial failure:\n%s", logs)
+		})
+	}
+}
+
+// TestLoopbackNotSentDescribesTheCall: NotSent describes the call, not its
+// last attempt: once an attempt may have reached the server (it was read,
+// or answered), a later attempt that cannot connect does not make the call
+// "not sent". The server goes away after its first request: it stops
+// listening and closes the connection, so every retry is refused.
+func TestLoopbackNotSentDescribesTheCall(t *testing.T) {
+	t.Parallel()
+	// goneAfterFirst serves the first request with answer (nil: close
+	// without an answer), then closes the listener and the connection.
+	goneAfterFirst := func(t *testing.T, answer func(*rawConn)) *rawServer {
+		return newRawServer(t, func(c *rawConn) {
+			if _, _, _, err := c.ReadRequest(); err != nil {
+				return
+			}
+			if answer != nil {
+				answer(c)
+			}
+			c.srv.StopListening()
+		})
+	}
+	unavailable := func(c *rawConn) { _ = c.WriteResponse(503, "text/plain", "down") }
+	for _, tc := range []struct {
+		name   string
+		answer func(*rawConn)
+	}{
+		{"closed after the request was read", nil},
+		{"answered 503", unavailable},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			srv := goneAfterFirst(t, tc.answer)
+			c, _ := loggedClient(t, srv.URL)
+			_, err := c.Account(callCtx(t))
+			srv.Close()
+			require.Equal(t, 1, srv.Arrivals(), "arrivals")
+			ce := requireConnErr(t, err, false, false)
+			requireStop(t, err, 3, retry.AttemptsExhausted)
+			assert.ErrorIs(t, ce.Err, syscall.ECONNREFUSED, "Err: the last attempt's connection refused")
+			assert.NotContains(t, err.Error(), "not sent")
+			assert.Contains(t, err.Error(), "may have been processed")
+		})
+	}
+
+	// The call's context ends during the wait after a refused retry: the
+	// *Error still reaches a ConnectionError that says the call may have
+	// reached the server.
+	t.Run("cancelled after a refused retry", func(t *testing.T) {
+		t.Parallel()
+		srv := goneAfterFirst(t, unavailable)
+		ctx, cancel := context.WithCancel(callCtx(t))
+		defer cancel()
+		var draws atomic.Int32
+		// The jitter is drawn once per retry decision: the second draw is
+		// the wait after the refused retry.
+		jitter := synthient.WithRandom(func() float64 {
+			if draws.Add(1) == 2 {
+				cancel()
+			}
+			return 0
+		})
+		c, _ := loggedClient(t, srv.URL, jitter)
+		_, err := c.Account(ctx)
+		srv.Close()
+		require.ErrorIs(t, err, context.Canceled)
+		requireStop(t, err, 2, retry.ContextDone)
+		requireConnErr(t, err, false, false)
+		assert.NotContains(t, err.Error(), "not sent")
+	})
+	// The first attempt is refused; the server then comes up, reads the
+	// retry and the caller cancels while it is in flight. The last recorded
+	// error is the refused dial, but the call may have reached the server.
+	t.Run("cancelled while a retry was in flight", func(t *testing.T) {
+		t.Parallel()
+		addr := deadAddr(t)
+		ctx, cancel := context.WithCancel(callCtx(t))
+		defer cancel()
+		var srv *rawServer
+		var draws atomic.Int32
+		// The first draw is the wait after the refused attempt: the server
+		// starts listening then.
+		jitter := synthient.WithRandom(func() float64 {
+			if draws.Add(1) == 1 {
+				srv = newRawServerAt(t, addr, func(c *rawConn) {
+					if _, _, _, err := c.ReadRequest(); err == nil {
+						cancel()
+					}
+					<-c.srv.Done()
+				})
+			}
+			return 0
+		})
+		c, _ := loggedClient(t, "http://"+addr+"/api/v4", jitter)
+		_, err := c.Account(ctx)
+		srv.Close()
+		require.Equal(t, 1, srv.Arrivals(), "arrivals")
+		require.ErrorIs(t, err, context.Canceled)
+		requireStop(t, err, 2, retry.ContextDone)
+		requireConnErr(t, err, false, false)
+	})
+}
+
+// TestLoopbackNotSentWhenCancelledWhileDialing: an attempt that never got
+// a connection sent nothing, also when the caller's ctx cut it short while
+// it was dialing (net/http then returns the bare context error, which says
+// nothing of the connection). The first attempt's TLS handshake runs out
+// of OpenTimeout; the caller cancels while the second one is in its
+// handshake.
+func TestLoopbackNotSentWhenCancelledWhileDialing(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithCancel(callCtx(t))
+	defer cancel()
+	srv := newRawServer(t, func(c *rawConn) {
+		if c.N == 2 {
+			cancel()
+		}
+		<-c.srv.Done() // never answer the ClientHello
+	})
+	c, _ := loggedClient(t, "https://"+srv.Addr+"/api/v4", synthient.WithOpenTimeout(50*time.Millisecond))
+	_, err := c.Account(ctx)
+	srv.Close()
+	require.ErrorIs(t, err, context.Canceled)
+	requireStop(t, err, 2, retry.ContextDone)
+	ce := requireConnErr(t, err, true, true)
+	// The last attempt's error describes the call as the *Error does.
+	var base *synthient.Error
+	require.ErrorAs(t, ce, &base, "the *Error of the last attempt's error")
+	assert.Equal(t, "Account", base.Op, "Op of the last attempt's error")
+	assert.Equal(t, 2, base.Attempts, "Attempts of the last attempt's error")
+	assert.Equal(t, 1, strings.Count(err.Error(), "Account"), "message %q names the operation more than once", err)
+}
+
+// TestLoopbackMalformedAnswer: an answer that is not HTTP, on a JSON
+// endpoint: ErrMalformedResponse, sent once (the server would answer the
+// same again), and the error does not quote the answer.
+func TestLoopbackMalformedAnswer(t *testing.T) {
+	t.Parallel()
+	srv := newRawServer(t, func(c *rawConn) {
+		if _, _, _, err := c.ReadRequest(); err == nil {
+			_, _ = io.WriteString(c, "HTTP/1.1 302 Found\r\nLocation: /next?token=s3cr3t-t0ken\x7f\r\nContent-Length: 0\r\n\r\n")
+		}
+	})
+	c, logs := loggedClient(t, srv.URL)
+	_, err := c.Account(callCtx(t))
+	srv.Close()
+	assert.Equal(t, 1, srv.Arrivals(), "arrivals")
+	ce := requireConnErr(t, err, false, false)
+	assert.ErrorIs(t, ce, synthient.ErrMalformedResponse)
+	requireStop(t, err, 1, retry.NotRetryable)
+	assertNoSecret(t, err, logs, "s3cr3t")
+	assert.NotContains(t, fmt.Sprintf("%#v", ce), "s3cr3t", "the *ConnectionError quotes the answer")
+	assert.Contains(t, logs.String(), `"error":"malformed"`, "the log does not name the failure")
+}
+
+// TestLoopbackGiveUpKeepsPool: giving up on a call never empties the
+// shared pool of idle connections (go-retryablehttp calls
+// CloseIdleConnections when it gives up).
+func TestLoopbackGiveUpKeepsPool(t *testing.T) {
+	t.Parallel()
+
+	t.Run("AfterStatus", func(t *testing.T) {
+		t.Parallel()
+		ctx := callCtx(t)
+		var fail atomic.Bool
+		srv := newAPIServer(t, func(n int, w http.ResponseWriter, r *http.Request) {
+			if fail.Load() {
+				writeJSON(w, http.StatusServiceUnavailable, `{"title":"down"}`)
+				return
+			}
+			writeJSON(w, http.StatusOK, sampleAccountJSON)
+		})
+		c, _ := loggedClient(t, srv.Base, synthient.WithMaxRetries(0))
+		require.NoError(t, callAccount(ctx, c), "Account")
+		fail.Store(true)
+		err := callAccount(ctx, c)
+		requireAPIErr(t, err, http.StatusServiceUnavailable)
+		requireStop(t, err, 1, retry.AttemptsExhausted)
+		fail.Store(false)
+		require.NoError(t, callAccount(ctx, c), "Account after the 503")
+		assert.Equal(t, 1, srv.NewConns(), "connections opened: all three calls on one kept-alive connection")
+	})
+
+	t.Run("AfterNetworkFailureSameClient", func(t *testing.T) {
+		t.Parallel()
+		// Two concurrent calls open two connections; a call whose
+		// connection is then dropped gives up, and the other idle
+		// connection must still serve the next call.
+		ctx := callCtx(t)
+		var phase atomic.Int32 // 0: barrier of two, 1: drop once, 2: answer
+		var waiting atomic.Int32
+		both := make(chan struct{})
+		srv := newAPIServer(t, func(n int, w http.ResponseWriter, r *http.Request) {
+			switch phase.Load() {
+			case 0:
+				if waiting.Add(1) == 2 {
+					close(both)
+				}
+				select {
+				case <-both:
+				case <-r.Context().Done():
+					return
+				}
+			case 1:
+				conn, _, err := w.(http.Hijacker).Hijack()
+				if err == nil {
+					conn.Close()
+				}
+				return
+			}
+			writeJSON(w, http.StatusOK, sampleAccountJSON)
+		})
+		c, _ := loggedClient(t, srv.Base, synthient.WithMaxRetries(0))
+		var wg sync.WaitGroup
+		errs := make([]error, 2)
+		for i := range errs {
+			wg.Go(func() { errs[i] = callAccount(ctx, c) })
+		}
+		wg.Wait()
+		for _, err := range errs {
+			require.NoError(t, err, "concurrent Account")
+		}
+		require.Equal(t, 2, srv.NewConns(), "connections after two concurrent calls")
+		phase.Store(1)
+		err := callAccount(ctx, c)
+		requireConnErr(t, err, false, false)
+		requireStop(t, err, 1, retry.AttemptsExhausted)
+		phase.Store(2)
+		require.NoError(t, callAccount(ctx, c), "Account after the dropped connection")
+		assert.Equal(t, 2, srv.NewConns(), "connections opened: giving up closed the other idle connection")
+	})
+
+	t.Run("AfterNetworkFailureOtherServer", func(t *testing.T) {
+		t.Parallel()
+		// Two clients share one transport: a call to a dead server that
+		// gives up must not close the idle connection to the live one.
+		ctx := callCtx(t)
+		tr := &http.Transport{}
+		t.Cleanup(tr.CloseIdleConnections)
+		srv := newAPIServer(t, func(n int, w http.ResponseWriter, r *http.Request) {
+			writeJSON(w, http.StatusOK, sampleAccountJSON)
+		})
+		live, _ := loggedClient(t, srv.Base, synthient.WithTransport(tr))
+		dead, _ := loggedClient(t, "http://"+deadAddr(t)+"/api/v4", synthient.WithTransport(tr))
+		require.NoError(t, callAccount(ctx, live), "Account")
+		err := callAccount(ctx, dead)
+		requireConnErr(t, err, true, false)
+		requireStop(t, err, 3, retry.AttemptsExhausted)
+		err = callLookupIP(ctx, dead)
+		requireConnErr(t, err, true, false)
+		requireStop(t, err, 1, retry.NotRetryable)
+		require.NoError(t, callAccount(ctx, live), "Account after the other server failed")
+		assert.Equal(t, 1, srv.NewConns(), "connections to the live server: giving up on the other server closed its idle connection")
+	})
+}
+
+// TestLoopbackErrorBodyCap: an error body is read to at most 64 KiB, then
+// the connection is closed rather than drained.
+func TestLoopbackErrorBodyCap(t *testing.T) {
+	t.Parallel()
+	ctx := callCtx(t)
+	const size = 1 << 20
+	srv := newAPIServer(t, func(n int, w http.ResponseWriter, r *http.Request) {
+		if n > 1 {
+			writeJSON(w, http.StatusOK, sampleAccountJSON)
+			return
+		}
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		w.Header().Set("Content-Length", fmt.Sprint(size))
+		w.WriteHeader(http.StatusBadRequest)
+		chunk := strings.Repeat("x", 32<<10)
+		for range size / len(chunk) {
+			if _, err := io.WriteString(w, chunk); err != nil {
+				return // the client closed the connection
+			}
+		}
+	})
+	c, _ := loggedClient(t, srv.Base)
+	err := callAccount(ctx, c)
+	ae := requireAPIErr(t, err, http.StatusBadRequest)
+	requireStop(t, err, 1, retry.NotRetryable)
+	assert.Len(t, ae.Detail, 64<<10, "APIError.Detail")
+	require.NoError(t, callAccount(ctx, c), "Account after the large error body")
+	assert.Equal(t, 2, srv.NewConns(), "connections opened: the connection of the capped body was reused, so its rest was read")
+}
+
+// TestLoopbackRequestHeaders: the headers of every request.
+func TestLoopbackRequestHeaders(t *testing.T) {
+	t.Parallel()
+	ips := []netip.Addr{sampleIP, netip.MustParseAddr("198.51.100.1"), netip.MustParseAddr("2001:db8::1")}
+	for _, tc := range []struct {
+		name, wantUA string
+		opts         []synthient.Option
+	}{
+		{"default", "synthient-go/" + synthient.Version, nil},
+		{"WithUserAgent", "synthient-go/" + synthient.Version + " myapp/1.0", []synthient.Option{synthient.WithUserAgent("myapp/1.0")}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			ctx := callCtx(t)
+			var mu sync.Mutex
+			bodies := map[string]string{} // by path
+			srv := newAPIServer(t, func(n int, w http.ResponseWriter, r *http.Request) {
+				b, _ := io.ReadAll(r.Body)
+				mu.Lock()
+				bodies[r.URL.Path] += string(b)
+				mu.Unlock()
+				p := strings.TrimPrefix(r.URL.Path, "/api/v4")
+				switch {
+				case p == "/health":
+					writeJSON(w, http.StatusOK, `{"status":"ok"}`)
+				case p == "/account/me":
+					writeJSON(w, http.StatusOK, sampleAccountJSON)
+				case p == "/lookup/ips":
+					writeJSON(w, http.StatusOK, `{"results":[{"ip":"203.0.113.7"},{"ip":"198.51.100.1"},{"ip":"2001:db8::1"}]}`)
+				case strings.HasPrefix(p, "/lookup/ip/"):
+					writeJSON(w, http.StatusOK, sampleIPJSON)
+				case strings.HasPrefix(p, "/lookup/domain/"):
+					writeJSON(w, http.StatusOK, `{"domain":"example.com","status":"ok"}`)
+				default:
+					writeJSON(w, http.StatusNotFound, `{"title":"not found"}`)
+				}
+			})
+			c, _ := loggedClient(t, srv.Base, tc.opts...)
+			noError := func(what string, err error) {
+				t.Helper()
+				assertNoSecret(t, err, nil)
+				require.NoError(t, err, what)
+			}
+			noError("Account", callAccount(ctx, c))
+			noError("LookupIP", callLookupIP(ctx, c))
+			res, err := c.LookupIPs(ctx, ips)
+			noError("LookupIPs", err)
+			assert.Len(t, res, 3, "LookupIPs results")
+			_, err = c.LookupDomain(ctx, "example.com", nil)
+			noError("LookupDomain", err)
+			_, err = c.Health(ctx)
+			noError("Health", err)
+
+			got := srv.Requests()
+			require.Len(t, got, 5, "requests")
+			for _, r := range got {
+				what := r.Method + " " + r.Path
+				if r.Path == "/api/v4/health" {
+					assert.Empty(t, r.Header.Values("X-Api-Key"), "%s carries X-Api-Key", what)
+				} else {
+					assert.Equal(t, []string{testKey}, r.Header.Values("X-Api-Key"), "%s: X-Api-Key, want exactly the key", what)
+				}
+				assert.Equal(t, []string{tc.wantUA}, r.Header.Values("User-Agent"), "%s: User-Agent", what)
+				assert.Equal(t, []string{"application/json"}, r.Header.Values("Accept"), "%s: Accept", what)
+				assert.Empty(t, r.Header.Get("Authorization"), "%s: Authorization", what)
+				assert.Empty(t, r.Header.Get("Cookie"), "%s: Cookie", what)
+				mu.Lock()
+				body := bodies[r.Path]
+				mu.Unlock()
+				if r.Path == "/api/v4/lookup/ips" {
+					assert.Equal(t, http.MethodPost, r.Method, "LookupIPs")
+					assert.Equal(t, []string{"application/json"}, r.Header.Values("Content-Type"), "LookupIPs: Content-Type")
+					assert.Equal(t, `{"ips":["203.0.113.7","198.51.100.1","2001:db8::1"]}`, body, "LookupIPs body")
+				} else {
+					assert.Equal(t, http.MethodGet, r.Method, "%s: want a GET", what)
+					assert.Empty(t, body, "%s: want no body", what)
+				}
+			}
+		})
+	}
+}
+
+// TestLoopbackNoRedirects: JSON endpoints never follow a redirect: the 3xx
+// is the error, and the redirect's target sees nothing. A Location that
+// does not parse is no different (net/http would parse it first and fail,
+// the URL in its text).
+func TestLoopbackNoRedirects(t *testing.T) {
+	t.Parallel()
+	other := newAPIServer(t, func(n int, w http.ResponseWriter, r *http.Request) {
+		writeJSON(w, http.StatusOK, sampleBody(r.URL.Path))
+	})
+	const unparsable = "http://127.0.0.1:1/%zz?sig=LOCATIONSECRET"
+	for _, status := range []int{301, 302, 303, 307, 308} {
+		for _, bad := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%d unparsable=%v", status, bad), func(t *testing.T) {
+				t.Parallel()
+				ctx := callCtx(t)
+				srv := newAPIServer(t, func(n int, w http.ResponseWriter, r *http.Request) {
+					loc := other.URL + r.URL.Path
+					if bad {
+						loc = unparsable
+					}
+					w.Header().Set("Location", loc)
+					w.WriteHeader(status)
+				})
+				c, _ := loggedClient(t, srv.Base)
+				for _, call := range []callFunc{callAccount, callLookupIP} {
+					err := call(ctx, c)
+					requireAPIErr(t, err, status)
+					requireStop(t, err, 1, retry.NotRetryable)
+					assertNoSecret(t, err, nil, "LOCATIONSECRET")
+				}
+				assert.Equal(t, 2, srv.Arrivals(), "arrivals")
+				assert.Zero(t, other.Arrivals(), "requests the redirect target saw")
+			})
+		}
+	}
+}
+
+// TestLoopbackResponseHook: the response hook runs once per API response,
+// with the status, the request id and the rate limit; its error is
+// returned unchanged.
+func TestLoopbackResponseHook(t *testing.T) {
+	t.Parallel()
+
+	t.Run("EachAttempt", func(t *testing.T) {
+		t.Parallel()
+		ctx := callCtx(t)
+		srv := newAPIServer(t, func(n int, w http.ResponseWriter, r *http.Request) {
+			if strings.HasSuffix(r.URL.Path, "/health") {
+				w.Header().Set("X-Request-Id", "req-health")
+				writeJSON(w, http.StatusOK, `{"status":"ok"}`)
+				return
+			}
+			h := w.Header()
+			h.Set("X-Request-Id", fmt.Sprint("req-", n))
+			h.Set("RateLimit-Limit", "100")
+			h.Set("RateLimit-Remaining", fmt.Sprint(100-n))
+			h.Set("RateLimit-Reset", fmt.Sprint(60-n))
+			if n < 3 {
+				writeJSON(w, http.StatusServiceUnavailable, `{"title":"down"}`)
+				return
+			}
+			writeJSON(w, http.StatusOK, sampleAccountJSON)
+		})
+		var mu sync.Mutex
+		var infos []*synthient.ResponseInfo
+		// seen returns the infos the hook got since the last call.
+		seen := func() []*synthient.ResponseInfo {
+			mu.Lock()
+			defer mu.Unlock()
+			got := infos
+			infos = nil
+			return got
+		}
+		c, _ := loggedClient(t, srv.Base, synthient.WithResponseHook(func(ri *synthient.ResponseInfo) error {
+			mu.Lock()
+			infos = append(infos, ri)
+			mu.Unlock()
+			return nil
+		}))
+		err := callAccount(ctx, c)
+		assertNoSecret(t, err, nil)
+		require.NoError(t, err, "Account")
+		got := seen()
+		require.Len(t, got, 3, "hook runs: once per response")
+		for i, ri := range got {
+			n := i + 1
+			wantStatus := http.StatusServiceUnavailable
+			if n == 3 {
+				wantStatus = http.StatusOK
+			}
+			assert.Equal(t, wantStatus, ri.Status, "response %d: Status", n)
+			assert.Equal(t, fmt.Sprint("req-", n), ri.RequestID, "response %d: RequestID", n)
+			assert.Equal(t, fmt.Sprint("req-", n), ri.Header.Get("X-Request-Id"), "response %d: X-Request-Id", n)
+			want := synthient.RateLimit{Limit: 100, Remaining: 100 - n, Reset: time.Duration(60-n) * time.Second}
+			assert.Equal(t, &want, ri.RateLimit, "response %d: RateLimit", n)
+		}
+
+		_, err = c.Health(ctx)
+		assertNoSecret(t, err, nil)
+		require.NoError(t, err, "Health")
+		got = seen()
+		require.Len(t, got, 1, "hook runs for /health")
+		assert.Equal(t, http.StatusOK, got[0].Status, "/health: Status")
+		assert.Equal(t, "req-health", got[0].RequestID, "/health: RequestID")
+		assert.Nil(t, got[0].RateLimit, "/health: RateLimit")
+	})
+
+	t.Run("Error", func(t *testing.T) {
+		t.Parallel()
+		ctx := callCtx(t)
+		srv := newAPIServer(t, func(n int, w http.ResponseWriter, r *http.Request) {
+			if strings.HasSuffix(r.URL.Path, "/account/me") {
+				writeJSON(w, http.StatusServiceUnavailable, `{"title":"down"}`)
+				return
+			}
+			writeJSON(w, http.StatusOK, sampleIPJSON)
+		})
+		hookErr := errors.New("the hook refuses")
+		var calls atomic.Int64
+		c, _ := loggedClient(t, srv.Base, synthient.WithResponseHook(func(*synthient.ResponseInfo) error {
+			calls.Add(1)
+			return hookErr
+		}))
+		err := callAccount(ctx, c) // a 503 the standard class would retry
+		assert.Same(t, hookErr, err, "Account: want the hook's error itself")
+		assert.Equal(t, 1, srv.Arrivals(), "arrivals: the hook's error stops the call")
+		assert.EqualValues(t, 1, calls.Load(), "hook runs")
+		err = callLookupIP(ctx, c) // a 200
+		assert.Same(t, hookErr, err, "LookupIP: want the hook's error itself")
+		assert.Equal(t, 2, srv.Arrivals(), "arrivals")
+	})
+}
+
+// TestLoopbackRetryAfterContext: waiting out a Retry-After against a real
+// server: a cancelled ctx ends the wait at once, and a wait that would pass
+// the ctx deadline is not started.
+func TestLoopbackRetryAfterContext(t *testing.T) {
+	t.Parallel()
+	newLimiter := func(t *testing.T, retryAfter string) *apiServer {
+		return newAPIServer(t, func(n int, w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Retry-After", retryAfter)
+			w.Header().Set("X-Request-Id", fmt.Sprint("req-", n))
+			writeJSON(w, http.StatusTooManyRequests, `{"title":"slow down"}`)
+		})
+	}
+
+	t.Run("Cancel", func(t *testing.T) {
+		t.Parallel()
+		srv := newLimiter(t, "30")
+		c, logs := loggedClient(t, srv.Base)
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		var wg sync.WaitGroup
+		wg.Go(func() {
+			// Cancel once the server saw the request and the client
+			// decided to wait out the 30 s.
+			assert.Eventually(t, func() bool {
+				return ctx.Err() != nil || srv.Arrivals() >= 1 && strings.Contains(logs.String(), `"decision":"retry"`)
+			}, 5*time.Second, 2*time.Millisecond, "the decision to retry")
+			cancel()
+		})
+		start := time.Now()
+		err := callAccount(ctx, c)
+		elapsed := time.Since(start)
+		cancel()
+		wg.Wait()
+		// Not a timing assertion: only "the 30 s wait was not served".
+		assert.Less(t, elapsed, 10*time.Second, "the call's duration: the cancellation did not end the wait")
+		assert.ErrorIs(t, err, context.Canceled)
+		ae := requireAPIErr(t, err, http.StatusTooManyRequests)
+		assert.Equal(t, ptr(30*time.Second), ae.RetryAfter, "APIError.RetryAfter")
+		assert.Equal(t, "req-1", ae.RequestID, "APIError.RequestID")
+		requireStop(t, err, 1, retry.ContextDone)
+		assert.Equal(t, 1, srv.Arrivals(), "arrivals")
+		// The stop event names the outcome of the attempt it ends.
+		events := parseLog(t, logs.String())
+		require.NotEmpty(t, events, "log events")
+		last := len(events) - 1
+		assertLogFields(t, last, events[last], map[string]any{
+			"reason": retry.ContextDone, "status": 429, "request_id": "req-1", "level": "INFO",
+		})
+	})
+
+	t.Run("Deadline", func(t *testing.T) {
+		t.Parallel()
+		srv := newLimiter(t, "10")
+		c, _ := loggedClient(t, srv.Base)
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		defer cancel()
+		err := callLookupIP(ctx, c)
+		assert.NoError(t, ctx.Err(), "the call returned only after its deadline passed: it did not stop at once")
+		ae := requireAPIErr(t, err, http.StatusTooManyRequests)
+		assert.Equal(t, ptr(10*time.Second), ae.RetryAfter, "APIError.RetryAfter")
+		requireStop(t, err, 1, retry.RetryAfterExceedsDeadline)
+		assert.NotErrorIs(t, err, context.DeadlineExceeded, "the deadline had not passed")
+		assert.Equal(t, 1, srv.Arrivals(), "arrivals")
+	})
 }
 
 // ---- Deprecated harness: remove once no file uses it. ----
