@@ -31,6 +31,7 @@ import (
 	"net/http"
 	"net/netip"
 	"net/url"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -46,6 +47,7 @@ import (
 
 	"github.com/synthient-go/synthient"
 	"github.com/synthient-go/synthient/retry"
+	"github.com/synthient-go/synthient/synthienttest"
 )
 
 // ---- The operations ----
@@ -1752,6 +1754,295 @@ func TestLoopbackRetryAfterContext(t *testing.T) {
 		assert.NotErrorIs(t, err, context.DeadlineExceeded, "the deadline had not passed")
 		assert.Equal(t, 1, srv.Arrivals(), "arrivals")
 	})
+}
+
+// ---- Response bodies ----
+
+// closeCounter hands out every response body wrapped in a closer that
+// counts: after each call, every body it handed out must have been closed.
+type closeCounter struct {
+	rt             http.RoundTripper
+	opened, closed atomic.Int64
+}
+
+func (t *closeCounter) RoundTrip(r *http.Request) (*http.Response, error) {
+	resp, err := t.rt.RoundTrip(r)
+	if resp != nil && resp.Body != nil {
+		t.opened.Add(1)
+		resp.Body = &countedBody{ReadCloser: resp.Body, t: t}
+	}
+	return resp, err
+}
+
+// countedBody counts its first Close.
+type countedBody struct {
+	io.ReadCloser
+	t    *closeCounter
+	once sync.Once
+}
+
+func (b *countedBody) Close() error {
+	b.once.Do(func() { b.t.closed.Add(1) })
+	return b.ReadCloser.Close()
+}
+
+// TestBodyCloseEveryPath runs each kind of call end — success, error
+// statuses, a hook error, a body that does not decode, downloads that
+// succeed and fail, streams read to the end, broken out of and cancelled,
+// an export listing broken out of — and checks after each that every
+// response body the transport handed out was closed, and that the scenario
+// did hand out the bodies it should (so none passes by sending nothing).
+// The scenarios share one fake API and one transport, in turn.
+func TestBodyCloseEveryPath(t *testing.T) {
+	// 14:20 UTC: the fake's day has 14 hourly exports.
+	clk := synthienttest.NewManualClock(time.Date(2026, time.June, 10, 14, 20, 0, 0, time.UTC))
+	srv := synthienttest.NewServer(
+		synthienttest.WithClock(clk.Now),
+		synthienttest.WithoutRateLimits(),
+		synthienttest.WithEventInterval(5*time.Millisecond),
+		synthienttest.WithMaxEvents(4),
+	)
+	t.Cleanup(srv.Close)
+
+	base := &http.Transport{}
+	t.Cleanup(base.CloseIdleConnections)
+	tr := &closeCounter{rt: base}
+	errHook := errors.New("hook refuses the response")
+	// newClient's key is not the fake's: these clients carry srv.APIKey.
+	client := func(opts ...synthient.Option) *synthient.Client {
+		c, err := synthient.NewClient(srv.APIKey, append([]synthient.Option{synthient.WithBaseURL(srv.URL), fastBackoff, synthient.WithTransport(tr)}, opts...)...)
+		require.NoError(t, err, "NewClient")
+		t.Cleanup(func() { c.Close() })
+		return c
+	}
+	c := client()
+	hooked := client(synthient.WithResponseHook(func(*synthient.ResponseInfo) error { return errHook }))
+
+	ctx := context.Background()
+	ip := netip.MustParseAddr("203.0.113.9")
+	status := func(s int) synthienttest.Fault {
+		return synthienttest.Fault{Kind: synthienttest.FaultStatus, Status: s}
+	}
+	requireConn := func(t *testing.T, err error) {
+		t.Helper()
+		var ce *synthient.ConnectionError
+		require.ErrorAs(t, err, &ce)
+	}
+
+	for _, sc := range []struct {
+		name   string
+		bodies int64 // bodies the transport must hand out
+		run    func(t *testing.T)
+	}{
+		{"LookupIP", 1, func(t *testing.T) {
+			_, err := c.LookupIP(ctx, ip)
+			require.NoError(t, err)
+		}},
+		{"Account", 1, func(t *testing.T) {
+			_, err := c.Account(ctx)
+			require.NoError(t, err)
+		}},
+		{"LookupIPs", 1, func(t *testing.T) {
+			_, err := c.LookupIPs(ctx, []netip.Addr{ip, netip.MustParseAddr("2001:db8::1")})
+			require.NoError(t, err)
+		}},
+		{"ExportMeta", 1, func(t *testing.T) {
+			_, err := c.ExportMeta(ctx, synthient.FeedProxies, "2026-06-09")
+			require.NoError(t, err)
+		}},
+		{"ListExports", 1, func(t *testing.T) {
+			_, err := c.ListExports(ctx, synthient.FeedProxies, nil)
+			require.NoError(t, err)
+		}},
+		{"429_retry_after_over_max", 1, func(t *testing.T) {
+			srv.Inject(synthienttest.RouteLookupIP, 1, synthienttest.Fault{Kind: synthienttest.FaultStatus, Status: 429, RetryAfter: "120"})
+			_, err := c.LookupIP(ctx, ip)
+			requireAPIErr(t, err, 429)
+		}},
+		{"503_retried_then_exhausted", 3, func(t *testing.T) {
+			srv.Inject(synthienttest.RouteAccount, 3, status(503))
+			_, err := c.Account(ctx)
+			requireAPIErr(t, err, 503)
+		}},
+		{"404", 1, func(t *testing.T) {
+			srv.Inject(synthienttest.RouteExportMeta, 1, status(404))
+			_, err := c.ExportMeta(ctx, synthient.FeedProxies, "2026-06-09")
+			requireAPIErr(t, err, 404)
+		}},
+		{"hook_error", 1, func(t *testing.T) {
+			_, err := hooked.Account(ctx)
+			require.ErrorIs(t, err, errHook)
+		}},
+		{"hook_error_on_error_status", 1, func(t *testing.T) {
+			srv.Inject(synthienttest.RouteLookupIP, 1, status(500))
+			_, err := hooked.LookupIP(ctx, ip)
+			require.ErrorIs(t, err, errHook)
+		}},
+		{"decode_error", 1, func(t *testing.T) {
+			srv.Inject(synthienttest.RouteAccount, 1, synthienttest.Fault{Kind: synthienttest.FaultStatus, Status: 200,
+				Body: `{"email": 42`, ContentType: "application/json"})
+			_, err := c.Account(ctx)
+			var de *synthient.DecodeError
+			require.ErrorAs(t, err, &de)
+		}},
+		{"truncated_json_body", 1, func(t *testing.T) {
+			srv.Inject(synthienttest.RouteLookupIP, 1, synthienttest.Fault{Kind: synthienttest.FaultTruncatedBody})
+			_, err := c.LookupIP(ctx, ip)
+			requireConn(t, err)
+		}},
+		{"download_success", 2, func(t *testing.T) {
+			n, err := c.DownloadExport(ctx, synthient.FeedProxies, "2026-06-10/13", io.Discard)
+			require.NoError(t, err)
+			assert.NotZero(t, n, "bytes downloaded")
+		}},
+		{"download_storage_500", 2, func(t *testing.T) {
+			srv.Inject(synthienttest.RouteStorage, 1, status(500))
+			_, err := c.DownloadExport(ctx, synthient.FeedProxies, "2026-06-10/13", io.Discard)
+			requireAPIErr(t, err, 500)
+		}},
+		{"download_storage_reset_mid_body", 2, func(t *testing.T) {
+			srv.Inject(synthienttest.RouteStorage, 1, synthienttest.Fault{Kind: synthienttest.FaultResetMidBody})
+			_, err := c.DownloadExport(ctx, synthient.FeedProxies, "2026-06-10/13", io.Discard)
+			requireConn(t, err)
+		}},
+		{"download_api_404", 1, func(t *testing.T) {
+			_, err := c.DownloadExport(ctx, synthient.FeedProxies, "2001-01-01", io.Discard)
+			requireAPIErr(t, err, 404)
+		}},
+		{"download_file_verified", 3, func(t *testing.T) {
+			_, err := c.DownloadExportFile(ctx, synthient.FeedProxies, "2026-06-09", filepath.Join(t.TempDir(), "x.parquet"),
+				&synthient.DownloadParams{Verify: true})
+			require.NoError(t, err)
+		}},
+		{"stream_to_its_end", 1, func(t *testing.T) {
+			events, errs, _ := drain(c.StreamProxies(ctx), 0)
+			require.Empty(t, errs)
+			assert.Len(t, events, 4, "the stream's events")
+		}},
+		{"stream_break_after_one_event", 1, func(t *testing.T) {
+			_, errs, _ := drain(c.StreamRaw(ctx, synthient.FeedTorrents), 1)
+			require.Empty(t, errs)
+		}},
+		{"stream_ctx_cancelled_mid_way", 1, func(t *testing.T) {
+			cctx, cancel := context.WithCancel(ctx)
+			defer cancel()
+			n := 0
+			for _, err := range c.StreamJA4T(cctx) {
+				n++
+				if n == 1 {
+					require.NoError(t, err, "the first event")
+					cancel()
+				}
+			}
+		}},
+		{"stream_read_error", 1, func(t *testing.T) {
+			srv.Inject(synthienttest.RouteStream, 1, synthienttest.Fault{Kind: synthienttest.FaultResetMidBody})
+			_, errs, itemAfterErr := drain(c.StreamAnonymizers(ctx), 0)
+			require.NotEmpty(t, errs, "want a *ConnectionError ending the stream")
+			assert.False(t, itemAfterErr, "an event after the error")
+			requireConn(t, errs[len(errs)-1])
+		}},
+		{"stream_open_exhausted", 3, func(t *testing.T) {
+			srv.Inject(synthienttest.RouteStream, 3, status(502))
+			_, errs, itemAfterErr := drain(c.StreamProxies(ctx), 0)
+			require.NotEmpty(t, errs, "want a 502 *APIError")
+			assert.False(t, itemAfterErr, "an event after the error")
+			requireAPIErr(t, errs[len(errs)-1], 502)
+		}},
+		{"all_exports_break", 1, func(t *testing.T) {
+			listed, errs, _ := drain(c.AllExports(ctx, synthient.FeedProxies, &synthient.ListExportsParams{Limit: 2}), 1)
+			require.Empty(t, errs)
+			assert.Len(t, listed, 1, "exports listed")
+		}},
+	} {
+		t.Run(sc.name, func(t *testing.T) {
+			o0, c0 := tr.opened.Load(), tr.closed.Load()
+			sc.run(t)
+			opened, closed := tr.opened.Load()-o0, tr.closed.Load()-c0
+			assert.Equal(t, sc.bodies, opened, "bodies the transport handed out")
+			assert.Equal(t, opened, closed, "bodies closed when the call returned")
+		})
+	}
+}
+
+// ---- The client-wide retry quota ----
+
+// outage runs calls concurrent Account calls against a server that answers
+// every request with status (a 429 with Retry-After: 0), and returns the
+// requests it received and the calls' errors.
+func outage(t *testing.T, status, calls int, opts ...synthient.Option) (int, []error) {
+	t.Helper()
+	srv := newAPIServer(t, func(n int, w http.ResponseWriter, r *http.Request) {
+		if status == http.StatusTooManyRequests {
+			w.Header().Set("Retry-After", "0")
+		}
+		w.WriteHeader(status)
+	})
+	c := newClient(t, srv.Base, opts...)
+	errs := make([]error, calls)
+	var wg sync.WaitGroup
+	for i := range calls {
+		wg.Go(func() { errs[i] = callAccount(context.Background(), c) })
+	}
+	wg.Wait()
+	srv.Finish()
+	return srv.Arrivals(), errs
+}
+
+// TestRetryQuotaBoundsAnOutage: with the default quota (500 tokens, 10 per
+// retry after a 5xx) and nothing succeeding, 200 calls send their 200 first
+// attempts and exactly 500/10 = 50 retries in all, instead of 400.
+func TestRetryQuotaBoundsAnOutage(t *testing.T) {
+	t.Parallel()
+	const calls = 200
+	arrivals, errs := outage(t, http.StatusServiceUnavailable, calls)
+	const want = calls + 500/10 // the documented default quota
+	require.Equal(t, want, arrivals, "requests: one per call plus %d retries", want-calls)
+	retries, quotaStops := 0, 0
+	for _, err := range errs {
+		requireAPIErr(t, err, http.StatusServiceUnavailable)
+		var base *synthient.Error
+		require.ErrorAs(t, err, &base)
+		retries += base.Attempts - 1
+		require.Contains(t, []retry.StopReason{retry.QuotaExhausted, retry.AttemptsExhausted}, base.StopReason, "stop reason")
+		if base.StopReason == retry.QuotaExhausted {
+			quotaStops++
+		}
+	}
+	require.Equal(t, arrivals-calls, retries, "retries the errors count, against those the server saw")
+	require.GreaterOrEqual(t, quotaStops, calls-retries/2, "calls stopped on the quota")
+}
+
+// TestRetryQuotaBoundsThrottling: a retry after a 429 costs 5 of the 500
+// tokens, so 200 rate-limited calls send 100 retries in all, not 400.
+func TestRetryQuotaBoundsThrottling(t *testing.T) {
+	t.Parallel()
+	const calls = 200
+	arrivals, errs := outage(t, http.StatusTooManyRequests, calls)
+	require.Equal(t, calls+500/5, arrivals, "requests")
+	for _, err := range errs {
+		requireAPIErr(t, err, http.StatusTooManyRequests)
+	}
+}
+
+// TestWithoutRetryQuota: without the quota every call retries twice.
+func TestWithoutRetryQuota(t *testing.T) {
+	t.Parallel()
+	const calls = 200
+	arrivals, _ := outage(t, http.StatusServiceUnavailable, calls, synthient.WithoutRetryQuota())
+	require.Equal(t, 3*calls, arrivals, "requests")
+}
+
+// TestWithRetryQuota: a custom quota bounds the retries by its own numbers.
+func TestWithRetryQuota(t *testing.T) {
+	t.Parallel()
+	const calls = 50
+	arrivals, _ := outage(t, http.StatusServiceUnavailable, calls, synthient.WithRetryQuota(100, 20, 5))
+	require.Equal(t, calls+100/20, arrivals, "requests")
+	for _, bad := range [][3]int{{0, 10, 5}, {500, 0, 5}, {500, 10, -1}} {
+		_, err := synthient.NewClient(testKey, synthient.WithRetryQuota(bad[0], bad[1], bad[2]))
+		assert.ErrorIs(t, err, synthient.ErrInvalidArgument, "WithRetryQuota%v", bad)
+	}
 }
 
 // ---- Deprecated harness: remove once no file uses it. ----
