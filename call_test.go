@@ -2045,7 +2045,7 @@ func TestWithRetryQuota(t *testing.T) {
 	}
 }
 
-// ---- Deprecated harness: remove once no file uses it. ----
+// Deprecated harness: remove once no file uses it.
 //
 // The scripted mock that client_test.go, errors_test.go and lookup_test.go
 // still use; new tests use opMock (above).
