@@ -16,7 +16,6 @@ import (
 	"github.com/synthient-go/synthient"
 )
 
-
 // The JSON examples of ../shared/docs/api-v4.md section 7.
 const (
 	ipLookupExample = `{
