@@ -16,7 +16,7 @@ import (
 )
 
 // streamBody serves body as an NDJSON stream and returns the events and
-// errors of the stream method opens on it.
+// errors of the stream that method opens on it.
 func streamBody[T any](t *testing.T, method func(*synthient.Client, context.Context) iter.Seq2[T, error], body string) ([]T, []error) {
 	t.Helper()
 	srv := newAPIServer(t, serveNDJSON(body))
