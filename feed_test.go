@@ -470,6 +470,26 @@ func TestStreamCancelMidStream(t *testing.T) {
 	assert.Equal(t, 1, srv.Arrivals(), "requests")
 }
 
+// Lines that arrived together are read together, but once the caller
+// cancels, none of those read already is yielded: the next value is the
+// context's error.
+func TestStreamCancelYieldsNothingReadBefore(t *testing.T) {
+	t.Parallel()
+	srv := newAPIServer(t, func(_ int, w http.ResponseWriter, r *http.Request) {
+		startNDJSON(w)
+		_ = sendLine(w, `{"ip":"192.0.2.1"}`+"\n"+`{"ip":"192.0.2.2"}`+"\n"+`{"ip":"192.0.2.3"}`+"\n")
+		<-r.Context().Done()
+	})
+	c := newClient(t, srv.Base)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	evs, errs, _ := drain(onItem(c.StreamProxies(ctx), func(synthient.ProxyEvent) { cancel() }), 0)
+	assert.Len(t, evs, 1, "events after the cancel")
+	if assert.Len(t, errs, 1) {
+		assert.ErrorIs(t, errs[0], context.Canceled)
+	}
+}
+
 func TestStreamCancelledBeforeRangingSendsNothing(t *testing.T) {
 	t.Parallel()
 	srv := newAPIServer(t, serveNDJSON("{}\n"))
