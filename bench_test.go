@@ -21,6 +21,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strconv"
+	"strings"
 	"sync/atomic"
 	"testing"
 
@@ -28,13 +29,14 @@ import (
 )
 
 // lookupBody is a full IpLookup answer (api-v4.md §7).
-var lookupBody = []byte(`{"ip":"198.51.100.23","network":{"asn":64500,"isp":"Example Broadband","type":"RESIDENTIAL","org":null,"domain":"example-broadband.net","abuse_email":"abuse@example-broadband.net","abuse_phone":null},"location":{"country":"DE","state":"BE","city":"Berlin","timezone":"Europe/Berlin","latitude":52.52,"longitude":13.405,"geo_hash":"u33"},"intelligence":{"risk_score":81,"behavior":["PROGRAMMATIC_TRAFFIC"],"categories":["RESIDENTIAL_PROXY"],"devices":[{"os":"Android","version":"13","last_seen":1781049600}],"providers":[{"provider":"EXAMPLEPROXY","type":"RESIDENTIAL_PROXY","last_seen":1781136000}]}}`)
+const lookupBody = `{"ip":"198.51.100.23","network":{"asn":64500,"isp":"Example Broadband","type":"RESIDENTIAL","org":null,"domain":"example-broadband.net","abuse_email":"abuse@example-broadband.net","abuse_phone":null},"location":{"country":"DE","state":"BE","city":"Berlin","timezone":"Europe/Berlin","latitude":52.52,"longitude":13.405,"geo_hash":"u33"},"intelligence":{"risk_score":81,"behavior":["PROGRAMMATIC_TRAFFIC"],"categories":["RESIDENTIAL_PROXY"],"devices":[{"os":"Android","version":"13","last_seen":1781049600}],"providers":[{"provider":"EXAMPLEPROXY","type":"RESIDENTIAL_PROXY","last_seen":1781136000}]}}`
 
+// lookupServer answers every request with lookupBody. A plain httptest
+// server, not apiServer: the benchmarks measure the client, and apiServer
+// records each request and watches its context in a goroutine of its own.
 func lookupServer(b *testing.B) *httptest.Server {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "application/json")
-		w.Header().Set("Content-Length", strconv.Itoa(len(lookupBody)))
-		w.Write(lookupBody)
+		writeJSON(w, http.StatusOK, lookupBody)
 	}))
 	b.Cleanup(srv.Close)
 	return srv
@@ -244,12 +246,11 @@ func exportServers(b *testing.B) (api, storage string, sum string) {
 		}
 	}))
 	b.Cleanup(st.Close)
-	metaBody := fmt.Appendf(nil, `{"stream":"proxies","kind":"daily","id":"2026-06-09","format":"parquet","date":1780963200,"created_at":1781052600,"size":%d,"rows":1,"checksum":%q,"schema":{"fields":[]}}`, exportSize, sum)
+	metaBody := fmt.Sprintf(`{"stream":"proxies","kind":"daily","id":"2026-06-09","format":"parquet","date":1780963200,"created_at":1781052600,"size":%d,"rows":1,"checksum":%q,"schema":{"fields":[]}}`, exportSize, sum)
 	var downloads atomic.Int64
 	apiSrv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if bytes.HasSuffix([]byte(r.URL.Path), []byte("/meta")) {
-			w.Header().Set("Content-Type", "application/json")
-			w.Write(metaBody)
+		if strings.HasSuffix(r.URL.Path, "/meta") {
+			writeJSON(w, http.StatusOK, metaBody)
 			return
 		}
 		downloads.Add(1)

@@ -1,42 +1,47 @@
 package synthient_test
 
+// Tests of client.go: NewClient and its options, one client shared by many
+// goroutines, the client's logger, and how a client prints. Last, the soak:
+// the whole client under load against the fake API, with faults.
+
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"log/slog"
-	"net"
+	"math/rand/v2"
 	"net/http"
-	"net/http/httptest"
 	"net/netip"
+	"os"
 	"reflect"
+	"runtime"
+	"sort"
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"testing"
 	"testing/synctest"
 	"time"
 
+	"github.com/jarcoal/httpmock"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
 	"github.com/synthient-go/synthient"
+	"github.com/synthient-go/synthient/synthienttest"
 )
 
-// newClientNoPanic calls NewClient and turns a panic into a test error.
+// newClientNoPanic calls NewClient; a panic fails the test.
 func newClientNoPanic(t *testing.T, key string, opts ...synthient.Option) (c *synthient.Client, err error) {
 	t.Helper()
-	defer func() {
-		if r := recover(); r != nil {
-			t.Errorf("NewClient panicked: %v", r)
-			err = fmt.Errorf("panic: %v", r)
-		}
-	}()
-	return synthient.NewClient(key, opts...)
+	require.NotPanics(t, func() { c, err = synthient.NewClient(key, opts...) }, "NewClient")
+	return c, err
 }
 
 func TestNewClientRejectsInvalidKeysAndOptions(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name string
 		key  string
@@ -90,21 +95,15 @@ func TestNewClientRejectsInvalidKeysAndOptions(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			c, err := newClientNoPanic(t, tc.key, tc.opts...)
-			if !errors.Is(err, synthient.ErrInvalidArgument) {
-				t.Errorf("err = %v, want one matching ErrInvalidArgument", err)
-			}
-			if c != nil {
-				t.Errorf("NewClient returned a client, want nil")
+			if !assert.Nil(t, c, "NewClient returned a client") {
 				c.Close()
 			}
-			if err != nil {
-				for _, f := range []string{"%s", "%v", "%+v", "%#v"} {
-					if s := fmt.Sprintf(f, err); strings.Contains(s, testKey) || strings.Contains(s, "6f1d2c3b") {
-						t.Errorf("Sprintf(%q, err) holds the key: %s", f, s)
-					}
-				}
-			}
+			assert.ErrorIs(t, err, synthient.ErrInvalidArgument)
+			// Not the key, nor its distinctive middle (the key with an
+			// inner space is not testKey).
+			assertNoSecret(t, err, nil, "6f1d2c3b")
 		})
 	}
 }
@@ -112,6 +111,7 @@ func TestNewClientRejectsInvalidKeysAndOptions(t *testing.T) {
 // TestNewClientAcceptsValidOptions is the counterpart of the rejections
 // above: the valid neighbours of each rejected value are accepted.
 func TestNewClientAcceptsValidOptions(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name string
 		opts []synthient.Option
@@ -133,216 +133,147 @@ func TestNewClientAcceptsValidOptions(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			c, err := newClientNoPanic(t, testKey, tc.opts...)
-			if err != nil {
-				t.Fatalf("err = %v, want nil", err)
-			}
-			if c == nil {
-				t.Fatal("nil client")
-			}
+			require.NoError(t, err)
+			require.NotNil(t, c, "the client")
 			c.Close()
 		})
 	}
 }
 
+// TestUserAgentAndBaseURLReachTheRequest: a base URL with a trailing slash
+// still reaches the operation's URL (the mock answers that URL alone), and
+// the User-Agent carries the application's product after the SDK's.
 func TestUserAgentAndBaseURLReachTheRequest(t *testing.T) {
-	m := newMock(opNamed("Account").success)
-	c := newClient(t, mockBase+"/", synthient.WithTransport(m.mt), synthient.WithUserAgent("my-app/1.0"))
-	if _, err := c.Account(context.Background()); err != nil {
-		t.Fatalf("Account: %v", err)
-	}
-	a := checkOneRequest(t, m, http.MethodGet, "/api/v4/account/me")
-	if a.url.Host != "api.test" || a.url.Scheme != "https" {
-		t.Errorf("request went to %s://%s", a.url.Scheme, a.url.Host)
-	}
-	ua := a.header.Get("User-Agent")
-	if !strings.HasPrefix(ua, "synthient-go/") || !strings.HasSuffix(ua, " my-app/1.0") {
-		t.Errorf("User-Agent = %q, want synthient-go/<version> my-app/1.0", ua)
-	}
+	t.Parallel()
+	m := newOpMock(t, opNamed("Account"))
+	c := newClient(t, mockBase+"/", synthient.WithTransport(m.MockTransport), synthient.WithUserAgent("my-app/1.0"))
+	_, err := c.Account(context.Background())
+	require.NoError(t, err, "Account")
+	require.Equal(t, 1, m.calls(), "requests to GET https://api.test/api/v4/account/me")
+	reqs := m.requests()
+	require.Len(t, reqs, 1, "requests")
+	assert.Equal(t, "synthient-go/"+synthient.Version+" my-app/1.0", reqs[0].header.Get("User-Agent"), "User-Agent")
 }
 
 // TestConcurrentCalls shares one client among 50 goroutines (run with
 // -race) against a loopback server.
 func TestConcurrentCalls(t *testing.T) {
-	var lookups, accounts atomic.Int64
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	t.Parallel()
+	srv := newAPIServer(t, func(n int, w http.ResponseWriter, r *http.Request) {
 		if r.Header.Get("X-Api-Key") != testKey {
 			w.WriteHeader(http.StatusUnauthorized)
 			return
 		}
-		w.Header().Set("Content-Type", "application/json")
 		switch {
 		case strings.HasPrefix(r.URL.Path, "/api/v4/lookup/ip/"):
-			lookups.Add(1)
-			fmt.Fprintf(w, `{"ip":%q}`, strings.TrimPrefix(r.URL.Path, "/api/v4/lookup/ip/"))
+			writeJSON(w, http.StatusOK, fmt.Sprintf(`{"ip":%q}`, strings.TrimPrefix(r.URL.Path, "/api/v4/lookup/ip/")))
 		case r.URL.Path == "/api/v4/account/me":
-			accounts.Add(1)
-			fmt.Fprint(w, accountExample)
+			writeJSON(w, http.StatusOK, sampleAccountJSON)
 		default:
 			w.WriteHeader(http.StatusNotFound)
 		}
-	}))
-	defer srv.Close()
-	c := newClient(t, srv.URL+"/api/v4")
+	})
+	c := newClient(t, srv.Base)
 
 	const n = 50
 	var wg sync.WaitGroup
-	errs := make(chan error, n)
 	for i := range n {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		wg.Go(func() {
 			for j := range 4 {
 				if (i+j)%2 == 0 {
 					ip := netip.AddrFrom4([4]byte{10, 0, byte(i), byte(j)})
 					r, err := c.LookupIP(context.Background(), ip)
-					if err != nil {
-						errs <- fmt.Errorf("LookupIP(%v): %w", ip, err)
-						return
-					}
-					if r.IP != ip {
-						errs <- fmt.Errorf("LookupIP(%v) answered for %v", ip, r.IP)
+					if !assert.NoError(t, err, "LookupIP(%v)", ip) || !assert.Equal(t, ip, r.IP, "LookupIP(%v): the answer's address", ip) {
 						return
 					}
 				} else {
 					a, err := c.Account(context.Background())
-					if err != nil {
-						errs <- fmt.Errorf("Account: %w", err)
-						return
-					}
-					if a.Email != "grace@example.com" {
-						errs <- fmt.Errorf("Account: email %q", a.Email)
+					if !assert.NoError(t, err, "Account") || !assert.Equal(t, "ada@example.com", a.Email, "Account: email") {
 						return
 					}
 				}
 			}
-		}()
+		})
 	}
 	wg.Wait()
-	close(errs)
-	for err := range errs {
-		t.Error(err)
-	}
-	if got := lookups.Load() + accounts.Load(); got != 4*n {
-		t.Errorf("the server saw %d requests, want %d", got, 4*n)
-	}
-}
-
-func dialRefused() error { return &net.OpError{Op: "dial", Net: "tcp", Err: syscall.ECONNREFUSED} }
-
-// logEvent is one decoded JSON log line.
-type logEvent map[string]any
-
-func parseLog(t *testing.T, out string) []logEvent {
-	t.Helper()
-	var events []logEvent
-	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
-		if line == "" {
-			continue
-		}
-		var e logEvent
-		if err := json.Unmarshal([]byte(line), &e); err != nil {
-			t.Fatalf("log line %q: %v", line, err)
-		}
-		events = append(events, e)
-	}
-	return events
-}
-
-// expectFields checks the members of e given in want (a nil value: the
-// member must be absent).
-func expectFields(t *testing.T, i int, e logEvent, want map[string]any) {
-	t.Helper()
-	for k, v := range want {
-		got, ok := e[k]
-		switch {
-		case v == nil && ok:
-			t.Errorf("event %d: %s = %v, want it absent", i, k, got)
-		case v != nil && !ok:
-			t.Errorf("event %d: no %s (want %v) in %v", i, k, v, e)
-		case v != nil && fmt.Sprint(got) != fmt.Sprint(v):
-			t.Errorf("event %d: %s = %v, want %v", i, k, got, v)
-		}
-	}
+	srv.Finish()
+	assert.Equal(t, 4*n, srv.Arrivals(), "requests the server saw")
 }
 
 func TestLoggerRetriesThenSuccess(t *testing.T) {
+	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		logger, logs := newLogger()
-		op := opNamed("Account")
-		m := newMock(op.success, problemReply(503, "X-Request-Id", "req-1"), problemReply(503), succeed)
-		c := m.client(t, synthient.WithLogger(logger))
-		if _, err := c.Account(context.Background()); err != nil {
-			t.Fatalf("Account: %v", err)
-		}
+		m := newOpMock(t, opNamed("Account"), problem(503, "X-Request-Id", "req-1"), problem(503), opSucceeds)
+		_, err := m.client(t, synthient.WithLogger(logger)).Account(context.Background())
+		require.NoError(t, err, "Account")
 		events := parseLog(t, logs.String())
-		if len(events) != 3 {
-			t.Fatalf("%d events, want 3:\n%s", len(events), logs.String())
-		}
+		require.Len(t, events, 3, "events:\n%s", logs)
 		common := map[string]any{"method": "GET", "route": "/account/me", "class": "standard", "max_attempts": 3,
 			"reason": nil, "retry_after": nil}
 		for i, e := range events {
-			expectFields(t, i, e, common)
-			expectFields(t, i, e, map[string]any{"attempt": i + 1})
+			assertLogFields(t, i, e, common)
+			assertLogFields(t, i, e, map[string]any{"attempt": i + 1})
 		}
 		for i := range 2 {
-			expectFields(t, i, events[i], map[string]any{"level": "DEBUG", "decision": "retry", "status": 503})
-			if w, ok := events[i]["wait"].(float64); !ok || w <= 0 {
-				t.Errorf("event %d: wait = %v, want a positive duration", i, events[i]["wait"])
+			assertLogFields(t, i, events[i], map[string]any{"level": "DEBUG", "decision": "retry", "status": 503})
+			if assert.IsType(t, float64(0), events[i]["wait"], "event %d: wait", i) {
+				assert.Positive(t, events[i]["wait"].(float64), "event %d: wait", i)
 			}
 		}
-		expectFields(t, 0, events[0], map[string]any{"request_id": "req-1"})
-		expectFields(t, 2, events[2], map[string]any{"level": "DEBUG", "decision": "done", "status": 200, "wait": nil})
+		assertLogFields(t, 0, events[0], map[string]any{"request_id": "req-1"})
+		assertLogFields(t, 2, events[2], map[string]any{"level": "DEBUG", "decision": "done", "status": 200, "wait": nil})
 	})
 }
 
 func TestLoggerStopAtInfo(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name   string
 		op     string
-		script []reply
+		script []httpmock.Responder
 		want   []map[string]any
 	}{
-		{"billed_503", "LookupIP", []reply{problemReply(503)}, []map[string]any{
+		{"billed_503", "LookupIP", []httpmock.Responder{problem(503)}, []map[string]any{
 			{"level": "INFO", "decision": "stop", "reason": "may_have_been_processed", "status": 503,
 				"method": "GET", "route": "/lookup/ip/{ip}", "class": "billed", "attempt": 1, "max_attempts": 3},
 		}},
-		{"standard_503_exhausted", "Account", []reply{problemReply(503)}, []map[string]any{
+		{"standard_503_exhausted", "Account", []httpmock.Responder{problem(503)}, []map[string]any{
 			{"level": "DEBUG", "decision": "retry", "attempt": 1},
 			{"level": "DEBUG", "decision": "retry", "attempt": 2},
 			{"level": "INFO", "decision": "stop", "reason": "attempts_exhausted", "status": 503, "attempt": 3, "max_attempts": 3},
 		}},
-		{"429_without_retry_after", "LookupIPs", []reply{problemReply(429)}, []map[string]any{
+		{"429_without_retry_after", "LookupIPs", []httpmock.Responder{problem(429)}, []map[string]any{
 			{"level": "INFO", "decision": "stop", "reason": "rate_limited_without_retry_after", "status": 429,
 				"method": "POST", "route": "/lookup/ips", "retry_after": nil},
 		}},
-		{"429_retry_after_61", "Health", []reply{problemReply(429, "Retry-After", "61")}, []map[string]any{
+		{"429_retry_after_61", "Health", []httpmock.Responder{problem(429, "Retry-After", "61")}, []map[string]any{
 			{"level": "INFO", "decision": "stop", "reason": "retry_after_exceeds_max", "status": 429,
 				"route": "/health", "class": "billed", "retry_after": float64(61 * time.Second)},
 		}},
-		{"429_retry_after_1_then_200", "LookupDomain", []reply{problemReply(429, "Retry-After", "1"), succeed}, []map[string]any{
+		{"429_retry_after_1_then_200", "LookupDomain", []httpmock.Responder{problem(429, "Retry-After", "1"), opSucceeds}, []map[string]any{
 			{"level": "DEBUG", "decision": "retry", "status": 429, "route": "/lookup/domain/{domain}",
 				"retry_after": float64(time.Second), "wait": float64(time.Second)},
 			{"level": "DEBUG", "decision": "done", "status": 200, "retry_after": nil, "reason": nil},
 		}},
-		{"dial_error", "LookupIP", []reply{failWith(dialRefused())}, []map[string]any{
+		{"dial_error", "LookupIP", []httpmock.Responder{httpmock.NewErrorResponder(dialRefused())}, []map[string]any{
 			{"level": "INFO", "decision": "stop", "reason": "not_retryable", "status": nil, "error": "dial"},
 		}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			synctest.Test(t, func(t *testing.T) {
 				logger, logs := newLogger()
 				op := opNamed(tc.op)
-				m := newMock(op.success, tc.script...)
-				c := m.client(t, synthient.WithLogger(logger))
-				_ = op.call(context.Background(), c)
+				m := newOpMock(t, op, tc.script...)
+				_ = op.call(context.Background(), m.client(t, synthient.WithLogger(logger)))
 				events := parseLog(t, logs.String())
-				if len(events) != len(tc.want) {
-					t.Fatalf("%d events, want %d:\n%s", len(events), len(tc.want), logs.String())
-				}
+				require.Len(t, events, len(tc.want), "events:\n%s", logs)
 				for i, w := range tc.want {
-					expectFields(t, i, events[i], w)
+					assertLogFields(t, i, events[i], w)
 				}
 			})
 		})
@@ -352,29 +283,27 @@ func TestLoggerStopAtInfo(t *testing.T) {
 // TestLoggerTimeLeft: with a deadline, each decision logs the time left
 // before it; without one, none.
 func TestLoggerTimeLeft(t *testing.T) {
+	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		logger, logs := newLogger()
-		op := opNamed("Account")
-		m := newMock(op.success, problemReply(503), succeed)
+		m := newOpMock(t, opNamed("Account"), problem(503), opSucceeds)
 		c := m.client(t, synthient.WithLogger(logger))
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
-		if _, err := c.Account(ctx); err != nil {
-			t.Fatalf("Account: %v", err)
-		}
-		if _, err := c.Account(context.Background()); err != nil {
-			t.Fatalf("Account: %v", err)
-		}
+		_, err := c.Account(ctx)
+		require.NoError(t, err, "Account with a deadline")
+		_, err = c.Account(context.Background())
+		require.NoError(t, err, "Account without a deadline")
 		events := parseLog(t, logs.String())
-		if len(events) != 3 {
-			t.Fatalf("%d events, want 3:\n%s", len(events), logs.String())
-		}
+		require.Len(t, events, 3, "events:\n%s", logs)
 		for i, e := range events[:2] {
-			if left, ok := e["time_left"].(float64); !ok || left <= 0 || left > float64(10*time.Second) {
-				t.Errorf("event %d: time_left = %v, want a duration in (0, 10s]", i, e["time_left"])
+			if assert.IsType(t, float64(0), e["time_left"], "event %d: time_left", i) {
+				left := e["time_left"].(float64)
+				assert.Positive(t, left, "event %d: time_left", i)
+				assert.LessOrEqual(t, left, float64(10*time.Second), "event %d: time_left", i)
 			}
 		}
-		expectFields(t, 2, events[2], map[string]any{"decision": "done", "time_left": nil})
+		assertLogFields(t, 2, events[2], map[string]any{"decision": "done", "time_left": nil})
 	})
 }
 
@@ -382,30 +311,25 @@ func TestLoggerTimeLeft(t *testing.T) {
 // template, and that neither the address, the domain, the query nor the key
 // appears.
 func TestLoggerHoldsNoAddressKeyOrQuery(t *testing.T) {
+	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		logger, logs := newLogger()
-		m := newMock(`{"ip":"198.51.100.23"}`, problemReply(429, "Retry-After", "0"), succeed)
-		c := m.client(t, synthient.WithLogger(logger))
-		if _, err := c.LookupIP(context.Background(), netip.MustParseAddr("198.51.100.23")); err != nil {
-			t.Fatalf("LookupIP: %v", err)
-		}
-		m2 := newMock(`{"domain":"secret-target.example"}`, problemReply(429, "Retry-After", "0"), succeed)
-		c2 := m2.client(t, synthient.WithLogger(logger))
-		if _, err := c2.LookupDomain(context.Background(), "secret-target.example", &synthient.DomainLookupParams{Limit: 9}); err != nil {
-			t.Fatalf("LookupDomain: %v", err)
-		}
+		lookup := opCase{method: http.MethodGet, path: "/api/v4/lookup/ip/198.51.100.23", success: `{"ip":"198.51.100.23"}`}
+		m := newOpMock(t, lookup, problem(429, "Retry-After", "0"), opSucceeds)
+		_, err := m.client(t, synthient.WithLogger(logger)).LookupIP(context.Background(), netip.MustParseAddr("198.51.100.23"))
+		require.NoError(t, err, "LookupIP")
+		domain := opCase{method: http.MethodGet, path: "/api/v4/lookup/domain/secret-target.example", success: `{"domain":"secret-target.example"}`}
+		m2 := newOpMock(t, domain, problem(429, "Retry-After", "0"), opSucceeds)
+		_, err = m2.client(t, synthient.WithLogger(logger)).LookupDomain(context.Background(), "secret-target.example",
+			&synthient.DomainLookupParams{Limit: 9})
+		require.NoError(t, err, "LookupDomain")
 		out := logs.String()
 		events := parseLog(t, out)
-		if len(events) != 4 {
-			t.Fatalf("%d events, want 4:\n%s", len(events), out)
-		}
-		if events[0]["route"] != "/lookup/ip/{ip}" || events[2]["route"] != "/lookup/domain/{domain}" {
-			t.Errorf("routes %v and %v, want the templates", events[0]["route"], events[2]["route"])
-		}
+		require.Len(t, events, 4, "events:\n%s", out)
+		assert.Equal(t, "/lookup/ip/{ip}", events[0]["route"], "LookupIP's route")
+		assert.Equal(t, "/lookup/domain/{domain}", events[2]["route"], "LookupDomain's route")
 		for _, s := range []string{"198.51.100.23", "secret-target", "limit", "?", testKey, "api.test"} {
-			if strings.Contains(out, s) {
-				t.Errorf("the log holds %q:\n%s", s, out)
-			}
+			assert.NotContains(t, out, s, "the log")
 		}
 	})
 }
@@ -422,38 +346,413 @@ func TestClientFormattingHidesTheKey(t *testing.T) {
 	// a bad verb (%s of a pointer inside a struct) field by field.
 	hidden := struct{ c *synthient.Client }{c}
 
-	renderings := map[string]string{}
+	printed := map[string]string{}
 	for _, verb := range []string{"%v", "%+v", "%#v", "%s", "%q", "%x", "%X", "%10.3v"} {
-		renderings[verb] = fmt.Sprintf(verb, c)
-		renderings[verb+" of nil"] = fmt.Sprintf(verb, nilClient)
-		renderings[verb+" of a struct holding it"] = fmt.Sprintf(verb, holder)
-		renderings[verb+" of an unexported field"] = fmt.Sprintf(verb, hidden)
+		printed[verb] = fmt.Sprintf(verb, c)
+		printed[verb+" of nil"] = fmt.Sprintf(verb, nilClient)
+		printed[verb+" of a struct holding it"] = fmt.Sprintf(verb, holder)
+		printed[verb+" of an unexported field"] = fmt.Sprintf(verb, hidden)
 	}
 	for _, verb := range []string{"%t", "%e", "%U", "%d"} {
-		renderings[verb+" of an unexported field"] = fmt.Sprintf(verb, hidden)
+		printed[verb+" of an unexported field"] = fmt.Sprintf(verb, hidden)
 	}
-	renderings["reflection"] = fmt.Sprintf("%v %+v", reflect.ValueOf(c).Elem(), reflect.ValueOf(hidden))
-	renderings["fmt.Sprint"] = fmt.Sprint(c)
-	renderings["fmt.Sprintln"] = fmt.Sprintln(c)
+	printed["reflection"] = fmt.Sprintf("%v %+v", reflect.ValueOf(c).Elem(), reflect.ValueOf(hidden))
+	printed["fmt.Sprint"] = fmt.Sprint(c)
+	printed["fmt.Sprintln"] = fmt.Sprintln(c)
 	for name, h := range map[string]func(io.Writer) slog.Handler{
 		"slog text": func(w io.Writer) slog.Handler { return slog.NewTextHandler(w, nil) },
 		"slog json": func(w io.Writer) slog.Handler { return slog.NewJSONHandler(w, nil) },
 	} {
 		var buf bytes.Buffer
 		slog.New(h(&buf)).Info("calling", "client", c, slog.Any("client_any", c))
-		renderings[name] = buf.String()
+		printed[name] = buf.String()
 	}
 
-	for name, out := range renderings {
+	for name, out := range printed {
 		t.Run(name, func(t *testing.T) {
-			if strings.Contains(out, testKey) {
-				t.Fatalf("%s prints the API key: %s", name, out)
-			}
+			assert.NotContains(t, out, testKey, "%s prints the API key", name)
 		})
 	}
 	for _, name := range []string{"%v", "%+v", "%#v", "%s", "slog text", "slog json"} {
-		if !strings.Contains(renderings[name], base) {
-			t.Errorf("%s = %q, want it to name the base URL %s", name, renderings[name], base)
+		assert.Contains(t, printed[name], base, "%s: want it to name the base URL", name)
+	}
+}
+
+// ---- The soak ----
+
+// The soak: many mixed calls from many goroutines against one fake, with
+// about one call in ten meeting an injected fault of some kind. It checks
+// what must hold however the calls interleave: no goroutine or file
+// descriptor is left behind, every failure is a typed error, and no call
+// sent more requests than its retry class allows.
+
+// soakOp is one kind of call of the soak's mix.
+type soakOp struct {
+	name   string
+	weight int    // calls of this kind out of 10
+	route  string // the API route the call sends to
+	billed bool
+	// call makes call i; it returns the call's unique escaped path (of a
+	// LookupIP or LookupDomain), or "". feed is drawn for every call.
+	call func(c *synthient.Client, rng *rand.Rand, i int, feed synthient.Feed) (path string, err error)
+}
+
+// soakExportIDs are the exports the soak asks for.
+var soakExportIDs = []string{"latest", "2026-06-09", "2026-06-08", "2026-06-10/00", "2026-06-10/07", "2026-06-10/13"}
+
+// soakMix is the mix of calls.
+var soakMix = []soakOp{
+	{"LookupIP", 2, synthienttest.RouteLookupIP, true, func(c *synthient.Client, _ *rand.Rand, i int, _ synthient.Feed) (string, error) {
+		ip := netip.AddrFrom4([4]byte{198, 18 + byte(i>>16), byte(i >> 8), byte(i)})
+		_, err := c.LookupIP(context.Background(), ip)
+		return "/api/v4/lookup/ip/" + ip.String(), err
+	}},
+	{"LookupIPs", 1, synthienttest.RouteLookupIPs, true, func(c *synthient.Client, rng *rand.Rand, i int, _ synthient.Feed) (string, error) {
+		ips := make([]netip.Addr, 1+rng.IntN(5))
+		for k := range ips {
+			ips[k] = netip.AddrFrom4([4]byte{100, 64 + byte(k), byte(i >> 8), byte(i)})
+		}
+		_, err := c.LookupIPs(context.Background(), ips)
+		return "", err
+	}},
+	{"LookupDomain", 2, synthienttest.RouteLookupDomain, true, func(c *synthient.Client, _ *rand.Rand, i int, _ synthient.Feed) (string, error) {
+		name := fmt.Sprintf("soak-%d.example.net", i)
+		_, err := c.LookupDomain(context.Background(), name, &synthient.DomainLookupParams{Limit: 3})
+		return "/api/v4/lookup/domain/" + name, err
+	}},
+	{"Account", 1, synthienttest.RouteAccount, false, func(c *synthient.Client, _ *rand.Rand, _ int, _ synthient.Feed) (string, error) {
+		_, err := c.Account(context.Background())
+		return "", err
+	}},
+	{"ExportMeta", 1, synthienttest.RouteExportMeta, false, func(c *synthient.Client, rng *rand.Rand, _ int, feed synthient.Feed) (string, error) {
+		_, err := c.ExportMeta(context.Background(), feed, soakExportIDs[rng.IntN(len(soakExportIDs))])
+		return "", err
+	}},
+	{"ListExports", 1, synthienttest.RouteExports, false, func(c *synthient.Client, _ *rand.Rand, _ int, feed synthient.Feed) (string, error) {
+		_, err := c.ListExports(context.Background(), feed, &synthient.ListExportsParams{Limit: 5})
+		return "", err
+	}},
+	{"DownloadExport", 1, synthienttest.RouteDownload, false, func(c *synthient.Client, rng *rand.Rand, _ int, feed synthient.Feed) (string, error) {
+		_, err := c.DownloadExport(context.Background(), feed, soakExportIDs[rng.IntN(len(soakExportIDs))], io.Discard)
+		return "", err
+	}},
+	{"Stream", 1, synthienttest.RouteStream, false, func(c *synthient.Client, rng *rand.Rand, _ int, feed synthient.Feed) (string, error) {
+		want, n := 1+rng.IntN(3), 0
+		for _, err := range c.StreamRaw(context.Background(), feed) {
+			if err != nil {
+				return "", err
+			}
+			if n++; n >= want {
+				break
+			}
+		}
+		return "", nil
+	}},
+}
+
+// soakFaults are the faults a call may meet: every status the rules name,
+// and every way a connection can fail. Slow headers outlast the client's
+// 200 ms timeout; a slow body stays within it.
+var soakFaults = []synthienttest.Fault{
+	{Kind: synthienttest.FaultStatus, Status: 429, RetryAfter: "0"},
+	{Kind: synthienttest.FaultStatus, Status: 429},
+	{Kind: synthienttest.FaultStatus, Status: 500},
+	{Kind: synthienttest.FaultStatus, Status: 502},
+	{Kind: synthienttest.FaultStatus, Status: 503},
+	{Kind: synthienttest.FaultStatus, Status: 504},
+	{Kind: synthienttest.FaultStatus, Status: 404},
+	{Kind: synthienttest.FaultCloseAfterRequest},
+	{Kind: synthienttest.FaultResetMidBody},
+	{Kind: synthienttest.FaultSlowHeaders, Delay: 400 * time.Millisecond},
+	{Kind: synthienttest.FaultSlowBody, Size: 512, Delay: 2 * time.Millisecond},
+	{Kind: synthienttest.FaultTruncatedBody},
+}
+
+// soakOversizedLine is the fault of a stream line over the limit.
+var soakOversizedLine = synthienttest.Fault{Kind: synthienttest.FaultOversizedLine, Size: synthient.MaxLineSize + 64}
+
+// soakAnswer is an answer as the response hook saw it.
+type soakAnswer struct {
+	status     int
+	retryAfter bool
+}
+
+// soakResult is what one call did.
+type soakResult struct {
+	op   int    // the index of its kind in soakMix
+	path string // the unique escaped path of a LookupIP or LookupDomain call
+	err  error
+}
+
+// openFiles counts this process's open file descriptors.
+func openFiles(t *testing.T) int {
+	t.Helper()
+	ents, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		t.Skipf("cannot count open files: %v", err)
+	}
+	return len(ents)
+}
+
+// settle waits (up to 10 s, polling) until f() <= want, and returns f().
+// Not require.Eventually: it runs each poll in a goroutine of its own,
+// which a count of goroutines would see.
+func settle(f func() int, want int) int {
+	deadline := time.Now().Add(10 * time.Second)
+	for n := f(); ; n = f() {
+		if n <= want || time.Now().After(deadline) {
+			return n
+		}
+		runtime.GC()
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// whyNotTyped reports why err is not a typed error of the SDK, or "".
+func whyNotTyped(err error) string {
+	var base *synthient.Error
+	if !errors.As(err, &base) {
+		return "errors.As(err, new(*synthient.Error)) fails"
+	}
+	switch e := err.(type) {
+	case *synthient.APIError, *synthient.ConnectionError, *synthient.TimeoutError, *synthient.DecodeError:
+		return ""
+	case *synthient.Error:
+		if e.StopReason == "" {
+			return "a bare *synthient.Error without a stop reason"
+		}
+		return ""
+	}
+	return fmt.Sprintf("a %T", err)
+}
+
+// TestSoak runs the load once, then checks it: nothing left behind, then
+// the calls of each kind in the mix, then the storage leg. It counts
+// goroutines and open files, so it runs alone (no t.Parallel).
+func TestSoak(t *testing.T) {
+	if testing.Short() {
+		t.Skip("soak test: skipped with -short")
+	}
+	const (
+		calls      = 10_000
+		workers    = 64
+		maxRetries = 2
+		seed       = 20260610
+		// maxOversized bounds the 16 MiB stream lines, which cost the most.
+		maxOversized = 4
+	)
+	clk := synthienttest.NewManualClock(time.Date(2026, time.June, 10, 14, 20, 0, 0, time.UTC))
+	srv := synthienttest.NewServer(
+		synthienttest.WithClock(clk.Now),
+		synthienttest.WithoutRateLimits(),
+		synthienttest.WithCredits(1<<40),
+		synthienttest.WithStreamLimit(10*workers),
+		synthienttest.WithEventInterval(2*time.Millisecond),
+		synthienttest.WithExportSize(4096),
+	)
+	defer srv.Close()
+
+	goroutines0, fds0 := runtime.NumGoroutine(), openFiles(t)
+
+	// The hook learns the status of every answer that reached the client,
+	// and whether a 429 carried a Retry-After (by request id), and counts
+	// the download redirects.
+	var (
+		seen      sync.Map // request id -> soakAnswer
+		redirects atomic.Int64
+	)
+	hook := func(ri *synthient.ResponseInfo) error {
+		seen.Store(ri.RequestID, soakAnswer{status: ri.Status, retryAfter: ri.Header.Get("Retry-After") != ""})
+		if ri.Status == http.StatusTemporaryRedirect {
+			redirects.Add(1)
+		}
+		return nil
+	}
+	// The default retry quota stays on: with nine calls in ten succeeding
+	// it rarely runs dry, and when it does the call stops with
+	// quota_exhausted, which the checks below accept.
+	c, err := synthient.NewClient(srv.APIKey,
+		synthient.WithBaseURL(srv.URL), fastBackoff,
+		synthient.WithMaxRetries(maxRetries),
+		synthient.WithTimeout(200*time.Millisecond),
+		synthient.WithResponseHook(hook),
+	)
+	require.NoError(t, err, "NewClient")
+
+	var (
+		next      atomic.Int64
+		oversized atomic.Int64
+		faulted   atomic.Int64
+		results   = make([]soakResult, calls)
+		wg        sync.WaitGroup
+	)
+	start := time.Now()
+	for range workers {
+		wg.Go(func() {
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= calls {
+					return
+				}
+				rng := rand.New(rand.NewPCG(seed, uint64(i)))
+				k := 0
+				for w := rng.IntN(10); ; k++ {
+					if w -= soakMix[k].weight; w < 0 {
+						break
+					}
+				}
+				op := soakMix[k]
+				if rng.IntN(10) == 0 {
+					route := op.route
+					f := soakFaults[rng.IntN(len(soakFaults))]
+					switch {
+					case route == synthienttest.RouteDownload && rng.IntN(2) == 0:
+						route = synthienttest.RouteStorage
+					case route == synthienttest.RouteStream && rng.IntN(8) == 0 && oversized.Add(1) <= maxOversized:
+						f = soakOversizedLine
+					}
+					srv.Inject(route, 1, f)
+					faulted.Add(1)
+				}
+				feed := synthient.Feeds[rng.IntN(len(synthient.Feeds))]
+				path, err := op.call(c, rng, i, feed)
+				results[i] = soakResult{op: k, path: path, err: err}
+			}
+		})
+	}
+	wg.Wait()
+	elapsed := time.Since(start)
+	c.Close()
+
+	goroutines := settle(runtime.NumGoroutine, goroutines0)
+	fds := settle(func() int { return openFiles(t) }, fds0+2)
+	t.Run("nothing_left_behind", func(t *testing.T) {
+		assert.LessOrEqual(t, goroutines, goroutines0, "goroutines after the soak")
+		assert.LessOrEqual(t, fds, fds0+2, "open files after the soak (%d before)", fds0)
+	})
+
+	// The request log, by path and by route. An arrival justifies a retry
+	// of a standard call when its answer never reached the client (no
+	// answer, or none before the timeout) or was a 500, 502, 503, 504 or a
+	// 429 with Retry-After; of a billed call only in the last case.
+	log := srv.Requests()
+	byPath := map[string][]synthienttest.Request{}
+	arrivals := map[string]int{}
+	justified := map[string]int{}       // standard class
+	justifiedBilled := map[string]int{} // billed class
+	for _, r := range log {
+		arrivals[r.Route]++
+		byPath[r.Path] = append(byPath[r.Path], r)
+		v, ok := seen.Load(r.RequestID)
+		s, _ := v.(soakAnswer)
+		switch {
+		case !ok:
+			justified[r.Route]++
+		case s.status == http.StatusTooManyRequests && s.retryAfter:
+			justified[r.Route]++
+			justifiedBilled[r.Route]++
+		case s.status == 500, s.status == 502, s.status == 503, s.status == 504:
+			justified[r.Route]++
 		}
 	}
+	// retriedAfter429 reports whether an arrival's answer reached the
+	// client as a 429 with Retry-After.
+	retriedAfter429 := func(r synthienttest.Request) bool {
+		v, _ := seen.Load(r.RequestID)
+		s, ok := v.(soakAnswer)
+		return ok && s.status == http.StatusTooManyRequests && s.retryAfter
+	}
+
+	failures := map[string]int{}
+	downloads := 0
+	for k, op := range soakMix {
+		t.Run(op.name, func(t *testing.T) {
+			bad := 0
+			report := func(format string, args ...any) {
+				t.Helper()
+				if bad++; bad <= 20 {
+					t.Errorf(format, args...)
+				}
+			}
+			n, succeeded := 0, 0
+			for i, res := range results {
+				if res.op != k {
+					continue
+				}
+				n++
+				var base *synthient.Error
+				if res.err == nil {
+					succeeded++
+				} else {
+					if why := whyNotTyped(res.err); why != "" {
+						report("call %d: error %v is %s", i, res.err, why)
+						continue
+					}
+					errors.As(res.err, &base)
+					key := fmt.Sprintf("%T", res.err)
+					if base.StopReason != "" {
+						key += " " + string(base.StopReason)
+					}
+					failures[op.name+": "+key]++
+					limit := 1 + maxRetries
+					if op.route == synthienttest.RouteDownload {
+						limit++ // the storage request counts as an attempt
+					}
+					if base.Attempts < 1 || base.Attempts > limit {
+						report("call %d: %d attempts, want 1 to %d: %v", i, base.Attempts, limit, res.err)
+					}
+				}
+				if res.path == "" {
+					continue
+				}
+				// A billed call with a unique path: every arrival after the
+				// first follows a 429 that carried a Retry-After.
+				got := byPath[res.path]
+				switch {
+				case len(got) == 0 && res.err == nil:
+					report("call %d (%s): succeeded but never arrived", i, res.path)
+				case len(got) > 1+maxRetries:
+					report("call %d (%s): arrived %d times, more than 1+MaxRetries", i, res.path, len(got))
+				case base != nil && len(got) > base.Attempts:
+					report("call %d (%s): arrived %d times but the error counts %d attempts", i, res.path, len(got), base.Attempts)
+				}
+				for a := 1; a < len(got); a++ {
+					prev := got[a-1]
+					if !retriedAfter429(prev) {
+						report("call %d (%s): sent again (arrival %d of %d) after status %d (faulted %v), not a 429 with Retry-After",
+							i, res.path, a+1, len(got), prev.Status, prev.Faulted)
+					}
+				}
+			}
+			if op.route == synthienttest.RouteDownload {
+				downloads = n
+			}
+			require.NotZero(t, n, "calls of this kind in the mix")
+
+			// Every call, unique path or not: each arrival beyond the first
+			// of a call answers an outcome its class retries.
+			allowed := n + justified[op.route]
+			if op.billed {
+				allowed = n + justifiedBilled[op.route]
+			}
+			allowed = min(allowed, n*(1+maxRetries))
+			got := arrivals[op.route]
+			assert.GreaterOrEqual(t, got, succeeded, "arrivals for %d calls: at least one per success", n)
+			assert.LessOrEqual(t, got, allowed, "arrivals for %d calls (%d succeeded): at most one per call and per retry its class allows", n, succeeded)
+		})
+	}
+	// The storage leg is never retried: one request per redirect at most.
+	t.Run("storage", func(t *testing.T) {
+		got, want := int64(arrivals[synthienttest.RouteStorage]), redirects.Load()
+		assert.LessOrEqual(t, got, want, "storage arrivals, against the download redirects")
+		assert.LessOrEqual(t, want, int64(downloads), "download redirects, against the downloads")
+	})
+
+	var lines []string
+	for k, v := range failures {
+		lines = append(lines, fmt.Sprintf("%6d  %s", v, k))
+	}
+	sort.Strings(lines)
+	t.Logf("%d calls from %d goroutines in %v, %d faults injected, %d requests; goroutines %d -> %d, open files %d -> %d; failures:\n%s",
+		calls, workers, elapsed.Round(time.Millisecond), faulted.Load(), len(log), goroutines0, goroutines, fds0, fds, strings.Join(lines, "\n"))
 }

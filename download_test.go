@@ -1,5 +1,11 @@
 package synthient_test
 
+// Tests of download.go: DownloadExport, DownloadExportTo and
+// DownloadExportFile. The API leg is an apiServer answering a 307 to a
+// presigned URL (presigned, in helpers_test.go) on a storage host: another
+// apiServer, or a rawServer for what net/http's server cannot send
+// (resets, truncated or malformed answers).
+
 import (
 	"bytes"
 	"compress/gzip"
@@ -17,7 +23,6 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
-	"reflect"
 	"runtime"
 	"slices"
 	"strconv"
@@ -26,26 +31,15 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
 	"github.com/synthient-go/synthient"
 	"github.com/synthient-go/synthient/retry"
 )
 
-// dlSecret is the signature of the presigned storage URLs: it must never
-// appear in an error or a log line.
-const dlSecret = "SECRETSIG0d1e2f3a4b5c6d7e8f"
-
-// dlQuery is the query of a presigned storage URL (R2 / S3 style).
-const dlQuery = "X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Credential=AKIAEXAMPLE%2F20260610%2Fauto%2Fs3%2Faws4_request" +
-	"&X-Amz-Date=20260610T140000Z&X-Amz-Expires=86400&X-Amz-SignedHeaders=host&X-Amz-Signature=" + dlSecret
-
-// dlObject is the object path on the storage host.
-const dlObject = "/bucket/proxies/2026/06/10/14_proxies.parquet"
-
-// dlPresigned returns the presigned URL of dlObject on origin.
-func dlPresigned(origin string) string { return origin + dlObject + "?" + dlQuery }
-
-// dlData returns n deterministic bytes that are not all alike.
-func dlData(n int) []byte {
+// exportBytes returns n deterministic bytes that are not all alike.
+func exportBytes(n int) []byte {
 	b := make([]byte, n)
 	x := uint32(2463534242)
 	for i := range b {
@@ -57,31 +51,47 @@ func dlData(n int) []byte {
 	return b
 }
 
-func dlSHA(b []byte) string {
+// sha256Hex returns the lowercase hex SHA-256 of b.
+func sha256Hex(b []byte) string {
 	s := sha256.Sum256(b)
 	return hex.EncodeToString(s[:])
 }
 
-// dlRedirectAPI answers every request with status and Location loc (no
-// Location header when loc is "").
-func dlRedirectAPI(t *testing.T, tlsOn bool, status int, loc string) *fxServer {
-	return newFXServer(t, tlsOn, func(_ int, w http.ResponseWriter, _ *http.Request) {
+// assertSameBytes checks that got holds want; on a failure it prints the
+// lengths and the first difference, not the bytes.
+func assertSameBytes(t testing.TB, want, got []byte, msgAndArgs ...any) bool {
+	t.Helper()
+	if bytes.Equal(want, got) {
+		return true
+	}
+	i := 0
+	for i < min(len(want), len(got)) && want[i] == got[i] {
+		i++
+	}
+	return assert.Fail(t, fmt.Sprintf("got %d bytes, want %d; first difference at byte %d", len(got), len(want), i), msgAndArgs...)
+}
+
+// redirectServer answers every request with status and Location loc (no
+// Location header when loc is ""): the API's download endpoint, or a
+// storage host that redirects.
+func redirectServer(t *testing.T, status int, loc string, opts ...serverOption) *apiServer {
+	return newAPIServer(t, func(_ int, w http.ResponseWriter, _ *http.Request) {
 		if loc != "" {
 			w.Header().Set("Location", loc)
 		}
 		w.Header().Set("X-Request-Id", "req-redirect")
 		w.WriteHeader(status)
-	})
+	}, opts...)
 }
 
-// dlStorage serves data as dlServeFile does.
-func dlStorage(t *testing.T, tlsOn bool, data []byte) *fxServer {
-	return newFXServer(t, tlsOn, func(_ int, w http.ResponseWriter, _ *http.Request) { dlServeFile(w, data) })
+// storageServer serves data as serveFile does.
+func storageServer(t *testing.T, data []byte, opts ...serverOption) *apiServer {
+	return newAPIServer(t, func(_ int, w http.ResponseWriter, _ *http.Request) { serveFile(w, data) }, opts...)
 }
 
-// dlServeFile answers 200 with data, a Content-Length and an X-Storage
+// serveFile answers 200 with data, a Content-Length and an X-Storage
 // header, in four flushed pieces.
-func dlServeFile(w http.ResponseWriter, data []byte) {
+func serveFile(w http.ResponseWriter, data []byte) {
 	w.Header().Set("Content-Type", "application/octet-stream")
 	w.Header().Set("Content-Length", strconv.Itoa(len(data)))
 	w.Header().Set("X-Storage", "yes")
@@ -95,98 +105,55 @@ func dlServeFile(w http.ResponseWriter, data []byte) {
 	}
 }
 
-// dlCheckStorageHeaders checks that the storage request carried no
+// assertStorageRequest checks that the storage request carried no
 // credentials and the presigned URL as it was.
-func dlCheckStorageHeaders(t *testing.T, r fxReq) {
+func assertStorageRequest(t *testing.T, r request) {
 	t.Helper()
 	for _, h := range []string{"X-Api-Key", "Authorization", "Cookie", "Proxy-Authorization"} {
-		if v, ok := r.Header[h]; ok {
-			t.Errorf("storage request carries %s: %q", h, v)
-		}
+		assert.NotContains(t, r.Header, h, "storage request carries %s", h)
 	}
-	if strings.Contains(fmt.Sprint(r.Header), testKey) {
-		t.Errorf("storage request headers hold the API key: %v", r.Header)
-	}
-	if r.Method != http.MethodGet || r.Path != dlObject || r.RawQuery != dlQuery {
-		t.Errorf("storage request %s %s?%s, want GET %s?%s", r.Method, r.Path, r.RawQuery, dlObject, dlQuery)
-	}
+	assert.NotContains(t, fmt.Sprint(r.Header), testKey, "storage request headers hold the API key")
+	assert.Equal(t, http.MethodGet, r.Method, "storage request method")
+	assert.Equal(t, presignObject, r.Path, "storage request path")
+	assert.Equal(t, presignQuery, r.RawQuery, "storage request query")
 }
 
-// dlErrTree returns err and every error below it.
-func dlErrTree(err error) []error {
-	if err == nil {
-		return nil
-	}
-	out := []error{err}
-	switch u := err.(type) {
-	case interface{ Unwrap() error }:
-		out = append(out, dlErrTree(u.Unwrap())...)
-	case interface{ Unwrap() []error }:
-		for _, e := range u.Unwrap() {
-			out = append(out, dlErrTree(e)...)
-		}
-	}
-	return out
-}
-
-// dlNoSecret checks that neither the presigned query nor the key appear in
-// err (in every form and every error it wraps) or in the log.
-func dlNoSecret(t *testing.T, err error, logs *logBuffer) {
+// assertRawStorageRequests checks every request a raw storage host read
+// as assertStorageRequest does.
+func assertRawStorageRequests(t *testing.T, s *rawServer) {
 	t.Helper()
-	var texts []string
-	for _, e := range dlErrTree(err) {
-		texts = append(texts, e.Error(), fmt.Sprintf("%v", e), fmt.Sprintf("%+v", e), fmt.Sprintf("%#v", e))
-	}
-	var base *synthient.Error
-	if errors.As(err, &base) {
-		texts = append(texts, base.Error(), fmt.Sprintf("%+v", base), fmt.Sprintf("%#v", base))
-	}
-	if logs != nil {
-		texts = append(texts, logs.String())
-	}
-	for _, s := range texts {
-		for _, secret := range []string{dlSecret, "X-Amz-", "AKIAEXAMPLE", testKey} {
-			if strings.Contains(s, secret) {
-				t.Errorf("%q leaks %q", s, secret)
-			}
-		}
+	for _, r := range s.Requests() {
+		assertStorageRequest(t, request{Method: r.Method, Path: r.URL.Path, RawQuery: r.URL.RawQuery, Header: r.Header})
 	}
 }
 
-// dlCheckRedirectError checks that err is an *Error and not an *APIError.
-func dlCheckRedirectError(t *testing.T, err error) {
+// requirePlainError checks that err is an *Error with no *APIError or
+// *ConnectionError behind it, and returns it.
+func requirePlainError(t *testing.T, err error) *synthient.Error {
 	t.Helper()
-	if err == nil {
-		t.Fatal("err = nil, want an *Error")
-	}
 	var base *synthient.Error
-	if !errors.As(err, &base) {
-		t.Errorf("err = %v (%T), want an *Error", err, err)
-	}
+	require.ErrorAs(t, err, &base)
 	var ae *synthient.APIError
-	if errors.As(err, &ae) {
-		t.Errorf("err = %v matches *APIError (status %d), want a plain *Error", err, ae.Status)
-	}
+	assert.False(t, errors.As(err, &ae), "err = %v matches *APIError, want a plain *Error", err)
 	var ce *synthient.ConnectionError
-	if errors.As(err, &ce) {
-		t.Errorf("err = %v matches *ConnectionError, want a plain *Error", err)
-	}
+	assert.False(t, errors.As(err, &ce), "err = %v matches *ConnectionError, want a plain *Error", err)
+	return base
 }
 
-// dlSignalWriter collects the bytes and closes reached once it holds at
+// signalWriter collects the bytes and closes reached once it holds at
 // least at bytes.
-type dlSignalWriter struct {
+type signalWriter struct {
 	buf     bytes.Buffer
 	at      int
 	once    sync.Once
 	reached chan struct{}
 }
 
-func newDLSignalWriter(at int) *dlSignalWriter {
-	return &dlSignalWriter{at: at, reached: make(chan struct{})}
+func newSignalWriter(at int) *signalWriter {
+	return &signalWriter{at: at, reached: make(chan struct{})}
 }
 
-func (w *dlSignalWriter) Write(p []byte) (int, error) {
+func (w *signalWriter) Write(p []byte) (int, error) {
 	n, _ := w.buf.Write(p)
 	if w.buf.Len() >= w.at {
 		w.once.Do(func() { close(w.reached) })
@@ -194,117 +161,122 @@ func (w *dlSignalWriter) Write(p []byte) (int, error) {
 	return n, nil
 }
 
-// dlRawStorage is a storage host that sends the headers of a body of
-// total bytes and its first part bytes, then waits for wait (if not nil)
-// and ends the connection: with an RST when reset, else with a FIN.
-func dlRawStorage(t *testing.T, data []byte, part int, wait <-chan struct{}, reset bool) *fxRaw {
-	return newFXRaw(t, func(c *net.TCPConn, _ *http.Request, quit <-chan struct{}) {
+// rawStorage is a storage host that reads a request, sends the headers of
+// a body of len(data) bytes and its first part bytes, then waits for wait
+// (if not nil) and ends the connection: with an RST when reset, else with
+// a FIN.
+func rawStorage(t *testing.T, data []byte, part int, wait <-chan struct{}, reset bool) *rawServer {
+	return newRawServer(t, func(c *rawConn) {
+		if _, _, _, err := c.ReadRequest(); err != nil {
+			return
+		}
 		fmt.Fprintf(c, "HTTP/1.1 200 OK\r\nContent-Type: application/octet-stream\r\nContent-Length: %d\r\n\r\n", len(data))
 		if _, err := c.Write(data[:part]); err != nil {
 			return
 		}
-		if wait != nil && !fxWait(wait, quit) {
+		if wait != nil && !c.Wait(wait) {
 			return
 		}
 		if reset {
-			fxReset(c)
+			c.Reset()
 		}
 	})
 }
 
+// trustServer trusts the certificate of httptest's TLS servers (all of
+// them share it).
+func trustServer(s *apiServer) synthient.Option {
+	pool := x509.NewCertPool()
+	pool.AddCert(s.Certificate())
+	return synthient.WithTLSConfig(&tls.Config{RootCAs: pool})
+}
+
 func TestDownloadExportFollows307ToStorage(t *testing.T) {
-	data := dlData(300 << 10)
-	storage := dlStorage(t, false, data)
-	api := dlRedirectAPI(t, false, http.StatusTemporaryRedirect, dlPresigned(storage.URL))
+	t.Parallel()
+	data := exportBytes(300 << 10)
+	storage := storageServer(t, data)
+	api := redirectServer(t, http.StatusTemporaryRedirect, presigned(storage.URL))
 	logger, logs := newLogger()
 	c := newClient(t, api.Base, synthient.WithLogger(logger))
 
 	var buf bytes.Buffer
-	n, err := c.DownloadExport(context.Background(), synthient.FeedProxies, "2026-06-10/14", &buf)
-	if err != nil {
-		t.Fatalf("DownloadExport: %v", err)
-	}
-	if n != int64(len(data)) || !bytes.Equal(buf.Bytes(), data) {
-		t.Errorf("returned %d, wrote %d bytes (equal: %v), want %d", n, buf.Len(), bytes.Equal(buf.Bytes(), data), len(data))
-	}
-	areqs := api.Reqs()
-	if len(areqs) != 1 {
-		t.Fatalf("%d API requests, want 1", len(areqs))
-	}
-	if r := areqs[0]; r.Method != http.MethodGet || r.Path != "/api/v4/feeds/proxies/export/2026-06-10/14" {
-		t.Errorf("API request %s %s", r.Method, r.Path)
-	}
-	if got := areqs[0].Header.Get("X-Api-Key"); got != testKey {
-		t.Errorf("API request X-Api-Key = %q, want the key", got)
-	}
-	sreqs := storage.Reqs()
-	if len(sreqs) != 1 {
-		t.Fatalf("%d storage requests, want 1", len(sreqs))
-	}
-	dlCheckStorageHeaders(t, sreqs[0])
-	dlNoSecret(t, err, logs)
+	n, err := c.DownloadExport(callCtx(t), synthient.FeedProxies, "2026-06-10/14", &buf)
+	require.NoError(t, err)
+	assert.EqualValues(t, len(data), n, "bytes returned")
+	assertSameBytes(t, data, buf.Bytes(), "bytes written")
+	areqs := api.Requests()
+	require.Len(t, areqs, 1, "API requests")
+	assert.Equal(t, http.MethodGet, areqs[0].Method)
+	assert.Equal(t, "/api/v4/feeds/proxies/export/2026-06-10/14", areqs[0].Path)
+	assert.Equal(t, testKey, areqs[0].Header.Get("X-Api-Key"), "API request X-Api-Key")
+	sreqs := storage.Requests()
+	require.Len(t, sreqs, 1, "storage requests")
+	assertStorageRequest(t, sreqs[0])
+	assertNoSecret(t, err, logs)
 }
 
 func TestDownloadExportPathForEveryFeed(t *testing.T) {
+	t.Parallel()
 	data := []byte("PAR1...PAR1")
-	storage := dlStorage(t, false, data)
-	api := dlRedirectAPI(t, false, http.StatusTemporaryRedirect, dlPresigned(storage.URL))
+	storage := storageServer(t, data)
+	api := redirectServer(t, http.StatusTemporaryRedirect, presigned(storage.URL))
 	c := newClient(t, api.Base)
 	i := 0
-	for _, f := range fxSegments {
+	for _, f := range feedURLSegments {
 		for _, id := range []string{"latest", "2026-06-10", "2026-06-10/5"} {
 			var buf bytes.Buffer
-			if _, err := c.DownloadExport(context.Background(), f.feed, id, &buf); err != nil {
-				t.Fatalf("DownloadExport(%s, %q): %v", f.feed, id, err)
-			}
-			if want := "/api/v4/feeds/" + f.seg + "/export/" + id; api.Reqs()[i].Path != want {
-				t.Errorf("DownloadExport(%s, %q) asked the API for %s, want %s", f.feed, id, api.Reqs()[i].Path, want)
-			}
-			if !bytes.Equal(buf.Bytes(), data) {
-				t.Errorf("DownloadExport(%s, %q) wrote %q", f.feed, id, buf.Bytes())
-			}
+			_, err := c.DownloadExport(callCtx(t), f.feed, id, &buf)
+			require.NoError(t, err, "DownloadExport(%s, %q)", f.feed, id)
+			paths := api.Paths()
+			require.Len(t, paths, i+1, "API requests in all")
+			assert.Equal(t, "/api/v4/feeds/"+f.seg+"/export/"+id, paths[i], "DownloadExport(%s, %q) asked the API for", f.feed, id)
+			assert.Equal(t, data, buf.Bytes(), "DownloadExport(%s, %q) wrote", f.feed, id)
 			i++
 		}
 	}
 }
 
 func TestDownloadExportInvalidArguments(t *testing.T) {
-	storage := dlStorage(t, false, []byte("x"))
-	api := dlRedirectAPI(t, false, http.StatusTemporaryRedirect, dlPresigned(storage.URL))
+	t.Parallel()
+	storage := storageServer(t, []byte("x"))
+	api := redirectServer(t, http.StatusTemporaryRedirect, presigned(storage.URL))
 	c := newClient(t, api.Base)
 	var buf bytes.Buffer
 	cases := []struct {
+		name string
 		feed synthient.Feed
 		id   string
 		w    io.Writer
 	}{
-		{synthient.FeedProxies, "2026-06-10/14", nil},
-		{synthient.FeedProxies, "2026-02-30", &buf},
-		{synthient.FeedProxies, "latest/3", &buf},
-		{synthient.FeedProxies, "../x", &buf},
-		{synthient.FeedProxies, "", &buf},
-		{synthient.Feed("nope"), "latest", &buf},
-	}
-	for _, tc := range cases {
-		n, err := c.DownloadExport(context.Background(), tc.feed, tc.id, tc.w)
-		if !errors.Is(err, synthient.ErrInvalidArgument) || n != 0 {
-			t.Errorf("DownloadExport(%s, %q, %v) = %d, %v; want 0 and an error matching ErrInvalidArgument", tc.feed, tc.id, tc.w, n, err)
-		}
-	}
-	if api.Arrivals()+storage.Arrivals() != 0 {
-		t.Errorf("%d API and %d storage requests, want none", api.Arrivals(), storage.Arrivals())
-	}
-}
-
-func TestDownloadExportRelativeLocation(t *testing.T) {
-	data := dlData(10 << 10)
-	cases := []struct{ name, loc, path string }{
-		{"absolute path", "/storage/file.parquet?" + dlQuery, "/storage/file.parquet"},
-		{"relative path", "file.parquet?" + dlQuery, "/api/v4/feeds/proxies/export/2026-06-10/file.parquet"},
+		{"nil writer", synthient.FeedProxies, "2026-06-10/14", nil},
+		{"no such day", synthient.FeedProxies, "2026-02-30", &buf},
+		{"latest with an hour", synthient.FeedProxies, "latest/3", &buf},
+		{"traversal", synthient.FeedProxies, "../x", &buf},
+		{"empty id", synthient.FeedProxies, "", &buf},
+		{"unknown feed", synthient.Feed("nope"), "latest", &buf},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			srv := newFXServer(t, false, func(_ int, w http.ResponseWriter, r *http.Request) {
+			n, err := c.DownloadExport(callCtx(t), tc.feed, tc.id, tc.w)
+			requireInvalid(t, err)
+			assert.Zero(t, n)
+		})
+	}
+	assert.Zero(t, api.Arrivals(), "API requests")
+	assert.Zero(t, storage.Arrivals(), "storage requests")
+}
+
+func TestDownloadExportRelativeLocation(t *testing.T) {
+	t.Parallel()
+	data := exportBytes(10 << 10)
+	cases := []struct{ name, loc, path string }{
+		{"absolute path", "/storage/file.parquet?" + presignQuery, "/storage/file.parquet"},
+		{"relative path", "file.parquet?" + presignQuery, "/api/v4/feeds/proxies/export/2026-06-10/file.parquet"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			srv := newAPIServer(t, func(_ int, w http.ResponseWriter, r *http.Request) {
 				if r.URL.Path == "/api/v4/feeds/proxies/export/2026-06-10/14" {
 					w.Header().Set("Location", tc.loc)
 					w.WriteHeader(http.StatusTemporaryRedirect)
@@ -313,181 +285,153 @@ func TestDownloadExportRelativeLocation(t *testing.T) {
 				w.Header().Set("Content-Length", strconv.Itoa(len(data)))
 				w.Write(data)
 			})
-			c := newClient(t, srv.Base)
 			var buf bytes.Buffer
-			n, err := c.DownloadExport(context.Background(), synthient.FeedProxies, "2026-06-10/14", &buf)
-			if err != nil {
-				t.Fatalf("DownloadExport: %v", err)
-			}
-			if n != int64(len(data)) || !bytes.Equal(buf.Bytes(), data) {
-				t.Errorf("got %d bytes", n)
-			}
-			reqs := srv.Reqs()
-			if len(reqs) != 2 {
-				t.Fatalf("%d requests, want 2", len(reqs))
-			}
-			if reqs[1].Path != tc.path || reqs[1].RawQuery != dlQuery {
-				t.Errorf("second request %s?%s, want %s?%s", reqs[1].Path, reqs[1].RawQuery, tc.path, dlQuery)
-			}
+			n, err := newClient(t, srv.Base).DownloadExport(callCtx(t), synthient.FeedProxies, "2026-06-10/14", &buf)
+			require.NoError(t, err)
+			assert.EqualValues(t, len(data), n)
+			assertSameBytes(t, data, buf.Bytes())
+			reqs := srv.Requests()
+			require.Len(t, reqs, 2)
+			assert.Equal(t, tc.path, reqs[1].Path, "second request")
+			assert.Equal(t, presignQuery, reqs[1].RawQuery, "second request")
 		})
 	}
 }
 
 func TestDownloadExportFollows308(t *testing.T) {
-	data := dlData(5000)
-	storage := dlStorage(t, false, data)
-	api := dlRedirectAPI(t, false, http.StatusPermanentRedirect, dlPresigned(storage.URL))
-	c := newClient(t, api.Base)
+	t.Parallel()
+	data := exportBytes(5000)
+	storage := storageServer(t, data)
+	api := redirectServer(t, http.StatusPermanentRedirect, presigned(storage.URL))
 	var buf bytes.Buffer
-	n, err := c.DownloadExport(context.Background(), synthient.FeedTorrents, "2026-06-10", &buf)
-	if err != nil || n != int64(len(data)) || !bytes.Equal(buf.Bytes(), data) {
-		t.Fatalf("DownloadExport = %d, %v", n, err)
-	}
-	if storage.Arrivals() != 1 {
-		t.Errorf("%d storage requests, want 1", storage.Arrivals())
-	}
-	dlCheckStorageHeaders(t, storage.Reqs()[0])
+	n, err := newClient(t, api.Base).DownloadExport(callCtx(t), synthient.FeedTorrents, "2026-06-10", &buf)
+	require.NoError(t, err)
+	require.EqualValues(t, len(data), n)
+	assertSameBytes(t, data, buf.Bytes())
+	require.Equal(t, 1, storage.Arrivals(), "storage requests")
+	assertStorageRequest(t, storage.Requests()[0])
 }
 
 func TestDownloadExportRedirectFromStorageIsAnError(t *testing.T) {
+	t.Parallel()
 	for _, status := range []int{302, 301, 303, 307, 308} {
 		t.Run(strconv.Itoa(status), func(t *testing.T) {
-			third := dlStorage(t, false, []byte("never"))
-			storage := dlRedirectAPI(t, false, status, dlPresigned(third.URL))
-			api := dlRedirectAPI(t, false, http.StatusTemporaryRedirect, dlPresigned(storage.URL))
+			t.Parallel()
+			third := storageServer(t, []byte("never"))
+			storage := redirectServer(t, status, presigned(third.URL))
+			api := redirectServer(t, http.StatusTemporaryRedirect, presigned(storage.URL))
 			logger, logs := newLogger()
 			c := newClient(t, api.Base, synthient.WithLogger(logger))
 			var buf bytes.Buffer
-			n, err := c.DownloadExport(context.Background(), synthient.FeedProxies, "2026-06-10/14", &buf)
-			dlCheckRedirectError(t, err)
-			if n != 0 || buf.Len() != 0 {
-				t.Errorf("wrote %d bytes", n)
-			}
-			if a, s, th := api.Arrivals(), storage.Arrivals(), third.Arrivals(); a != 1 || s != 1 || th != 0 {
-				t.Errorf("arrivals: API %d, storage %d, third %d; want 1, 1, 0", a, s, th)
-			}
-			dlNoSecret(t, err, logs)
+			n, err := c.DownloadExport(callCtx(t), synthient.FeedProxies, "2026-06-10/14", &buf)
+			requirePlainError(t, err)
+			assert.Zero(t, n, "bytes returned")
+			assert.Zero(t, buf.Len(), "bytes written")
+			assert.Equal(t, []int{1, 1, 0}, []int{api.Arrivals(), storage.Arrivals(), third.Arrivals()}, "arrivals: API, storage, third")
+			assertNoSecret(t, err, logs)
 		})
 	}
 }
 
 func TestDownloadExportAPIRedirectOtherThan307Or308IsAnError(t *testing.T) {
+	t.Parallel()
 	for _, status := range []int{301, 302, 303, 300} {
 		t.Run(strconv.Itoa(status), func(t *testing.T) {
-			storage := dlStorage(t, false, []byte("never"))
-			api := dlRedirectAPI(t, false, status, dlPresigned(storage.URL))
+			t.Parallel()
+			storage := storageServer(t, []byte("never"))
+			api := redirectServer(t, status, presigned(storage.URL))
 			logger, logs := newLogger()
 			c := newClient(t, api.Base, synthient.WithLogger(logger))
-			n, err := c.DownloadExport(context.Background(), synthient.FeedProxies, "2026-06-10/14", io.Discard)
-			dlCheckRedirectError(t, err)
-			if n != 0 {
-				t.Errorf("n = %d", n)
-			}
-			if a, s := api.Arrivals(), storage.Arrivals(); a != 1 || s != 0 {
-				t.Errorf("arrivals: API %d, storage %d; want 1, 0", a, s)
-			}
-			dlNoSecret(t, err, logs)
+			n, err := c.DownloadExport(callCtx(t), synthient.FeedProxies, "2026-06-10/14", io.Discard)
+			requirePlainError(t, err)
+			assert.Zero(t, n)
+			assert.Equal(t, []int{1, 0}, []int{api.Arrivals(), storage.Arrivals()}, "arrivals: API, storage")
+			assertNoSecret(t, err, logs)
 		})
 	}
 }
 
-// dlTLSConfig trusts the certificate of httptest's TLS servers (all of
-// them share it).
-func dlTLSConfig(s *fxServer) synthient.Option {
-	pool := x509.NewCertPool()
-	pool.AddCert(s.Certificate())
-	return synthient.WithTLSConfig(&tls.Config{RootCAs: pool})
-}
-
 func TestDownloadExportHTTPSToHTTPDowngradeIsAnError(t *testing.T) {
-	data := dlData(4096)
+	t.Parallel()
+	data := exportBytes(4096)
 	t.Run("https to http", func(t *testing.T) {
-		storage := dlStorage(t, false, data)
-		api := dlRedirectAPI(t, true, http.StatusTemporaryRedirect, dlPresigned(storage.URL))
+		t.Parallel()
+		storage := storageServer(t, data)
+		api := redirectServer(t, http.StatusTemporaryRedirect, presigned(storage.URL), withTLS())
 		logger, logs := newLogger()
-		c := newClient(t, api.Base, dlTLSConfig(api), synthient.WithLogger(logger))
-		n, err := c.DownloadExport(context.Background(), synthient.FeedProxies, "2026-06-10/14", io.Discard)
-		dlCheckRedirectError(t, err)
-		if n != 0 {
-			t.Errorf("n = %d", n)
-		}
-		if a, s := api.Arrivals(), storage.Arrivals(); a != 1 || s != 0 {
-			t.Errorf("arrivals: API %d, storage %d; want 1, 0", a, s)
-		}
-		dlNoSecret(t, err, logs)
+		c := newClient(t, api.Base, trustServer(api), synthient.WithLogger(logger))
+		n, err := c.DownloadExport(callCtx(t), synthient.FeedProxies, "2026-06-10/14", io.Discard)
+		requirePlainError(t, err)
+		assert.Zero(t, n)
+		assert.Equal(t, []int{1, 0}, []int{api.Arrivals(), storage.Arrivals()}, "arrivals: API, storage")
+		assertNoSecret(t, err, logs)
 	})
 	t.Run("https to https", func(t *testing.T) {
-		storage := dlStorage(t, true, data)
-		api := dlRedirectAPI(t, true, http.StatusTemporaryRedirect, dlPresigned(storage.URL))
-		c := newClient(t, api.Base, dlTLSConfig(api))
+		t.Parallel()
+		storage := storageServer(t, data, withTLS())
+		api := redirectServer(t, http.StatusTemporaryRedirect, presigned(storage.URL), withTLS())
 		var buf bytes.Buffer
-		n, err := c.DownloadExport(context.Background(), synthient.FeedProxies, "2026-06-10/14", &buf)
-		if err != nil || n != int64(len(data)) || !bytes.Equal(buf.Bytes(), data) {
-			t.Fatalf("DownloadExport = %d, %v", n, err)
-		}
-		dlCheckStorageHeaders(t, storage.Reqs()[0])
+		n, err := newClient(t, api.Base, trustServer(api)).DownloadExport(callCtx(t), synthient.FeedProxies, "2026-06-10/14", &buf)
+		require.NoError(t, err)
+		require.EqualValues(t, len(data), n)
+		assertSameBytes(t, data, buf.Bytes())
+		require.Len(t, storage.Requests(), 1)
+		assertStorageRequest(t, storage.Requests()[0])
 	})
 }
 
 func TestDownloadExportRedirectItCannotFollow(t *testing.T) {
-	storage := dlStorage(t, false, []byte("never"))
+	t.Parallel()
+	storage := storageServer(t, []byte("never"))
 	cases := map[string]string{
 		"no Location":              "",
-		"Location does not parse":  "http://127.0.0.1:1/%zz?" + dlQuery,
-		"Location is not http(s)":  "ftp://" + strings.TrimPrefix(storage.URL, "http://") + dlObject + "?" + dlQuery,
-		"Location without a host":  "http:///bucket/x?" + dlQuery,
-		"Location is a javascript": "javascript:alert(1)//?" + dlQuery,
+		"Location does not parse":  "http://127.0.0.1:1/%zz?" + presignQuery,
+		"Location is not http(s)":  "ftp://" + strings.TrimPrefix(storage.URL, "http://") + presignObject + "?" + presignQuery,
+		"Location without a host":  "http:///bucket/x?" + presignQuery,
+		"Location is a javascript": "javascript:alert(1)//?" + presignQuery,
 	}
 	for name, loc := range cases {
 		t.Run(name, func(t *testing.T) {
-			api := dlRedirectAPI(t, false, http.StatusTemporaryRedirect, loc)
+			api := redirectServer(t, http.StatusTemporaryRedirect, loc)
 			logger, logs := newLogger()
 			c := newClient(t, api.Base, synthient.WithLogger(logger))
-			n, err := c.DownloadExport(context.Background(), synthient.FeedProxies, "2026-06-10/14", io.Discard)
-			dlCheckRedirectError(t, err)
-			if n != 0 {
-				t.Errorf("n = %d", n)
-			}
-			if a := api.Arrivals(); a != 1 {
-				t.Errorf("%d API arrivals, want 1 (not retried)", a)
-			}
-			dlNoSecret(t, err, logs)
+			n, err := c.DownloadExport(callCtx(t), synthient.FeedProxies, "2026-06-10/14", io.Discard)
+			requirePlainError(t, err)
+			assert.Zero(t, n)
+			assert.Equal(t, 1, api.Arrivals(), "API arrivals (not retried)")
+			assertNoSecret(t, err, logs)
 		})
 	}
-	if s := storage.Arrivals(); s != 0 {
-		t.Errorf("%d storage requests, want 0", s)
-	}
+	assert.Zero(t, storage.Arrivals(), "storage requests")
 }
 
 func TestDownloadExportRetriesTheAPILeg(t *testing.T) {
-	data := dlData(2048)
-	storage := dlStorage(t, false, data)
-	api := newFXServer(t, false, func(n int, w http.ResponseWriter, _ *http.Request) {
+	t.Parallel()
+	data := exportBytes(2048)
+	storage := storageServer(t, data)
+	api := newAPIServer(t, func(n int, w http.ResponseWriter, _ *http.Request) {
 		if n == 1 {
-			fxProblem(w, 503, "Retry-After", "0")
+			writeProblem(w, 503, "Retry-After", "0")
 			return
 		}
-		w.Header().Set("Location", dlPresigned(storage.URL))
+		w.Header().Set("Location", presigned(storage.URL))
 		w.WriteHeader(http.StatusTemporaryRedirect)
 	})
-	c := newClient(t, api.Base)
 	var buf bytes.Buffer
-	n, err := c.DownloadExport(context.Background(), synthient.FeedProxies, "2026-06-10/14", &buf)
-	if err != nil || n != int64(len(data)) || !bytes.Equal(buf.Bytes(), data) {
-		t.Fatalf("DownloadExport = %d, %v", n, err)
+	n, err := newClient(t, api.Base).DownloadExport(callCtx(t), synthient.FeedProxies, "2026-06-10/14", &buf)
+	require.NoError(t, err)
+	require.EqualValues(t, len(data), n)
+	assertSameBytes(t, data, buf.Bytes())
+	assert.Equal(t, []int{2, 1}, []int{api.Arrivals(), storage.Arrivals()}, "arrivals: API, storage")
+	for i, r := range api.Requests() {
+		assert.Equal(t, testKey, r.Header.Get("X-Api-Key"), "API attempt %d carries no key", i+1)
 	}
-	if a, s := api.Arrivals(), storage.Arrivals(); a != 2 || s != 1 {
-		t.Errorf("arrivals: API %d, storage %d; want 2, 1", a, s)
-	}
-	for i, r := range api.Reqs() {
-		if r.Header.Get("X-Api-Key") != testKey {
-			t.Errorf("API attempt %d carries no key", i+1)
-		}
-	}
-	dlCheckStorageHeaders(t, storage.Reqs()[0])
+	require.Len(t, storage.Requests(), 1)
+	assertStorageRequest(t, storage.Requests()[0])
 }
 
 func TestDownloadExportStorageErrorIsAnAPIErrorNeverRetried(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name          string
 		ctype, body   string
@@ -500,173 +444,123 @@ func TestDownloadExportStorageErrorIsAnAPIErrorNeverRetried(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			storage := newFXServer(t, false, func(_ int, w http.ResponseWriter, _ *http.Request) {
+			t.Parallel()
+			storage := newAPIServer(t, func(_ int, w http.ResponseWriter, _ *http.Request) {
 				w.Header().Set("Content-Type", tc.ctype)
 				w.Header().Set("Retry-After", "0")
 				w.Header().Set("X-Request-Id", "storage-req-9")
 				w.WriteHeader(503)
 				io.WriteString(w, tc.body)
 			})
-			api := dlRedirectAPI(t, false, http.StatusTemporaryRedirect, dlPresigned(storage.URL))
+			api := redirectServer(t, http.StatusTemporaryRedirect, presigned(storage.URL))
 			logger, logs := newLogger()
 			c := newClient(t, api.Base, synthient.WithLogger(logger))
-			n, err := c.DownloadExport(context.Background(), synthient.FeedProxies, "2026-06-10/14", io.Discard)
-			var ae *synthient.APIError
-			if !errors.As(err, &ae) {
-				t.Fatalf("err = %v (%T), want an *APIError", err, err)
-			}
-			if ae.Status != 503 || ae.Title != tc.title || ae.Detail != tc.detail || ae.RequestID != "storage-req-9" {
-				t.Errorf("APIError = %+v, want status 503, title %q, detail %q, request id storage-req-9", ae, tc.title, tc.detail)
-			}
-			if ae.Error() != "503 Service Unavailable" {
-				t.Errorf("Error() = %q", ae.Error())
-			}
-			if n != 0 {
-				t.Errorf("n = %d", n)
-			}
-			if a, s := api.Arrivals(), storage.Arrivals(); a != 1 || s != 1 {
-				t.Errorf("arrivals: API %d, storage %d; want 1, 1 (the storage leg is never retried)", a, s)
-			}
-			dlNoSecret(t, err, logs)
+			n, err := c.DownloadExport(callCtx(t), synthient.FeedProxies, "2026-06-10/14", io.Discard)
+			ae := requireAPIErr(t, err, 503)
+			assert.Equal(t, tc.title, ae.Title)
+			assert.Equal(t, tc.detail, ae.Detail)
+			assert.Equal(t, "storage-req-9", ae.RequestID)
+			assert.Equal(t, "503 Service Unavailable", ae.Error())
+			assert.Zero(t, n)
+			assert.Equal(t, []int{1, 1}, []int{api.Arrivals(), storage.Arrivals()}, "arrivals: API, storage (the storage leg is never retried)")
+			assertNoSecret(t, err, logs)
 		})
 	}
 }
 
 func TestDownloadExportStorageResetMidBody(t *testing.T) {
-	data := dlData(1 << 20)
+	t.Parallel()
+	data := exportBytes(1 << 20)
 	const part = 64 << 10
-	w := newDLSignalWriter(part)
-	storage := dlRawStorage(t, data, part, w.reached, true)
-	api := dlRedirectAPI(t, false, http.StatusTemporaryRedirect, dlPresigned(storage.URL))
+	w := newSignalWriter(part)
+	storage := rawStorage(t, data, part, w.reached, true)
+	api := redirectServer(t, http.StatusTemporaryRedirect, presigned(storage.Origin))
 	logger, logs := newLogger()
 	c := newClient(t, api.Base, synthient.WithLogger(logger))
-	n, err := c.DownloadExport(context.Background(), synthient.FeedProxies, "2026-06-10/14", w)
-	var ce *synthient.ConnectionError
-	if !errors.As(err, &ce) {
-		t.Fatalf("err = %v (%T), want a *ConnectionError", err, err)
-	}
-	var te *synthient.TimeoutError
-	if errors.As(err, &te) {
-		t.Errorf("err = %v is a *TimeoutError, want a reset", err)
-	}
-	if n != part || w.buf.Len() != part || !bytes.Equal(w.buf.Bytes(), data[:part]) {
-		t.Errorf("returned %d, wrote %d bytes; want %d, the bytes received before the reset", n, w.buf.Len(), part)
-	}
-	if a, s := api.Arrivals(), storage.Arrivals(); a != 1 || s != 1 {
-		t.Errorf("arrivals: API %d, storage %d; want 1, 1 (a read failure is never retried)", a, s)
-	}
-	dlCheckRawStorageHeaders(t, storage)
-	dlNoSecret(t, err, logs)
-}
-
-func dlCheckRawStorageHeaders(t *testing.T, s *fxRaw) {
-	t.Helper()
-	for _, r := range s.Reqs() {
-		dlCheckStorageHeaders(t, fxReq{Method: r.Method, Path: r.URL.Path, RawQuery: r.URL.RawQuery, Header: r.Header})
-	}
+	n, err := c.DownloadExport(callCtx(t), synthient.FeedProxies, "2026-06-10/14", w)
+	requireConnErr(t, err, false, false) // a reset, not a timeout
+	assert.EqualValues(t, part, n, "bytes returned: those received before the reset")
+	assertSameBytes(t, data[:part], w.buf.Bytes(), "bytes written: those received before the reset")
+	assert.Equal(t, []int{1, 1}, []int{api.Arrivals(), storage.Arrivals()}, "arrivals: API, storage (a read failure is never retried)")
+	assertRawStorageRequests(t, storage)
+	assertNoSecret(t, err, logs)
 }
 
 func TestDownloadExportTruncatedBody(t *testing.T) {
-	data := dlData(1000)
-	storage := dlRawStorage(t, data, 500, nil, false)
-	api := dlRedirectAPI(t, false, http.StatusTemporaryRedirect, dlPresigned(storage.URL))
+	t.Parallel()
+	data := exportBytes(1000)
+	storage := rawStorage(t, data, 500, nil, false)
+	api := redirectServer(t, http.StatusTemporaryRedirect, presigned(storage.Origin))
 	logger, logs := newLogger()
 	c := newClient(t, api.Base, synthient.WithLogger(logger))
 	var buf bytes.Buffer
-	n, err := c.DownloadExport(context.Background(), synthient.FeedProxies, "2026-06-10/14", &buf)
-	if err == nil {
-		t.Fatalf("DownloadExport of a body cut short = %d, nil; want an error", n)
-	}
-	var ce *synthient.ConnectionError
-	if !errors.As(err, &ce) {
-		t.Errorf("err = %v (%T), want a *ConnectionError", err, err)
-	}
-	if n != 500 || !bytes.Equal(buf.Bytes(), data[:500]) {
-		t.Errorf("returned %d, wrote %d bytes; want 500", n, buf.Len())
-	}
-	if a, s := api.Arrivals(), storage.Arrivals(); a != 1 || s != 1 {
-		t.Errorf("arrivals: API %d, storage %d; want 1, 1", a, s)
-	}
-	dlNoSecret(t, err, logs)
+	n, err := c.DownloadExport(callCtx(t), synthient.FeedProxies, "2026-06-10/14", &buf)
+	require.Error(t, err, "DownloadExport of a body cut short")
+	requireConnErr(t, err, false, false)
+	assert.EqualValues(t, 500, n, "bytes returned")
+	assertSameBytes(t, data[:500], buf.Bytes(), "bytes written")
+	assert.Equal(t, []int{1, 1}, []int{api.Arrivals(), storage.Arrivals()}, "arrivals: API, storage")
+	assertNoSecret(t, err, logs)
 }
 
 func TestDownloadExportStorageUnreachable(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	dead := "http://" + ln.Addr().String()
-	ln.Close()
-	api := dlRedirectAPI(t, false, http.StatusTemporaryRedirect, dlPresigned(dead))
+	t.Parallel()
+	api := redirectServer(t, http.StatusTemporaryRedirect, presigned("http://"+deadAddr(t)))
 	logger, logs := newLogger()
 	c := newClient(t, api.Base, synthient.WithLogger(logger))
-	_, err = c.DownloadExport(context.Background(), synthient.FeedProxies, "2026-06-10/14", io.Discard)
-	var ce *synthient.ConnectionError
-	if !errors.As(err, &ce) {
-		t.Fatalf("err = %v (%T), want a *ConnectionError", err, err)
-	}
+	_, err := c.DownloadExport(callCtx(t), synthient.FeedProxies, "2026-06-10/14", io.Discard)
 	// The API leg was answered: the call reached the server, although
 	// this last request never left.
-	if ce.NotSent || strings.Contains(err.Error(), "not sent") {
-		t.Errorf("err = %v with NotSent %v, want NotSent false (the API leg reached the server)", err, ce.NotSent)
-	}
-	if !strings.Contains(err.Error(), "an earlier attempt reached the server") {
-		t.Errorf("err = %v: want it to say that the earlier attempt, not this one, reached the server", err)
-	}
-	if a := api.Arrivals(); a != 1 {
-		t.Errorf("%d API arrivals, want 1", a)
-	}
-	dlNoSecret(t, err, logs)
+	requireConnErr(t, err, false, false)
+	assert.NotContains(t, err.Error(), "not sent", "the API leg reached the server")
+	assert.Contains(t, err.Error(), "an earlier attempt reached the server",
+		"the error says that the earlier attempt, not this one, reached the server")
+	assert.Equal(t, 1, api.Arrivals(), "API arrivals")
+	assertNoSecret(t, err, logs)
 }
 
 // A storage host that reads the request and closes the connection without
 // an answer: an unknown outcome, and the storage leg is never sent again.
 func TestDownloadExportStorageClosesAfterRequest(t *testing.T) {
-	storage := newFXRaw(t, func(c *net.TCPConn, _ *http.Request, _ <-chan struct{}) {})
-	api := dlRedirectAPI(t, false, http.StatusTemporaryRedirect, dlPresigned(storage.URL))
+	t.Parallel()
+	storage := newRawServer(t, func(c *rawConn) { _, _, _, _ = c.ReadRequest() })
+	api := redirectServer(t, http.StatusTemporaryRedirect, presigned(storage.Origin))
 	logger, logs := newLogger()
 	c := newClient(t, api.Base, synthient.WithLogger(logger))
-	_, err := c.DownloadExport(context.Background(), synthient.FeedProxies, "2026-06-10/14", io.Discard)
-	var ce *synthient.ConnectionError
-	if !errors.As(err, &ce) || ce.NotSent {
-		t.Fatalf("err = %v (%T), want a *ConnectionError with NotSent false", err, err)
-	}
+	_, err := c.DownloadExport(callCtx(t), synthient.FeedProxies, "2026-06-10/14", io.Discard)
+	requireConnErr(t, err, false, false)
 	storage.Close()
-	if a, s := api.Arrivals(), storage.Arrivals(); a != 1 || s != 1 {
-		t.Errorf("arrivals: API %d, storage %d; want 1 and 1", a, s)
-	}
-	dlNoSecret(t, err, logs)
+	assert.Equal(t, []int{1, 1}, []int{api.Arrivals(), storage.Arrivals()}, "arrivals: API, storage")
+	assertNoSecret(t, err, logs)
 }
 
 func TestDownloadExportCancelledDuringTheBody(t *testing.T) {
-	data := dlData(1 << 20)
-	storage := newFXServer(t, false, func(_ int, w http.ResponseWriter, r *http.Request) {
+	t.Parallel()
+	data := exportBytes(1 << 20)
+	storage := newAPIServer(t, func(_ int, w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Length", strconv.Itoa(len(data)))
 		w.Write(data[:1000])
 		w.(http.Flusher).Flush()
 		<-r.Context().Done()
 	})
-	api := dlRedirectAPI(t, false, http.StatusTemporaryRedirect, dlPresigned(storage.URL))
+	api := redirectServer(t, http.StatusTemporaryRedirect, presigned(storage.URL))
 	logger, logs := newLogger()
 	c := newClient(t, api.Base, synthient.WithLogger(logger))
-	ctx, cancel := context.WithCancel(context.Background())
+	ctx, cancel := context.WithCancel(callCtx(t))
 	defer cancel()
-	w := newDLSignalWriter(1000)
+	w := newSignalWriter(1000)
 	go func() {
 		<-w.reached
 		cancel()
 	}()
 	_, err := c.DownloadExport(ctx, synthient.FeedProxies, "2026-06-10/14", w)
-	if !errors.Is(err, context.Canceled) {
-		t.Fatalf("err = %v, want one matching context.Canceled", err)
-	}
-	if s := storage.Arrivals(); s != 1 {
-		t.Errorf("%d storage arrivals, want 1", s)
-	}
-	dlNoSecret(t, err, logs)
+	require.ErrorIs(t, err, context.Canceled)
+	assert.Equal(t, 1, storage.Arrivals(), "storage arrivals")
+	assertNoSecret(t, err, logs)
 }
 
 func TestDownloadExportResponseHook(t *testing.T) {
+	t.Parallel()
 	type seen struct {
 		status  int
 		storage bool
@@ -688,61 +582,52 @@ func TestDownloadExportResponseHook(t *testing.T) {
 	}
 
 	t.Run("503 then 307, storage 200", func(t *testing.T) {
-		storage := dlStorage(t, false, []byte("bytes"))
-		api := newFXServer(t, false, func(n int, w http.ResponseWriter, _ *http.Request) {
+		t.Parallel()
+		storage := storageServer(t, []byte("bytes"))
+		api := newAPIServer(t, func(n int, w http.ResponseWriter, _ *http.Request) {
 			if n == 1 {
-				fxProblem(w, 503, "Retry-After", "0")
+				writeProblem(w, 503, "Retry-After", "0")
 				return
 			}
-			w.Header().Set("Location", dlPresigned(storage.URL))
+			w.Header().Set("Location", presigned(storage.URL))
 			w.WriteHeader(http.StatusTemporaryRedirect)
 		})
 		hook, got := newHook()
-		c := newClient(t, api.Base, hook)
-		if _, err := c.DownloadExport(context.Background(), synthient.FeedProxies, "2026-06-10/14", io.Discard); err != nil {
-			t.Fatalf("DownloadExport: %v", err)
-		}
-		want := []seen{{503, false, ""}, {307, false, dlPresigned(storage.URL)}}
-		if g := got(); !reflect.DeepEqual(g, want) {
-			t.Errorf("hook saw %+v, want %+v (the API's responses, never storage's)", g, want)
-		}
+		_, err := newClient(t, api.Base, hook).DownloadExport(callCtx(t), synthient.FeedProxies, "2026-06-10/14", io.Discard)
+		require.NoError(t, err)
+		assert.Equal(t, []seen{{503, false, ""}, {307, false, presigned(storage.URL)}}, got(),
+			"the hook sees the API's responses, never storage's")
 	})
 	t.Run("storage 503", func(t *testing.T) {
-		storage := newFXServer(t, false, func(_ int, w http.ResponseWriter, _ *http.Request) {
+		t.Parallel()
+		storage := newAPIServer(t, func(_ int, w http.ResponseWriter, _ *http.Request) {
 			w.Header().Set("X-Storage", "yes")
-			fxProblem(w, 503)
+			writeProblem(w, 503)
 		})
-		api := dlRedirectAPI(t, false, http.StatusTemporaryRedirect, dlPresigned(storage.URL))
+		api := redirectServer(t, http.StatusTemporaryRedirect, presigned(storage.URL))
 		hook, got := newHook()
-		c := newClient(t, api.Base, hook)
-		_, err := c.DownloadExport(context.Background(), synthient.FeedProxies, "2026-06-10/14", io.Discard)
-		var ae *synthient.APIError
-		if !errors.As(err, &ae) || ae.Status != 503 {
-			t.Fatalf("err = %v, want an *APIError 503", err)
-		}
-		if g := got(); len(g) != 1 || g[0].status != 307 || g[0].storage {
-			t.Errorf("hook saw %+v, want only the API's 307", g)
-		}
+		_, err := newClient(t, api.Base, hook).DownloadExport(callCtx(t), synthient.FeedProxies, "2026-06-10/14", io.Discard)
+		requireAPIErr(t, err, 503)
+		assert.Equal(t, []seen{{307, false, presigned(storage.URL)}}, got(), "the hook sees only the API's 307")
 	})
 	t.Run("hook error on the 307", func(t *testing.T) {
-		storage := dlStorage(t, false, []byte("bytes"))
-		api := dlRedirectAPI(t, false, http.StatusTemporaryRedirect, dlPresigned(storage.URL))
+		t.Parallel()
+		storage := storageServer(t, []byte("bytes"))
+		api := redirectServer(t, http.StatusTemporaryRedirect, presigned(storage.URL))
 		hookErr := errors.New("hook says no")
 		c := newClient(t, api.Base, synthient.WithResponseHook(func(*synthient.ResponseInfo) error { return hookErr }))
-		n, err := c.DownloadExport(context.Background(), synthient.FeedProxies, "2026-06-10/14", io.Discard)
-		if err != hookErr || n != 0 {
-			t.Errorf("DownloadExport = %d, %v (%T); want 0 and the hook's error unchanged", n, err, err)
-		}
-		if a, s := api.Arrivals(), storage.Arrivals(); a != 1 || s != 0 {
-			t.Errorf("arrivals: API %d, storage %d; want 1, 0", a, s)
-		}
+		n, err := c.DownloadExport(callCtx(t), synthient.FeedProxies, "2026-06-10/14", io.Discard)
+		assert.Same(t, hookErr, err, "want the hook's error unchanged")
+		assert.Zero(t, n)
+		assert.Equal(t, []int{1, 0}, []int{api.Arrivals(), storage.Arrivals()}, "arrivals: API, storage")
 	})
 }
 
+// Not parallel: it measures the bytes the process allocates.
 func TestDownloadExportConstantMemory(t *testing.T) {
 	const size = 64 << 20
-	chunk := dlData(64 << 10)
-	storage := newFXServer(t, false, func(_ int, w http.ResponseWriter, _ *http.Request) {
+	chunk := exportBytes(64 << 10)
+	storage := newAPIServer(t, func(_ int, w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Length", strconv.Itoa(size))
 		for i := 0; i < size/len(chunk); i++ {
 			if _, err := w.Write(chunk); err != nil {
@@ -750,56 +635,55 @@ func TestDownloadExportConstantMemory(t *testing.T) {
 			}
 		}
 	})
-	api := dlRedirectAPI(t, false, http.StatusTemporaryRedirect, dlPresigned(storage.URL))
+	api := redirectServer(t, http.StatusTemporaryRedirect, presigned(storage.URL))
 	c := newClient(t, api.Base)
+	ctx := callCtx(t)
 
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
-	n, err := c.DownloadExport(context.Background(), synthient.FeedProxies, "2026-06-10", io.Discard)
+	n, err := c.DownloadExport(ctx, synthient.FeedProxies, "2026-06-10", io.Discard)
 	runtime.ReadMemStats(&after)
-	if err != nil || n != size {
-		t.Fatalf("DownloadExport = %d, %v; want %d", n, err, size)
-	}
+	require.NoError(t, err)
+	require.EqualValues(t, size, n)
 	alloc := after.TotalAlloc - before.TotalAlloc
 	t.Logf("allocated %d KiB to download %d MiB", alloc>>10, size>>20)
-	if alloc > 4<<20 {
-		t.Errorf("allocated %d bytes to download %d bytes, want far less than the file (< 4 MiB)", alloc, size)
-	}
+	assert.Less(t, alloc, uint64(4<<20), "bytes allocated to download %d bytes, want far less than the file (< 4 MiB)", size)
 }
 
 // ---------------------------------------------------------------------
 // DownloadExportFile
 // ---------------------------------------------------------------------
 
-const dlLatestID = "2026-06-10/14"
+// latestID is the id a fileAPI gives "latest".
+const latestID = "2026-06-10/14"
 
-// dlFileAPI answers meta requests (for "latest" with the id dlLatestID)
-// with the size of data and checksum, and download requests with a 307 to
+// fileAPI answers meta requests (for "latest" with the id latestID) with
+// the size of data and checksum, and download requests with a 307 to
 // storageURL.
-func dlFileAPI(t *testing.T, data []byte, checksum string, storageURL func() string) *fxServer {
-	return dlFilesAPI(t, func(string) (int, string) { return len(data), checksum }, func(string) string { return storageURL() })
+func fileAPI(t *testing.T, data []byte, checksum string, storageURL func() string) *apiServer {
+	return filesAPI(t, func(string) (int, string) { return len(data), checksum }, func(string) string { return storageURL() })
 }
 
-// dlFilesAPI answers meta requests for an id (for "latest" the id
-// dlLatestID) with the size and checksum meta gives, and download requests
-// with a 307 to storageURL(id).
-func dlFilesAPI(t *testing.T, meta func(id string) (int, string), storageURL func(id string) string) *fxServer {
-	return newFXServer(t, false, func(_ int, w http.ResponseWriter, r *http.Request) {
+// filesAPI answers meta requests for an id (for "latest" the id latestID)
+// with the size and checksum meta gives, and download requests with a 307
+// to storageURL(id).
+func filesAPI(t *testing.T, meta func(id string) (int, string), storageURL func(id string) string) *apiServer {
+	return newAPIServer(t, func(_ int, w http.ResponseWriter, r *http.Request) {
 		rest, ok := strings.CutPrefix(r.URL.Path, "/api/v4/feeds/proxies/export/")
 		if !ok {
-			fxProblem(w, 404)
+			writeProblem(w, 404)
 			return
 		}
 		if id, ok := strings.CutSuffix(rest, "/meta"); ok {
 			if id == "latest" {
-				id = dlLatestID
+				id = latestID
 			}
 			hour := ""
 			if _, h, ok := strings.Cut(id, "/"); ok {
 				hour = `"hour":` + h + `,`
 			}
 			size, checksum := meta(id)
-			fxJSON(w, 200, fmt.Sprintf(`{"stream":"proxies","kind":"hourly","id":%q,"format":"parquet","date":1781049600,%s`+
+			writeJSON(w, 200, fmt.Sprintf(`{"stream":"proxies","kind":"hourly","id":%q,"format":"parquet","date":1781049600,%s`+
 				`"created_at":1781103600,"size":%d,"rows":12,"checksum":%q,"schema":{"fields":[{"name":"ip","type":"string"}]}}`,
 				id, hour, size, checksum))
 			return
@@ -809,13 +693,19 @@ func dlFilesAPI(t *testing.T, meta func(id string) (int, string), storageURL fun
 	})
 }
 
-// dlDirEntries lists the names in dir.
-func dlDirEntries(t *testing.T, dir string) []string {
+// storedFileAPI is a storageServer of data and a fileAPI that redirects
+// to it, with the right checksum.
+func storedFileAPI(t *testing.T, data []byte) (api, storage *apiServer) {
+	storage = storageServer(t, data)
+	api = fileAPI(t, data, sha256Hex(data), func() string { return presigned(storage.URL) })
+	return api, storage
+}
+
+// dirEntries lists the names in dir.
+func dirEntries(t *testing.T, dir string) []string {
 	t.Helper()
 	ents, err := os.ReadDir(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	var names []string
 	for _, e := range ents {
 		names = append(names, e.Name())
@@ -823,14 +713,12 @@ func dlDirEntries(t *testing.T, dir string) []string {
 	return names
 }
 
-// dlParts returns the temporary files of a download to path: the names
+// partFiles returns the temporary files of a download to path: the names
 // path.<digits>.part.
-func dlParts(t *testing.T, path string) []string {
+func partFiles(t *testing.T, path string) []string {
 	t.Helper()
 	matches, err := filepath.Glob(path + ".*.part")
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	var parts []string
 	for _, m := range matches {
 		digits := strings.TrimSuffix(strings.TrimPrefix(m, path+"."), ".part")
@@ -841,186 +729,143 @@ func dlParts(t *testing.T, path string) []string {
 	return parts
 }
 
-func dlExists(path string) bool {
+func pathExists(path string) bool {
 	_, err := os.Lstat(path)
 	return err == nil
 }
 
 func TestDownloadExportFileWritesPartThenRenames(t *testing.T) {
-	data := dlData(512 << 10)
-	storage := dlStorage(t, false, data)
-	api := dlFileAPI(t, data, dlSHA(data), func() string { return dlPresigned(storage.URL) })
+	t.Parallel()
+	data := exportBytes(512 << 10)
+	api, storage := storedFileAPI(t, data)
 	c := newClient(t, api.Base)
 	dir := t.TempDir()
 	path := filepath.Join(dir, "proxies.parquet")
 
-	var problems []string
-	progress := func(done, total int64) {
-		// The bytes so far are in path.<digits>.part; path does not exist
-		// yet.
-		parts := dlParts(t, path)
-		if len(parts) != 1 {
-			problems = append(problems, fmt.Sprintf("at %d bytes: temporary files %v, want one", done, parts))
-		} else if st, err := os.Lstat(parts[0]); err != nil || !st.Mode().IsRegular() || st.Size() != done {
-			problems = append(problems, fmt.Sprintf("at %d bytes: %s is %v (%v), want a regular file of %d bytes", done, parts[0], st, err, done))
+	// Progress runs on the caller's goroutine: the bytes so far are in
+	// path.<digits>.part; path does not exist yet.
+	progress := func(done, _ int64) {
+		parts := partFiles(t, path)
+		if assert.Len(t, parts, 1, "at %d bytes: temporary files", done) {
+			st, err := os.Lstat(parts[0])
+			if assert.NoError(t, err, "at %d bytes", done) {
+				assert.True(t, st.Mode().IsRegular(), "at %d bytes: %s is %v, want a regular file", done, parts[0], st.Mode())
+				assert.Equal(t, done, st.Size(), "at %d bytes: size of %s", done, parts[0])
+			}
 		}
-		if dlExists(path) {
-			problems = append(problems, fmt.Sprintf("at %d bytes: %s exists before the download ended", done, path))
-		}
+		assert.False(t, pathExists(path), "at %d bytes: %s exists before the download ended", done, path)
 	}
-	m, err := c.DownloadExportFile(context.Background(), synthient.FeedProxies, "2026-06-10/14", path,
+	m, err := c.DownloadExportFile(callCtx(t), synthient.FeedProxies, "2026-06-10/14", path,
 		&synthient.DownloadParams{Progress: progress})
-	if err != nil {
-		t.Fatalf("DownloadExportFile: %v", err)
-	}
-	for _, p := range problems {
-		t.Error(p)
-	}
-	if m == nil || m.ID != "2026-06-10/14" || m.Size != int64(len(data)) || m.Checksum != dlSHA(data) {
-		t.Errorf("meta = %+v", m)
-	}
+	require.NoError(t, err)
+	require.NotNil(t, m)
+	assert.Equal(t, "2026-06-10/14", m.ID)
+	assert.EqualValues(t, len(data), m.Size)
+	assert.Equal(t, sha256Hex(data), m.Checksum)
 	got, err := os.ReadFile(path)
-	if err != nil || !bytes.Equal(got, data) {
-		t.Errorf("file holds %d bytes (%v), want the %d downloaded", len(got), err, len(data))
-	}
-	if names := dlDirEntries(t, dir); !reflect.DeepEqual(names, []string{"proxies.parquet"}) {
-		t.Errorf("directory holds %v, want only the file (no .part)", names)
-	}
-	wantPaths := []string{"/api/v4/feeds/proxies/export/2026-06-10/14/meta", "/api/v4/feeds/proxies/export/2026-06-10/14"}
-	if p := api.Paths(); !reflect.DeepEqual(p, wantPaths) {
-		t.Errorf("API requests %v, want %v (meta, then the download)", p, wantPaths)
-	}
-	if s := storage.Arrivals(); s != 1 {
-		t.Errorf("%d storage requests, want 1", s)
-	}
-	dlCheckStorageHeaders(t, storage.Reqs()[0])
+	require.NoError(t, err)
+	assertSameBytes(t, data, got, "the file")
+	assert.Equal(t, []string{"proxies.parquet"}, dirEntries(t, dir), "the directory holds the file alone (no .part)")
+	assert.Equal(t, []string{"/api/v4/feeds/proxies/export/2026-06-10/14/meta", "/api/v4/feeds/proxies/export/2026-06-10/14"},
+		api.Paths(), "API requests: meta, then the download")
+	require.Equal(t, 1, storage.Arrivals(), "storage requests")
+	assertStorageRequest(t, storage.Requests()[0])
 }
 
 func TestDownloadExportFileStorageFailureLeavesNoFile(t *testing.T) {
-	data := dlData(1 << 20)
+	t.Parallel()
+	data := exportBytes(1 << 20)
 	const part = 64 << 10
 	t.Run("reset mid-body", func(t *testing.T) {
+		t.Parallel()
 		reached := make(chan struct{})
 		var once sync.Once
-		storage := dlRawStorage(t, data, part, reached, true)
-		api := dlFileAPI(t, data, dlSHA(data), func() string { return dlPresigned(storage.URL) })
-		c := newClient(t, api.Base)
+		storage := rawStorage(t, data, part, reached, true)
+		api := fileAPI(t, data, sha256Hex(data), func() string { return presigned(storage.Origin) })
 		dir := t.TempDir()
-		path := filepath.Join(dir, "out.parquet")
-		m, err := c.DownloadExportFile(context.Background(), synthient.FeedProxies, "2026-06-10/14", path,
+		m, err := newClient(t, api.Base).DownloadExportFile(callCtx(t), synthient.FeedProxies, "2026-06-10/14", filepath.Join(dir, "out.parquet"),
 			&synthient.DownloadParams{Progress: func(done, _ int64) {
 				if done >= part {
 					once.Do(func() { close(reached) })
 				}
 			}})
-		var ce *synthient.ConnectionError
-		if !errors.As(err, &ce) || m != nil {
-			t.Fatalf("DownloadExportFile = %+v, %v (%T); want a *ConnectionError", m, err, err)
-		}
-		if names := dlDirEntries(t, dir); len(names) != 0 {
-			t.Errorf("directory holds %v after a failed download, want nothing (no file, no .part)", names)
-		}
-		if s := storage.Arrivals(); s != 1 {
-			t.Errorf("%d storage arrivals, want 1", s)
-		}
+		requireConnErr(t, err, false, false)
+		assert.Nil(t, m)
+		assert.Empty(t, dirEntries(t, dir), "after a failed download: no file, no .part")
+		assert.Equal(t, 1, storage.Arrivals(), "storage arrivals")
 	})
 	t.Run("storage 503", func(t *testing.T) {
-		storage := newFXServer(t, false, func(_ int, w http.ResponseWriter, _ *http.Request) { fxProblem(w, 503) })
-		api := dlFileAPI(t, data, dlSHA(data), func() string { return dlPresigned(storage.URL) })
-		c := newClient(t, api.Base)
+		t.Parallel()
+		storage := newAPIServer(t, func(_ int, w http.ResponseWriter, _ *http.Request) { writeProblem(w, 503) })
+		api := fileAPI(t, data, sha256Hex(data), func() string { return presigned(storage.URL) })
 		dir := t.TempDir()
-		_, err := c.DownloadExportFile(context.Background(), synthient.FeedProxies, "2026-06-10/14", filepath.Join(dir, "out"), nil)
-		var ae *synthient.APIError
-		if !errors.As(err, &ae) || ae.Status != 503 {
-			t.Fatalf("err = %v, want an *APIError 503", err)
-		}
-		if names := dlDirEntries(t, dir); len(names) != 0 {
-			t.Errorf("directory holds %v, want nothing", names)
-		}
+		_, err := newClient(t, api.Base).DownloadExportFile(callCtx(t), synthient.FeedProxies, "2026-06-10/14", filepath.Join(dir, "out"), nil)
+		requireAPIErr(t, err, 503)
+		assert.Empty(t, dirEntries(t, dir))
 	})
 	t.Run("truncated", func(t *testing.T) {
-		storage := dlRawStorage(t, data, part, nil, false)
-		api := dlFileAPI(t, data, dlSHA(data), func() string { return dlPresigned(storage.URL) })
-		c := newClient(t, api.Base)
+		t.Parallel()
+		storage := rawStorage(t, data, part, nil, false)
+		api := fileAPI(t, data, sha256Hex(data), func() string { return presigned(storage.Origin) })
 		dir := t.TempDir()
-		_, err := c.DownloadExportFile(context.Background(), synthient.FeedProxies, "2026-06-10/14", filepath.Join(dir, "out"), nil)
-		if err == nil {
-			t.Fatal("err = nil for a body cut short")
-		}
-		if names := dlDirEntries(t, dir); len(names) != 0 {
-			t.Errorf("directory holds %v, want nothing", names)
-		}
+		_, err := newClient(t, api.Base).DownloadExportFile(callCtx(t), synthient.FeedProxies, "2026-06-10/14", filepath.Join(dir, "out"), nil)
+		require.Error(t, err, "a body cut short")
+		assert.Empty(t, dirEntries(t, dir))
 	})
 	t.Run("cancelled", func(t *testing.T) {
-		storage := newFXServer(t, false, func(_ int, w http.ResponseWriter, r *http.Request) {
+		t.Parallel()
+		storage := newAPIServer(t, func(_ int, w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Content-Length", strconv.Itoa(len(data)))
 			w.Write(data[:part])
 			w.(http.Flusher).Flush()
 			<-r.Context().Done()
 		})
-		api := dlFileAPI(t, data, dlSHA(data), func() string { return dlPresigned(storage.URL) })
-		c := newClient(t, api.Base)
+		api := fileAPI(t, data, sha256Hex(data), func() string { return presigned(storage.URL) })
 		dir := t.TempDir()
-		ctx, cancel := context.WithCancel(context.Background())
+		ctx, cancel := context.WithCancel(callCtx(t))
 		defer cancel()
-		_, err := c.DownloadExportFile(ctx, synthient.FeedProxies, "2026-06-10/14", filepath.Join(dir, "out"),
+		_, err := newClient(t, api.Base).DownloadExportFile(ctx, synthient.FeedProxies, "2026-06-10/14", filepath.Join(dir, "out"),
 			&synthient.DownloadParams{Progress: func(int64, int64) { cancel() }})
-		if !errors.Is(err, context.Canceled) {
-			t.Fatalf("err = %v, want one matching context.Canceled", err)
-		}
-		if names := dlDirEntries(t, dir); len(names) != 0 {
-			t.Errorf("directory holds %v, want nothing", names)
-		}
+		require.ErrorIs(t, err, context.Canceled)
+		assert.Empty(t, dirEntries(t, dir))
 	})
 }
 
 func TestDownloadExportFileExistingFile(t *testing.T) {
-	data := dlData(4096)
-	storage := dlStorage(t, false, data)
-	api := dlFileAPI(t, data, dlSHA(data), func() string { return dlPresigned(storage.URL) })
+	t.Parallel()
+	data := exportBytes(4096)
+	api, storage := storedFileAPI(t, data)
 	c := newClient(t, api.Base)
 	dir := t.TempDir()
 	path := filepath.Join(dir, "out.parquet")
-	if err := os.WriteFile(path, []byte("old"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.WriteFile(path, []byte("old"), 0o644))
 
 	for _, p := range []*synthient.DownloadParams{nil, {}, {Verify: true}} {
-		m, err := c.DownloadExportFile(context.Background(), synthient.FeedProxies, "2026-06-10/14", path, p)
-		if !errors.Is(err, fs.ErrExist) || m != nil {
-			t.Errorf("params %+v: DownloadExportFile over an existing file = %+v, %v; want an error matching fs.ErrExist", p, m, err)
-		}
+		m, err := c.DownloadExportFile(callCtx(t), synthient.FeedProxies, "2026-06-10/14", path, p)
+		assert.ErrorIs(t, err, fs.ErrExist, "params %+v: DownloadExportFile over an existing file", p)
+		assert.Nil(t, m, "params %+v", p)
 	}
-	if a, s := api.Arrivals(), storage.Arrivals(); a != 0 || s != 0 {
-		t.Errorf("arrivals: API %d, storage %d; want none (checked before sending)", a, s)
-	}
-	if got, _ := os.ReadFile(path); string(got) != "old" {
-		t.Errorf("existing file now holds %d bytes, want it untouched", len(got))
-	}
-	if names := dlDirEntries(t, dir); !reflect.DeepEqual(names, []string{"out.parquet"}) {
-		t.Errorf("directory holds %v", names)
-	}
+	assert.Equal(t, []int{0, 0}, []int{api.Arrivals(), storage.Arrivals()}, "arrivals: API, storage (checked before sending)")
+	got, _ := os.ReadFile(path)
+	assert.Equal(t, "old", string(got), "the existing file is untouched")
+	assert.Equal(t, []string{"out.parquet"}, dirEntries(t, dir))
 
-	m, err := c.DownloadExportFile(context.Background(), synthient.FeedProxies, "2026-06-10/14", path,
+	m, err := c.DownloadExportFile(callCtx(t), synthient.FeedProxies, "2026-06-10/14", path,
 		&synthient.DownloadParams{Overwrite: true})
-	if err != nil || m == nil {
-		t.Fatalf("with Overwrite: %v", err)
-	}
-	if got, _ := os.ReadFile(path); !bytes.Equal(got, data) {
-		t.Errorf("file holds %d bytes after an overwrite, want the %d downloaded", len(got), len(data))
-	}
-	if names := dlDirEntries(t, dir); !reflect.DeepEqual(names, []string{"out.parquet"}) {
-		t.Errorf("directory holds %v, want only the file", names)
-	}
+	require.NoError(t, err, "with Overwrite")
+	require.NotNil(t, m, "with Overwrite")
+	got, _ = os.ReadFile(path)
+	assertSameBytes(t, data, got, "the file after an overwrite")
+	assert.Equal(t, []string{"out.parquet"}, dirEntries(t, dir), "the directory holds the file alone")
 }
 
 // A file that appears at the path while the download runs is not replaced
 // (without Overwrite): the call fails with fs.ErrExist and leaves it and no
 // .part.
 func TestDownloadExportFileRaceWithAnotherWriter(t *testing.T) {
-	data := dlData(4096)
-	storage := dlStorage(t, false, data)
-	api := dlFileAPI(t, data, dlSHA(data), func() string { return dlPresigned(storage.URL) })
+	t.Parallel()
+	data := exportBytes(4096)
+	api, _ := storedFileAPI(t, data)
 	dir := t.TempDir()
 	path := filepath.Join(dir, "out.parquet")
 	hook := func(ri *synthient.ResponseInfo) error {
@@ -1030,230 +875,184 @@ func TestDownloadExportFileRaceWithAnotherWriter(t *testing.T) {
 		return nil
 	}
 	c := newClient(t, api.Base, synthient.WithResponseHook(hook))
-	_, err := c.DownloadExportFile(context.Background(), synthient.FeedProxies, "2026-06-10/14", path, nil)
-	if !errors.Is(err, fs.ErrExist) {
-		t.Fatalf("err = %v, want one matching fs.ErrExist", err)
-	}
-	// Found after every request: an *Error that counts them.
+	_, err := c.DownloadExportFile(callCtx(t), synthient.FeedProxies, "2026-06-10/14", path, nil)
+	require.ErrorIs(t, err, fs.ErrExist)
+	// Found after every request: an *Error that counts them (meta, API,
+	// storage).
 	var base *synthient.Error
-	if !errors.As(err, &base) || base.Attempts != 3 {
-		t.Errorf("err = %v (%T), want an *Error of 3 attempts (meta, API, storage)", err, err)
+	if assert.ErrorAs(t, err, &base) {
+		assert.Equal(t, 3, base.Attempts, "attempts: meta, API, storage")
 	}
-	if got, _ := os.ReadFile(path); string(got) != "theirs" {
-		t.Errorf("the other writer's file now holds %d bytes, want it untouched", len(got))
-	}
-	if names := dlDirEntries(t, dir); !reflect.DeepEqual(names, []string{"out.parquet"}) {
-		t.Errorf("directory holds %v", names)
-	}
+	got, _ := os.ReadFile(path)
+	assert.Equal(t, "theirs", string(got), "the other writer's file is untouched")
+	assert.Equal(t, []string{"out.parquet"}, dirEntries(t, dir))
 }
 
-// dlDownloadVerified downloads 2026-06-10/14 with Verify to a new file
-// and checks that it holds want.
-func dlDownloadVerified(t *testing.T, c *synthient.Client, want []byte) {
+// downloadVerified downloads 2026-06-10/14 with Verify to a new file and
+// checks that it holds want.
+func downloadVerified(t *testing.T, c *synthient.Client, want []byte) {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "out")
-	if _, err := c.DownloadExportFile(context.Background(), synthient.FeedProxies, "2026-06-10/14", path,
-		&synthient.DownloadParams{Verify: true}); err != nil {
-		t.Fatalf("DownloadExportFile: %v", err)
-	}
-	if got, _ := os.ReadFile(path); !bytes.Equal(got, want) {
-		t.Errorf("file holds %d bytes, want the %d downloaded", len(got), len(want))
-	}
+	_, err := c.DownloadExportFile(callCtx(t), synthient.FeedProxies, "2026-06-10/14", path, &synthient.DownloadParams{Verify: true})
+	require.NoError(t, err)
+	got, _ := os.ReadFile(path)
+	assertSameBytes(t, want, got, "the file")
 }
 
 func TestDownloadExportFileVerify(t *testing.T) {
-	data := dlData(100 << 10)
+	t.Parallel()
+	data := exportBytes(100 << 10)
 	t.Run("right checksum", func(t *testing.T) {
-		storage := dlStorage(t, false, data)
-		api := dlFileAPI(t, data, dlSHA(data), func() string { return dlPresigned(storage.URL) })
-		dlDownloadVerified(t, newClient(t, api.Base), data)
+		t.Parallel()
+		api, _ := storedFileAPI(t, data)
+		downloadVerified(t, newClient(t, api.Base), data)
 	})
 	t.Run("uppercase checksum", func(t *testing.T) {
-		storage := dlStorage(t, false, data)
-		api := dlFileAPI(t, data, strings.ToUpper(dlSHA(data)), func() string { return dlPresigned(storage.URL) })
-		c := newClient(t, api.Base)
+		t.Parallel()
+		storage := storageServer(t, data)
+		api := fileAPI(t, data, strings.ToUpper(sha256Hex(data)), func() string { return presigned(storage.URL) })
 		path := filepath.Join(t.TempDir(), "out")
-		if _, err := c.DownloadExportFile(context.Background(), synthient.FeedProxies, "2026-06-10/14", path,
-			&synthient.DownloadParams{Verify: true}); err != nil {
-			t.Fatalf("DownloadExportFile: %v", err)
-		}
+		_, err := newClient(t, api.Base).DownloadExportFile(callCtx(t), synthient.FeedProxies, "2026-06-10/14", path,
+			&synthient.DownloadParams{Verify: true})
+		require.NoError(t, err)
 	})
 	t.Run("wrong checksum", func(t *testing.T) {
-		storage := dlStorage(t, false, data)
+		t.Parallel()
+		storage := storageServer(t, data)
 		other := append([]byte(nil), data...)
 		other[len(other)/2] ^= 1
-		api := dlFileAPI(t, data, dlSHA(other), func() string { return dlPresigned(storage.URL) })
-		c := newClient(t, api.Base)
+		api := fileAPI(t, data, sha256Hex(other), func() string { return presigned(storage.URL) })
 		dir := t.TempDir()
-		m, err := c.DownloadExportFile(context.Background(), synthient.FeedProxies, "2026-06-10/14", filepath.Join(dir, "out"),
+		m, err := newClient(t, api.Base).DownloadExportFile(callCtx(t), synthient.FeedProxies, "2026-06-10/14", filepath.Join(dir, "out"),
 			&synthient.DownloadParams{Verify: true})
-		if !errors.Is(err, synthient.ErrChecksumMismatch) || m != nil {
-			t.Fatalf("DownloadExportFile = %+v, %v; want an error matching ErrChecksumMismatch", m, err)
-		}
-		if names := dlDirEntries(t, dir); len(names) != 0 {
-			t.Errorf("directory holds %v after a checksum mismatch, want nothing", names)
-		}
-		if s := storage.Arrivals(); s != 1 {
-			t.Errorf("%d storage arrivals, want 1", s)
-		}
+		require.ErrorIs(t, err, synthient.ErrChecksumMismatch)
+		require.Nil(t, m)
+		assert.Empty(t, dirEntries(t, dir), "after a checksum mismatch")
+		assert.Equal(t, 1, storage.Arrivals(), "storage arrivals")
 	})
 }
 
 func TestDownloadExportFileProgress(t *testing.T) {
-	data := dlData(700 << 10)
-	storage := dlStorage(t, false, data)
-	api := dlFileAPI(t, data, dlSHA(data), func() string { return dlPresigned(storage.URL) })
-	c := newClient(t, api.Base)
+	t.Parallel()
+	data := exportBytes(700 << 10)
+	api, _ := storedFileAPI(t, data)
 	type call struct{ done, total int64 }
 	var calls []call
-	m, err := c.DownloadExportFile(context.Background(), synthient.FeedProxies, "2026-06-10/14", filepath.Join(t.TempDir(), "out"),
+	m, err := newClient(t, api.Base).DownloadExportFile(callCtx(t), synthient.FeedProxies, "2026-06-10/14", filepath.Join(t.TempDir(), "out"),
 		&synthient.DownloadParams{Progress: func(done, total int64) { calls = append(calls, call{done, total}) }})
-	if err != nil {
-		t.Fatalf("DownloadExportFile: %v", err)
-	}
-	if len(calls) == 0 {
-		t.Fatal("Progress was never called")
-	}
+	require.NoError(t, err)
+	require.NotEmpty(t, calls, "Progress was never called")
 	prev := int64(0)
 	for i, c := range calls {
-		if c.done <= prev {
-			t.Errorf("call %d: done %d after %d, want it increasing", i, c.done, prev)
-		}
-		if c.total != m.Size {
-			t.Errorf("call %d: total %d, want meta.Size %d", i, c.total, m.Size)
-		}
+		assert.Greater(t, c.done, prev, "call %d: done, want it increasing", i)
+		assert.Equal(t, m.Size, c.total, "call %d: total, want meta.Size", i)
 		prev = c.done
 	}
-	if last := calls[len(calls)-1].done; last != int64(len(data)) {
-		t.Errorf("last done = %d, want the size %d", last, len(data))
-	}
+	assert.EqualValues(t, len(data), calls[len(calls)-1].done, "last done, want the size")
 }
 
 func TestDownloadExportFileResolvesLatest(t *testing.T) {
-	data := dlData(8192)
-	storage := dlStorage(t, false, data)
-	api := dlFileAPI(t, data, dlSHA(data), func() string { return dlPresigned(storage.URL) })
-	c := newClient(t, api.Base)
+	t.Parallel()
+	data := exportBytes(8192)
+	api, _ := storedFileAPI(t, data)
 	path := filepath.Join(t.TempDir(), "latest.parquet")
-	m, err := c.DownloadExportFile(context.Background(), synthient.FeedProxies, "latest", path, &synthient.DownloadParams{Verify: true})
-	if err != nil {
-		t.Fatalf("DownloadExportFile: %v", err)
-	}
-	if m.ID != dlLatestID {
-		t.Errorf("meta id %q, want %q", m.ID, dlLatestID)
-	}
-	want := []string{"/api/v4/feeds/proxies/export/latest/meta", "/api/v4/feeds/proxies/export/" + dlLatestID}
-	if p := api.Paths(); !reflect.DeepEqual(p, want) {
-		t.Errorf("API requests %v, want %v (the download asks for the meta's id, not latest)", p, want)
-	}
+	m, err := newClient(t, api.Base).DownloadExportFile(callCtx(t), synthient.FeedProxies, "latest", path, &synthient.DownloadParams{Verify: true})
+	require.NoError(t, err)
+	assert.Equal(t, latestID, m.ID, "meta id")
+	assert.Equal(t, []string{"/api/v4/feeds/proxies/export/latest/meta", "/api/v4/feeds/proxies/export/" + latestID}, api.Paths(),
+		"API requests: the download asks for the meta's id, not latest")
 }
 
 func TestDownloadExportFileMetaWithAnIDThatIsNotOne(t *testing.T) {
-	data := dlData(100)
-	storage := dlStorage(t, false, data)
-	api := newFXServer(t, false, func(_ int, w http.ResponseWriter, r *http.Request) {
+	t.Parallel()
+	data := exportBytes(100)
+	storage := storageServer(t, data)
+	api := newAPIServer(t, func(_ int, w http.ResponseWriter, r *http.Request) {
 		if strings.HasSuffix(r.URL.Path, "/meta") {
-			fxJSON(w, 200, fmt.Sprintf(`{"stream":"proxies","kind":"hourly","id":"../../../account/me","format":"parquet",`+
-				`"date":1781049600,"created_at":1781103600,"size":100,"rows":1,"checksum":%q,"schema":{"fields":[]}}`, dlSHA(data)))
+			writeJSON(w, 200, fmt.Sprintf(`{"stream":"proxies","kind":"hourly","id":"../../../account/me","format":"parquet",`+
+				`"date":1781049600,"created_at":1781103600,"size":100,"rows":1,"checksum":%q,"schema":{"fields":[]}}`, sha256Hex(data)))
 			return
 		}
-		w.Header().Set("Location", dlPresigned(storage.URL))
+		w.Header().Set("Location", presigned(storage.URL))
 		w.WriteHeader(http.StatusTemporaryRedirect)
 	})
-	c := newClient(t, api.Base)
 	dir := t.TempDir()
-	if _, err := c.DownloadExportFile(context.Background(), synthient.FeedProxies, "latest", filepath.Join(dir, "out"), nil); err == nil {
-		t.Fatal("err = nil for a meta whose id is not an export id")
-	}
-	if p := api.Paths(); len(p) != 1 {
-		t.Errorf("API requests %v, want only the meta", p)
-	}
-	if names := dlDirEntries(t, dir); len(names) != 0 {
-		t.Errorf("directory holds %v, want nothing", names)
-	}
+	_, err := newClient(t, api.Base).DownloadExportFile(callCtx(t), synthient.FeedProxies, "latest", filepath.Join(dir, "out"), nil)
+	require.Error(t, err, "a meta whose id is not an export id")
+	assert.Len(t, api.Paths(), 1, "API requests: the meta alone")
+	assert.Empty(t, dirEntries(t, dir))
 }
 
 func TestDownloadExportFileInvalidArguments(t *testing.T) {
-	storage := dlStorage(t, false, []byte("x"))
-	api := dlFileAPI(t, []byte("x"), dlSHA([]byte("x")), func() string { return dlPresigned(storage.URL) })
+	t.Parallel()
+	api, _ := storedFileAPI(t, []byte("x"))
 	c := newClient(t, api.Base)
 	dir := t.TempDir()
 	for _, tc := range []struct {
+		name     string
 		feed     synthient.Feed
 		id, path string
 	}{
-		{synthient.FeedProxies, "2026-06-10/24", filepath.Join(dir, "a")},
-		{synthient.Feed("nope"), "latest", filepath.Join(dir, "b")},
-		{synthient.FeedProxies, "latest", ""},
+		{"hour 24", synthient.FeedProxies, "2026-06-10/24", filepath.Join(dir, "a")},
+		{"unknown feed", synthient.Feed("nope"), "latest", filepath.Join(dir, "b")},
+		{"empty path", synthient.FeedProxies, "latest", ""},
 	} {
-		_, err := c.DownloadExportFile(context.Background(), tc.feed, tc.id, tc.path, nil)
-		if !errors.Is(err, synthient.ErrInvalidArgument) {
-			t.Errorf("DownloadExportFile(%s, %q, %q): err = %v, want ErrInvalidArgument", tc.feed, tc.id, tc.path, err)
-		}
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := c.DownloadExportFile(callCtx(t), tc.feed, tc.id, tc.path, nil)
+			requireInvalid(t, err)
+		})
 	}
-	if api.Arrivals() != 0 {
-		t.Errorf("%d API requests, want 0", api.Arrivals())
-	}
-	if names := dlDirEntries(t, dir); len(names) != 0 {
-		t.Errorf("directory holds %v", names)
-	}
+	assert.Zero(t, api.Arrivals(), "API requests")
+	assert.Empty(t, dirEntries(t, dir))
 }
 
 // A path that cannot be written is an error before anything is sent: a
 // directory (even with Overwrite), a missing parent directory.
 func TestDownloadExportFileUnwritablePath(t *testing.T) {
-	storage := dlStorage(t, false, []byte("x"))
-	api := dlFileAPI(t, []byte("x"), dlSHA([]byte("x")), func() string { return dlPresigned(storage.URL) })
+	t.Parallel()
+	api, _ := storedFileAPI(t, []byte("x"))
 	c := newClient(t, api.Base)
 	dir := t.TempDir()
 	sub := filepath.Join(dir, "sub")
-	if err := os.Mkdir(sub, 0o755); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.Mkdir(sub, 0o755))
 	for _, p := range []*synthient.DownloadParams{nil, {Overwrite: true}} {
-		_, err := c.DownloadExportFile(context.Background(), synthient.FeedProxies, "latest", sub, p)
-		if !errors.Is(err, synthient.ErrInvalidArgument) {
-			t.Errorf("params %+v, path a directory: err = %v, want ErrInvalidArgument", p, err)
-		}
+		_, err := c.DownloadExportFile(callCtx(t), synthient.FeedProxies, "latest", sub, p)
+		assert.ErrorIs(t, err, synthient.ErrInvalidArgument, "params %+v, path a directory", p)
 	}
-	_, err := c.DownloadExportFile(context.Background(), synthient.FeedProxies, "latest", filepath.Join(dir, "missing", "out"), nil)
+	// A path in a missing directory: an *Error wrapping an *fs.PathError
+	// matching fs.ErrNotExist.
+	_, err := c.DownloadExportFile(callCtx(t), synthient.FeedProxies, "latest", filepath.Join(dir, "missing", "out"), nil)
+	assert.ErrorIs(t, err, fs.ErrNotExist)
 	var base *synthient.Error
+	assert.ErrorAs(t, err, &base)
 	var pe *fs.PathError
-	if !errors.Is(err, fs.ErrNotExist) || !errors.As(err, &base) || !errors.As(err, &pe) {
-		t.Errorf("path in a missing directory: err = %v (%T), want an *Error wrapping an *fs.PathError matching fs.ErrNotExist", err, err)
-	}
-	if a := api.Arrivals(); a != 0 {
-		t.Errorf("%d API requests, want 0", a)
-	}
-	if names := dlDirEntries(t, dir); !reflect.DeepEqual(names, []string{"sub"}) {
-		t.Errorf("directory holds %v", names)
-	}
+	assert.ErrorAs(t, err, &pe)
+	assert.Zero(t, api.Arrivals(), "API requests")
+	assert.Equal(t, []string{"sub"}, dirEntries(t, dir))
 }
 
 // A meta request that fails leaves no .part behind.
 func TestDownloadExportFileMetaFailureLeavesNoFile(t *testing.T) {
-	api := newFXServer(t, false, func(_ int, w http.ResponseWriter, _ *http.Request) { fxProblem(w, 404) })
-	c := newClient(t, api.Base)
+	t.Parallel()
+	api := newAPIServer(t, func(_ int, w http.ResponseWriter, _ *http.Request) { writeProblem(w, 404) })
 	dir := t.TempDir()
-	_, err := c.DownloadExportFile(context.Background(), synthient.FeedProxies, "latest", filepath.Join(dir, "out"), nil)
-	var ae *synthient.APIError
-	if !errors.As(err, &ae) || ae.Status != 404 {
-		t.Fatalf("err = %v, want an *APIError 404", err)
-	}
-	if names := dlDirEntries(t, dir); len(names) != 0 {
-		t.Errorf("directory holds %v, want nothing", names)
-	}
+	_, err := newClient(t, api.Base).DownloadExportFile(callCtx(t), synthient.FeedProxies, "latest", filepath.Join(dir, "out"), nil)
+	requireAPIErr(t, err, 404)
+	assert.Empty(t, dirEntries(t, dir))
 }
 
 // ---------------------------------------------------------------------
 // Exact size: never short, never more
 // ---------------------------------------------------------------------
 
-// dlRawAnswer is a storage host that answers every request with head (a
-// status line and header lines, each ending in CRLF), an empty line and
-// body, written as they are, then closes the connection cleanly.
-func dlRawAnswer(t *testing.T, head string, body []byte) *fxRaw {
-	return newFXRaw(t, func(c *net.TCPConn, _ *http.Request, _ <-chan struct{}) {
+// rawAnswer is a host that answers a request with head (a status line and
+// header lines, each ending in CRLF), an empty line and body, written as
+// they are, then closes the connection cleanly.
+func rawAnswer(t *testing.T, head string, body []byte) *rawServer {
+	return newRawServer(t, func(c *rawConn) {
+		if _, _, _, err := c.ReadRequest(); err != nil {
+			return
+		}
 		if _, err := io.WriteString(c, head+"\r\n"); err != nil {
 			return
 		}
@@ -1261,34 +1060,32 @@ func dlRawAnswer(t *testing.T, head string, body []byte) *fxRaw {
 	})
 }
 
-// dlChunked frames data as one chunk of a chunked body and ends the body
+// chunked frames data as one chunk of a chunked body and ends the body
 // cleanly.
-func dlChunked(data []byte) []byte {
+func chunked(data []byte) []byte {
 	return fmt.Appendf(nil, "%x\r\n%s\r\n0\r\n\r\n", len(data), data)
 }
 
-// dlCheckDownloadError checks that err is a plain *Error of a download
+// requireDownloadError checks that err is a plain *Error of a download
 // (no *APIError or *ConnectionError behind it), matching sentinel when it
 // is not nil, never retried, with the given attempts, and that neither it
 // nor logs (if not nil) hold a secret.
-func dlCheckDownloadError(t *testing.T, err, sentinel error, attempts int, logs *logBuffer) {
+func requireDownloadError(t *testing.T, err, sentinel error, attempts int, logs *logBuffer) {
 	t.Helper()
-	dlCheckRedirectError(t, err)
-	if sentinel != nil && !errors.Is(err, sentinel) {
-		t.Errorf("err = %v, want one matching %v", err, sentinel)
+	requirePlainError(t, err)
+	if sentinel != nil {
+		assert.ErrorIs(t, err, sentinel)
 	}
-	var base *synthient.Error
-	if errors.As(err, &base) && (base.Attempts != attempts || base.StopReason != retry.NotRetryable) {
-		t.Errorf("Attempts %d, StopReason %q; want %d, %q", base.Attempts, base.StopReason, attempts, retry.NotRetryable)
-	}
-	dlNoSecret(t, err, logs)
+	requireStop(t, err, attempts, retry.NotRetryable)
+	assertNoSecret(t, err, logs)
 }
 
 // A storage answer that ends early, or is not a 200, is never a success:
 // DownloadExport fails when the Content-Length cannot confirm the size,
 // DownloadExportFile checks the count against the meta and leaves no file.
 func TestDownloadExportShortAnswerIsAnError(t *testing.T) {
-	data := dlData(1000)
+	t.Parallel()
+	data := exportBytes(1000)
 	half := data[:500]
 	cases := []struct {
 		name       string
@@ -1300,7 +1097,7 @@ func TestDownloadExportShortAnswerIsAnError(t *testing.T) {
 	}{
 		{"HTTP/1.0 close-delimited, ends early", "HTTP/1.0 200 OK\r\nContent-Type: application/octet-stream\r\n", half,
 			synthient.ErrSizeUnknown, 500, synthient.ErrSizeMismatch},
-		{"chunked, ends cleanly early", "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n", dlChunked(half),
+		{"chunked, ends cleanly early", "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n", chunked(half),
 			synthient.ErrSizeUnknown, 500, synthient.ErrSizeMismatch},
 		{"Content-Length: 0", "HTTP/1.1 200 OK\r\nContent-Length: 0\r\n", nil,
 			synthient.ErrSizeMismatch, 0, synthient.ErrSizeMismatch},
@@ -1310,49 +1107,36 @@ func TestDownloadExportShortAnswerIsAnError(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name+"/DownloadExport", func(t *testing.T) {
 			t.Parallel()
-			storage := dlRawAnswer(t, tc.head, tc.body)
-			api := dlRedirectAPI(t, false, http.StatusTemporaryRedirect, dlPresigned(storage.URL))
-			c := newClient(t, api.Base)
+			storage := rawAnswer(t, tc.head, tc.body)
+			api := redirectServer(t, http.StatusTemporaryRedirect, presigned(storage.Origin))
 			var buf bytes.Buffer
-			n, err := c.DownloadExport(context.Background(), synthient.FeedProxies, "2026-06-10/14", &buf)
-			dlCheckDownloadError(t, err, tc.wantExport, 2, nil)
-			if n != tc.wantN || int64(buf.Len()) != tc.wantN {
-				t.Errorf("returned %d, wrote %d bytes; want %d", n, buf.Len(), tc.wantN)
-			}
-			if a, s := api.Arrivals(), storage.Arrivals(); a != 1 || s != 1 {
-				t.Errorf("arrivals: API %d, storage %d; want 1, 1", a, s)
-			}
+			n, err := newClient(t, api.Base).DownloadExport(callCtx(t), synthient.FeedProxies, "2026-06-10/14", &buf)
+			requireDownloadError(t, err, tc.wantExport, 2, nil)
+			assert.Equal(t, tc.wantN, n, "bytes returned")
+			assert.EqualValues(t, tc.wantN, buf.Len(), "bytes written")
+			assert.Equal(t, []int{1, 1}, []int{api.Arrivals(), storage.Arrivals()}, "arrivals: API, storage")
 		})
 		t.Run(tc.name+"/DownloadExport, from the API itself", func(t *testing.T) {
 			t.Parallel()
-			api := dlRawAnswer(t, tc.head, tc.body)
-			c := newClient(t, api.URL+"/api/v4")
+			api := rawAnswer(t, tc.head, tc.body)
 			var buf bytes.Buffer
-			n, err := c.DownloadExport(context.Background(), synthient.FeedProxies, "2026-06-10/14", &buf)
-			dlCheckDownloadError(t, err, tc.wantExport, 1, nil)
-			if n != tc.wantN || int64(buf.Len()) != tc.wantN {
-				t.Errorf("returned %d, wrote %d bytes; want %d", n, buf.Len(), tc.wantN)
-			}
-			if a := api.Arrivals(); a != 1 {
-				t.Errorf("%d API arrivals, want 1", a)
-			}
+			n, err := newClient(t, api.URL).DownloadExport(callCtx(t), synthient.FeedProxies, "2026-06-10/14", &buf)
+			requireDownloadError(t, err, tc.wantExport, 1, nil)
+			assert.Equal(t, tc.wantN, n, "bytes returned")
+			assert.EqualValues(t, tc.wantN, buf.Len(), "bytes written")
+			assert.Equal(t, 1, api.Arrivals(), "API arrivals")
 		})
 		for _, verify := range []bool{false, true} {
 			t.Run(fmt.Sprintf("%s/DownloadExportFile verify=%v", tc.name, verify), func(t *testing.T) {
 				t.Parallel()
-				storage := dlRawAnswer(t, tc.head, tc.body)
-				api := dlFileAPI(t, data, dlSHA(data), func() string { return dlPresigned(storage.URL) })
-				c := newClient(t, api.Base)
+				storage := rawAnswer(t, tc.head, tc.body)
+				api := fileAPI(t, data, sha256Hex(data), func() string { return presigned(storage.Origin) })
 				dir := t.TempDir()
-				m, err := c.DownloadExportFile(context.Background(), synthient.FeedProxies, "2026-06-10/14", filepath.Join(dir, "out"),
+				m, err := newClient(t, api.Base).DownloadExportFile(callCtx(t), synthient.FeedProxies, "2026-06-10/14", filepath.Join(dir, "out"),
 					&synthient.DownloadParams{Verify: verify})
-				dlCheckDownloadError(t, err, tc.wantFile, 3, nil) // meta, API leg, storage
-				if m != nil {
-					t.Errorf("meta = %+v, want nil", m)
-				}
-				if names := dlDirEntries(t, dir); len(names) != 0 {
-					t.Errorf("directory holds %v, want nothing", names)
-				}
+				requireDownloadError(t, err, tc.wantFile, 3, nil) // meta, API leg, storage
+				assert.Nil(t, m)
+				assert.Empty(t, dirEntries(t, dir))
 			})
 		}
 	}
@@ -1361,9 +1145,10 @@ func TestDownloadExportShortAnswerIsAnError(t *testing.T) {
 // A storage host that sends more than the meta's size is cut there: at
 // most Size bytes reach the file or the writer, and the call fails.
 func TestDownloadExportNeverWritesMoreThanTheSize(t *testing.T) {
+	t.Parallel()
 	const size = 1000
-	data := dlData(size)
-	big := dlData(64 << 10)
+	data := exportBytes(size)
+	big := exportBytes(64 << 10)
 	cases := []struct {
 		name     string
 		head     string
@@ -1372,58 +1157,47 @@ func TestDownloadExportNeverWritesMoreThanTheSize(t *testing.T) {
 	}{
 		{"Content-Length larger than the meta", "HTTP/1.1 200 OK\r\nContent-Length: 65536\r\n", big, 0},
 		{"HTTP/1.0 close-delimited", "HTTP/1.0 200 OK\r\n", big, size},
-		{"chunked", "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n", dlChunked(big), size},
+		{"chunked", "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n", chunked(big), size},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name+"/DownloadExportFile", func(t *testing.T) {
 			t.Parallel()
-			storage := dlRawAnswer(t, tc.head, tc.body)
-			api := dlFileAPI(t, data, dlSHA(data), func() string { return dlPresigned(storage.URL) })
-			c := newClient(t, api.Base)
+			storage := rawAnswer(t, tc.head, tc.body)
+			api := fileAPI(t, data, sha256Hex(data), func() string { return presigned(storage.Origin) })
 			dir := t.TempDir()
 			var most int64
 			progress := func(done, total int64) {
 				most = max(most, done)
-				if total != size {
-					t.Errorf("Progress total %d, want the meta's size %d", total, size)
-				}
+				assert.EqualValues(t, size, total, "Progress total, want the meta's size")
 			}
-			_, err := c.DownloadExportFile(context.Background(), synthient.FeedProxies, "2026-06-10/14", filepath.Join(dir, "out"),
+			_, err := newClient(t, api.Base).DownloadExportFile(callCtx(t), synthient.FeedProxies, "2026-06-10/14", filepath.Join(dir, "out"),
 				&synthient.DownloadParams{Progress: progress})
-			dlCheckDownloadError(t, err, synthient.ErrSizeMismatch, 3, nil) // meta, API leg, storage
-			if most > tc.wantMost {
-				t.Errorf("Progress reached %d bytes, want at most %d", most, tc.wantMost)
-			}
-			if names := dlDirEntries(t, dir); len(names) != 0 {
-				t.Errorf("directory holds %v, want nothing", names)
-			}
+			requireDownloadError(t, err, synthient.ErrSizeMismatch, 3, nil) // meta, API leg, storage
+			assert.LessOrEqual(t, most, tc.wantMost, "bytes Progress reached")
+			assert.Empty(t, dirEntries(t, dir))
 		})
 		t.Run(tc.name+"/DownloadExportTo", func(t *testing.T) {
 			t.Parallel()
-			storage := dlRawAnswer(t, tc.head, tc.body)
-			api := dlFileAPI(t, data, dlSHA(data), func() string { return dlPresigned(storage.URL) })
-			c := newClient(t, api.Base)
+			storage := rawAnswer(t, tc.head, tc.body)
+			api := fileAPI(t, data, sha256Hex(data), func() string { return presigned(storage.Origin) })
 			var buf bytes.Buffer
-			_, err := c.DownloadExportTo(context.Background(), synthient.FeedProxies, "2026-06-10/14", &buf, nil)
-			dlCheckDownloadError(t, err, synthient.ErrSizeMismatch, 3, nil) // meta, API leg, storage
-			if int64(buf.Len()) > tc.wantMost || !bytes.Equal(buf.Bytes(), big[:buf.Len()]) {
-				t.Errorf("wrote %d bytes, want at most %d, the first ones sent", buf.Len(), tc.wantMost)
+			_, err := newClient(t, api.Base).DownloadExportTo(callCtx(t), synthient.FeedProxies, "2026-06-10/14", &buf, nil)
+			requireDownloadError(t, err, synthient.ErrSizeMismatch, 3, nil) // meta, API leg, storage
+			if assert.LessOrEqual(t, int64(buf.Len()), tc.wantMost, "bytes written") {
+				assertSameBytes(t, big[:buf.Len()], buf.Bytes(), "bytes written: the first ones sent")
 			}
 		})
 	}
 }
 
-// dlGzip returns data compressed with gzip.
-func dlGzip(t *testing.T, data []byte) []byte {
+// gzipped returns data compressed with gzip.
+func gzipped(t *testing.T, data []byte) []byte {
 	t.Helper()
 	var b bytes.Buffer
 	zw := gzip.NewWriter(&b)
-	if _, err := zw.Write(data); err != nil {
-		t.Fatal(err)
-	}
-	if err := zw.Close(); err != nil {
-		t.Fatal(err)
-	}
+	_, err := zw.Write(data)
+	require.NoError(t, err)
+	require.NoError(t, zw.Close())
 	return b.Bytes()
 }
 
@@ -1431,56 +1205,54 @@ func dlGzip(t *testing.T, data []byte) []byte {
 // Content-Encoding: gzip anyway is written as it came: 4 KiB of gzip never
 // becomes 4 MiB on disk. The size and the checksum then decide.
 func TestDownloadExportNeverDecodesTheBody(t *testing.T) {
+	t.Parallel()
 	plain := make([]byte, 4<<20)
-	gz := dlGzip(t, plain)
-	serveGzip := func(w http.ResponseWriter) {
-		w.Header().Set("Content-Encoding", "gzip")
-		w.Header().Set("Content-Length", strconv.Itoa(len(gz)))
-		w.WriteHeader(200)
-		w.Write(gz)
+	gz := gzipped(t, plain)
+	gzipServer := func(t *testing.T) *apiServer {
+		return newAPIServer(t, func(_ int, w http.ResponseWriter, _ *http.Request) {
+			w.Header().Set("Content-Encoding", "gzip")
+			w.Header().Set("Content-Length", strconv.Itoa(len(gz)))
+			w.WriteHeader(200)
+			w.Write(gz)
+		})
 	}
-	checkIdentity := func(t *testing.T, leg string, r fxReq) {
+	assertIdentity := func(t *testing.T, leg string, r request) {
 		t.Helper()
-		if got := r.Header.Values("Accept-Encoding"); !reflect.DeepEqual(got, []string{"identity"}) {
-			t.Errorf("%s request Accept-Encoding = %q, want identity", leg, got)
-		}
+		assert.Equal(t, []string{"identity"}, r.Header.Values("Accept-Encoding"), "%s request Accept-Encoding", leg)
 	}
-	downloadRaw := func(t *testing.T, api *fxServer) {
+	downloadRaw := func(t *testing.T, api *apiServer) {
 		t.Helper()
 		var buf bytes.Buffer
-		n, err := newClient(t, api.Base).DownloadExport(context.Background(), synthient.FeedProxies, "2026-06-10/14", &buf)
-		if err != nil || n != int64(len(gz)) || !bytes.Equal(buf.Bytes(), gz) {
-			t.Fatalf("DownloadExport = %d, %v; wrote %d bytes, want the %d bytes of gzip as sent", n, err, buf.Len(), len(gz))
-		}
-		checkIdentity(t, "API", api.Reqs()[0])
+		n, err := newClient(t, api.Base).DownloadExport(callCtx(t), synthient.FeedProxies, "2026-06-10/14", &buf)
+		require.NoError(t, err)
+		require.EqualValues(t, len(gz), n, "bytes returned: the gzip as sent")
+		require.True(t, assertSameBytes(t, gz, buf.Bytes(), "bytes written: the gzip as sent"))
+		assertIdentity(t, "API", api.Requests()[0])
 	}
 	t.Run("storage leg", func(t *testing.T) {
 		t.Parallel()
-		storage := newFXServer(t, false, func(_ int, w http.ResponseWriter, _ *http.Request) { serveGzip(w) })
-		downloadRaw(t, dlRedirectAPI(t, false, http.StatusTemporaryRedirect, dlPresigned(storage.URL)))
-		checkIdentity(t, "storage", storage.Reqs()[0])
+		storage := gzipServer(t)
+		downloadRaw(t, redirectServer(t, http.StatusTemporaryRedirect, presigned(storage.URL)))
+		assertIdentity(t, "storage", storage.Requests()[0])
 	})
 	t.Run("API leg answers 200", func(t *testing.T) {
 		t.Parallel()
-		downloadRaw(t, newFXServer(t, false, func(_ int, w http.ResponseWriter, _ *http.Request) { serveGzip(w) }))
+		downloadRaw(t, gzipServer(t))
 	})
 	t.Run("file, meta of the decoded bytes", func(t *testing.T) {
 		t.Parallel()
-		storage := newFXServer(t, false, func(_ int, w http.ResponseWriter, _ *http.Request) { serveGzip(w) })
-		api := dlFileAPI(t, plain, dlSHA(plain), func() string { return dlPresigned(storage.URL) })
-		c := newClient(t, api.Base)
+		storage := gzipServer(t)
+		api := fileAPI(t, plain, sha256Hex(plain), func() string { return presigned(storage.URL) })
 		dir := t.TempDir()
-		_, err := c.DownloadExportFile(context.Background(), synthient.FeedProxies, "2026-06-10/14", filepath.Join(dir, "out"), nil)
-		dlCheckDownloadError(t, err, synthient.ErrSizeMismatch, 3, nil) // meta, API leg, storage
-		if names := dlDirEntries(t, dir); len(names) != 0 {
-			t.Errorf("directory holds %v, want nothing", names)
-		}
+		_, err := newClient(t, api.Base).DownloadExportFile(callCtx(t), synthient.FeedProxies, "2026-06-10/14", filepath.Join(dir, "out"), nil)
+		requireDownloadError(t, err, synthient.ErrSizeMismatch, 3, nil) // meta, API leg, storage
+		assert.Empty(t, dirEntries(t, dir))
 	})
 	t.Run("file, meta of the bytes sent", func(t *testing.T) {
 		t.Parallel()
-		storage := newFXServer(t, false, func(_ int, w http.ResponseWriter, _ *http.Request) { serveGzip(w) })
-		api := dlFileAPI(t, gz, dlSHA(gz), func() string { return dlPresigned(storage.URL) })
-		dlDownloadVerified(t, newClient(t, api.Base), gz)
+		storage := gzipServer(t)
+		api := fileAPI(t, gz, sha256Hex(gz), func() string { return presigned(storage.URL) })
+		downloadVerified(t, newClient(t, api.Base), gz)
 	})
 }
 
@@ -1491,28 +1263,21 @@ func TestDownloadExportNeverDecodesTheBody(t *testing.T) {
 // A Location with user info is refused: net/http would send it to storage
 // as an Authorization header.
 func TestDownloadExportLocationWithUserInfo(t *testing.T) {
+	t.Parallel()
 	const password = "hunter2pw"
 	for name, form := range map[string]string{"absolute": "http://user:%s@%s", "scheme-relative": "//user:%s@%s"} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			storage := dlStorage(t, false, dlData(100))
-			loc := fmt.Sprintf(form, password, strings.TrimPrefix(storage.URL, "http://")) + dlObject + "?" + dlQuery
-			api := dlRedirectAPI(t, false, http.StatusTemporaryRedirect, loc)
+			storage := storageServer(t, exportBytes(100))
+			loc := fmt.Sprintf(form, password, strings.TrimPrefix(storage.URL, "http://")) + presignObject + "?" + presignQuery
+			api := redirectServer(t, http.StatusTemporaryRedirect, loc)
 			logger, logs := newLogger()
 			c := newClient(t, api.Base, synthient.WithLogger(logger))
-			n, err := c.DownloadExport(context.Background(), synthient.FeedProxies, "2026-06-10/14", io.Discard)
-			dlCheckDownloadError(t, err, nil, 1, logs)
-			if n != 0 {
-				t.Errorf("n = %d", n)
-			}
-			if a, s := api.Arrivals(), storage.Arrivals(); a != 1 || s != 0 {
-				t.Errorf("arrivals: API %d, storage %d; want 1, 0", a, s)
-			}
-			for _, e := range dlErrTree(err) {
-				if s := fmt.Sprintf("%#v %v", e, e); strings.Contains(s, password) {
-					t.Errorf("the error holds the user info: %s", s)
-				}
-			}
+			n, err := c.DownloadExport(callCtx(t), synthient.FeedProxies, "2026-06-10/14", io.Discard)
+			requireDownloadError(t, err, nil, 1, logs)
+			assert.Zero(t, n)
+			assert.Equal(t, []int{1, 0}, []int{api.Arrivals(), storage.Arrivals()}, "arrivals: API, storage")
+			assertNoSecret(t, err, logs, password) // nor the user info
 		})
 	}
 }
@@ -1520,45 +1285,40 @@ func TestDownloadExportLocationWithUserInfo(t *testing.T) {
 // A Location that does not parse, on any redirect from the API or from
 // storage, is a plain *Error at once: not sent again, no URL in its text.
 func TestDownloadExportUnparsableLocationOnAnyRedirect(t *testing.T) {
-	const bad = "http://127.0.0.1:1/%zz?" + dlQuery
+	t.Parallel()
+	const bad = "http://127.0.0.1:1/%zz?" + presignQuery
 	for _, status := range []int{301, 302, 303, 307, 308} {
 		t.Run(fmt.Sprintf("API %d", status), func(t *testing.T) {
 			t.Parallel()
-			api := dlRedirectAPI(t, false, status, bad)
+			api := redirectServer(t, status, bad)
 			logger, logs := newLogger()
 			c := newClient(t, api.Base, synthient.WithLogger(logger))
-			_, err := c.DownloadExport(context.Background(), synthient.FeedProxies, "2026-06-10/14", io.Discard)
-			dlCheckDownloadError(t, err, nil, 1, logs)
-			if a := api.Arrivals(); a != 1 {
-				t.Errorf("%d API arrivals, want 1 (not retried)", a)
-			}
+			_, err := c.DownloadExport(callCtx(t), synthient.FeedProxies, "2026-06-10/14", io.Discard)
+			requireDownloadError(t, err, nil, 1, logs)
+			assert.Equal(t, 1, api.Arrivals(), "API arrivals (not retried)")
 		})
 		t.Run(fmt.Sprintf("storage %d", status), func(t *testing.T) {
 			t.Parallel()
-			storage := dlRedirectAPI(t, false, status, bad)
-			api := dlRedirectAPI(t, false, http.StatusTemporaryRedirect, dlPresigned(storage.URL))
+			storage := redirectServer(t, status, bad)
+			api := redirectServer(t, http.StatusTemporaryRedirect, presigned(storage.URL))
 			logger, logs := newLogger()
 			c := newClient(t, api.Base, synthient.WithLogger(logger))
-			_, err := c.DownloadExport(context.Background(), synthient.FeedProxies, "2026-06-10/14", io.Discard)
-			dlCheckDownloadError(t, err, nil, 2, logs)
-			if a, s := api.Arrivals(), storage.Arrivals(); a != 1 || s != 1 {
-				t.Errorf("arrivals: API %d, storage %d; want 1, 1", a, s)
-			}
+			_, err := c.DownloadExport(callCtx(t), synthient.FeedProxies, "2026-06-10/14", io.Discard)
+			requireDownloadError(t, err, nil, 2, logs)
+			assert.Equal(t, []int{1, 1}, []int{api.Arrivals(), storage.Arrivals()}, "arrivals: API, storage")
 		})
 	}
 }
 
-// dlQueryValues returns every value of dlQuery of 4 bytes or more, raw and
-// decoded.
-func dlQueryValues(t *testing.T) []string {
+// presignValues returns every value of presignQuery of 4 bytes or more,
+// raw and decoded.
+func presignValues(t *testing.T) []string {
 	t.Helper()
 	var out []string
-	for _, pair := range strings.Split(dlQuery, "&") {
+	for _, pair := range strings.Split(presignQuery, "&") {
 		_, raw, _ := strings.Cut(pair, "=")
 		dec, err := url.QueryUnescape(raw)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		for _, v := range []string{raw, dec} {
 			if len(v) >= 4 {
 				out = append(out, v)
@@ -1568,9 +1328,9 @@ func dlQueryValues(t *testing.T) []string {
 	return out
 }
 
-// dlSpacedHex returns the bytes of s as space-separated hex, as S3's
+// canonicalHex returns the bytes of s as space-separated hex, as S3's
 // CanonicalRequestBytes.
-func dlSpacedHex(s string) string {
+func canonicalHex(s string) string {
 	h := make([]string, len(s))
 	for i := range len(s) {
 		h[i] = fmt.Sprintf("%02x", s[i])
@@ -1582,6 +1342,7 @@ func dlSpacedHex(s string) string {
 // SignatureDoesNotMatch holds the string it signed) gives an *APIError in
 // which every value of the query is redacted, in every field.
 func TestDownloadExportStorageErrorRedactsThePresignedQuery(t *testing.T) {
+	t.Parallel()
 	cred, _ := url.QueryUnescape("AKIAEXAMPLE%2F20260610%2Fauto%2Fs3%2Faws4_request")
 	cases := []struct {
 		name, ctype string
@@ -1594,19 +1355,19 @@ func TestDownloadExportStorageErrorRedactsThePresignedQuery(t *testing.T) {
 				"<Message>The request signature we calculated does not match the signature you provided.</Message>" +
 				"<AWSAccessKeyId>AKIAEXAMPLE</AWSAccessKeyId>" +
 				"<StringToSign>AWS4-HMAC-SHA256\n20260610T140000Z\n20260610/auto/s3/aws4_request\n" + strings.Repeat("9f", 32) + "</StringToSign>" +
-				"<SignatureProvided>" + dlSecret + "</SignatureProvided>" +
-				"<CanonicalRequest>GET\n" + dlObject + "\n" + strings.ReplaceAll(dlQuery, "&", "&amp;") + "\nhost:" +
+				"<SignatureProvided>" + presignSecret + "</SignatureProvided>" +
+				"<CanonicalRequest>GET\n" + presignObject + "\n" + strings.ReplaceAll(presignQuery, "&", "&amp;") + "\nhost:" +
 				strings.TrimPrefix(storageURL, "http://") + "\n\nhost\nUNSIGNED-PAYLOAD</CanonicalRequest></Error>"
 		}, "SignatureDoesNotMatch", false},
 		// Cut by the 64 KiB read inside the signature: not XML any more,
 		// and the signature's beginning is at the end of the text.
 		{"S3 XML cut short", "application/xml", func(string) string {
 			return "<?xml version=\"1.0\"?>\n<Error><Code>SignatureDoesNotMatch</Code><Padding>" +
-				strings.Repeat("p", 64<<10-120) + "</Padding><SignatureProvided>" + dlSecret + strings.Repeat("0", 200)
+				strings.Repeat("p", 64<<10-120) + "</Padding><SignatureProvided>" + presignSecret + strings.Repeat("0", 200)
 		}, "SignatureDoesNotMatch", true},
 		// S3's CanonicalRequestBytes: the canonical request in spaced hex.
 		{"hex bytes", "text/plain", func(string) string {
-			return "bytes: " + dlSpacedHex(dlQuery) + " and " + dlSpacedHex("AKIAEXAMPLE/20260610/auto") + " and " + dlSpacedHex(dlSecret)
+			return "bytes: " + canonicalHex(presignQuery) + " and " + canonicalHex("AKIAEXAMPLE/20260610/auto") + " and " + canonicalHex(presignSecret)
 		}, "bytes:", true},
 		{"lower-case escapes", "text/plain", func(string) string {
 			return "credential " + strings.ToLower(url.QueryEscape(cred))
@@ -1614,43 +1375,38 @@ func TestDownloadExportStorageErrorRedactsThePresignedQuery(t *testing.T) {
 		{"problem+json", "application/problem+json", func(storageURL string) string {
 			return fmt.Sprintf(`{"type":"https://storage.example/errors/%s","title":"bad X-Amz-Signature=%s","status":403,`+
 				`"detail":"canonical query %s","instance":%q,"errors":{"credential":[%q],"signature":["%s"]}}`,
-				dlSecret, dlSecret, dlQuery, dlObject+"?"+dlQuery, cred, dlSecret)
+				presignSecret, presignSecret, presignQuery, presignObject+"?"+presignQuery, cred, presignSecret)
 		}, "canonical query", true},
 		{"text/plain", "text/plain; charset=utf-8", func(storageURL string) string {
-			return "signature mismatch for " + dlPresigned(storageURL)
+			return "signature mismatch for " + presigned(storageURL)
 		}, "signature mismatch for", true},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			var storage *fxServer
-			storage = newFXServer(t, false, func(_ int, w http.ResponseWriter, _ *http.Request) {
+			var storage *apiServer
+			storage = newAPIServer(t, func(_ int, w http.ResponseWriter, _ *http.Request) {
 				w.Header().Set("Content-Type", tc.ctype)
 				w.WriteHeader(http.StatusForbidden)
 				io.WriteString(w, tc.body(storage.URL))
 			})
-			api := dlRedirectAPI(t, false, http.StatusTemporaryRedirect, dlPresigned(storage.URL))
-			c := newClient(t, api.Base)
-			_, err := c.DownloadExport(context.Background(), synthient.FeedProxies, "2026-06-10/14", io.Discard)
-			var ae *synthient.APIError
-			if !errors.As(err, &ae) || ae.Status != http.StatusForbidden {
-				t.Fatalf("err = %v (%T), want an *APIError 403", err, err)
-			}
+			api := redirectServer(t, http.StatusTemporaryRedirect, presigned(storage.URL))
+			_, err := newClient(t, api.Base).DownloadExport(callCtx(t), synthient.FeedProxies, "2026-06-10/14", io.Discard)
+			ae := requireAPIErr(t, err, http.StatusForbidden)
 			fields := map[string]string{
 				"Type": ae.Type, "Title": ae.Title, "Detail": ae.Detail, "RequestID": ae.RequestID,
 				"Errors": fmt.Sprint(ae.Errors), "%#v": fmt.Sprintf("%#v", ae), "%+v": fmt.Sprintf("%+v", ae),
 			}
+			// The texts can be 64 KiB long: the messages quote 300 bytes.
 			for name, text := range fields {
-				for _, v := range append(dlQueryValues(t), dlQuery, "AKIAEXAMPLE", dlSecret[:8]) {
-					if strings.Contains(text, v) || strings.Contains(text, dlSpacedHex(v)) {
-						t.Errorf("%s holds the query value %q: %.300s", name, v, text)
-					}
+				for _, v := range append(presignValues(t), presignQuery, "AKIAEXAMPLE", presignSecret[:8]) {
+					assert.False(t, strings.Contains(text, v), "%s holds the query value %q: %.300s", name, v, text)
+					assert.False(t, strings.Contains(text, canonicalHex(v)), "%s holds the query value %q in hex: %.300s", name, v, text)
 				}
 			}
-			if all := fields["%#v"]; !strings.Contains(all, tc.keep) || strings.Contains(all, "[REDACTED]") != tc.echo {
-				t.Errorf("the error lost the body's text, want %q and [REDACTED] (%v) in it: %.300s", tc.keep, tc.echo, all)
-			}
-			dlNoSecret(t, err, nil)
+			all := fields["%#v"]
+			assert.True(t, strings.Contains(all, tc.keep), "the error lost the body's text %q: %.300s", tc.keep, all)
+			assert.Equal(t, tc.echo, strings.Contains(all, "[REDACTED]"), "[REDACTED] in the error: %.300s", all)
 		})
 	}
 }
@@ -1663,76 +1419,58 @@ func TestDownloadExportStorageErrorRedactsThePresignedQuery(t *testing.T) {
 // refused before anything is sent, also with Overwrite, and left as it
 // was.
 func TestDownloadExportFileRefusesATargetThatIsNotARegularFile(t *testing.T) {
+	t.Parallel()
 	// A socket's path must fit in 108 bytes: a short directory.
 	dir, err := os.MkdirTemp("", "dl")
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	t.Cleanup(func() { os.RemoveAll(dir) })
 	fifo := filepath.Join(dir, "fifo")
-	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	sock := filepath.Join(dir, "sock")
-	ln, err := net.Listen("unix", sock)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, syscall.Mkfifo(fifo, 0o644))
+	ln, err := net.Listen("unix", filepath.Join(dir, "sock"))
+	require.NoError(t, err)
 	t.Cleanup(func() { ln.Close() })
 	sub := filepath.Join(dir, "sub")
-	if err := os.Mkdir(sub, 0o755); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.Mkdir(sub, 0o755))
 	// A link to a regular file is refused too: /dev/stdout is a link to
 	// /proc/self/fd/1, a regular file when stdout is redirected to one,
 	// and the rename would replace the link.
 	file := filepath.Join(dir, "file")
-	if err := os.WriteFile(file, []byte("keep"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.WriteFile(file, []byte("keep"), 0o644))
 	links := map[string]string{"to-devnull": os.DevNull, "to-fifo": fifo, "to-dir": sub, "to-file": file}
 	for name, target := range links {
-		if err := os.Symlink(target, filepath.Join(dir, name)); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, os.Symlink(target, filepath.Join(dir, name)))
 	}
-	storage := dlStorage(t, false, []byte("x"))
-	api := dlFileAPI(t, []byte("x"), dlSHA([]byte("x")), func() string { return dlPresigned(storage.URL) })
+	api, storage := storedFileAPI(t, []byte("x"))
 	c := newClient(t, api.Base)
 	for _, name := range []string{"fifo", "sock", "to-devnull", "to-fifo", "to-dir", "to-file"} {
 		path := filepath.Join(dir, name)
 		before, err := os.Lstat(path)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		for _, p := range []*synthient.DownloadParams{nil, {Overwrite: true}} {
 			t.Run(fmt.Sprintf("%s overwrite=%v", name, p != nil), func(t *testing.T) {
-				m, err := c.DownloadExportFile(context.Background(), synthient.FeedProxies, "latest", path, p)
-				if !errors.Is(err, synthient.ErrInvalidArgument) || m != nil {
-					t.Errorf("DownloadExportFile = %+v, %v; want an error matching ErrInvalidArgument", m, err)
-				}
-				if after, err := os.Lstat(path); err != nil || after.Mode() != before.Mode() {
-					t.Errorf("%s is now %v (%v), was %v", name, after, err, before.Mode())
+				m, err := c.DownloadExportFile(callCtx(t), synthient.FeedProxies, "latest", path, p)
+				assert.ErrorIs(t, err, synthient.ErrInvalidArgument)
+				assert.Nil(t, m)
+				after, err := os.Lstat(path)
+				if assert.NoError(t, err, "%s is gone", name) {
+					assert.Equal(t, before.Mode(), after.Mode(), "mode of %s", name)
 				}
 			})
 		}
 	}
-	if a, s := api.Arrivals(), storage.Arrivals(); a != 0 || s != 0 {
-		t.Errorf("arrivals: API %d, storage %d; want none (refused before sending)", a, s)
-	}
-	if parts, _ := filepath.Glob(filepath.Join(dir, "*.part")); len(parts) != 0 {
-		t.Errorf("temporary files left: %v", parts)
-	}
-	if got, _ := os.ReadFile(file); string(got) != "keep" {
-		t.Errorf("the linked file holds %q", got)
-	}
+	assert.Equal(t, []int{0, 0}, []int{api.Arrivals(), storage.Arrivals()}, "arrivals: API, storage (refused before sending)")
+	parts, _ := filepath.Glob(filepath.Join(dir, "*.part"))
+	assert.Empty(t, parts, "temporary files left")
+	got, _ := os.ReadFile(file)
+	assert.Equal(t, "keep", string(got), "the linked file")
 }
 
 // A symbolic link planted at the old temporary name, path.part, is never
 // followed: the file it names keeps its bytes, whether the download
 // succeeds or fails.
 func TestDownloadExportFileIgnoresALinkAtPathPart(t *testing.T) {
-	data := dlData(64 << 10)
+	t.Parallel()
+	data := exportBytes(64 << 10)
 	cases := []struct {
 		name      string
 		overwrite bool
@@ -1745,70 +1483,59 @@ func TestDownloadExportFileIgnoresALinkAtPathPart(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			storage := newFXServer(t, false, func(_ int, w http.ResponseWriter, _ *http.Request) {
+			storage := newAPIServer(t, func(_ int, w http.ResponseWriter, _ *http.Request) {
 				if tc.fail {
-					fxProblem(w, 503)
+					writeProblem(w, 503)
 					return
 				}
-				dlServeFile(w, data)
+				serveFile(w, data)
 			})
-			api := dlFileAPI(t, data, dlSHA(data), func() string { return dlPresigned(storage.URL) })
-			c := newClient(t, api.Base)
+			api := fileAPI(t, data, sha256Hex(data), func() string { return presigned(storage.URL) })
 			dir := t.TempDir()
 			victim := filepath.Join(dir, "victim")
-			if err := os.WriteFile(victim, []byte("precious"), 0o644); err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, os.WriteFile(victim, []byte("precious"), 0o644))
 			path := filepath.Join(dir, "out.parquet")
-			if err := os.Symlink(victim, path+".part"); err != nil {
-				t.Fatal(err)
-			}
-			_, err := c.DownloadExportFile(context.Background(), synthient.FeedProxies, "2026-06-10/14", path,
+			require.NoError(t, os.Symlink(victim, path+".part"))
+			_, err := newClient(t, api.Base).DownloadExportFile(callCtx(t), synthient.FeedProxies, "2026-06-10/14", path,
 				&synthient.DownloadParams{Overwrite: tc.overwrite, Verify: true})
-			if got, _ := os.ReadFile(victim); string(got) != "precious" {
-				t.Errorf("the link's target now holds %d bytes, want it untouched", len(got))
-			}
+			got, _ := os.ReadFile(victim)
+			assert.Equal(t, "precious", string(got), "the link's target is untouched")
 			want := []string{"out.parquet", "out.parquet.part", "victim"}
 			if tc.fail {
 				want = want[1:]
-				if err == nil {
-					t.Fatal("err = nil for a storage 503")
-				}
+				require.Error(t, err, "a storage 503")
 			} else {
-				if err != nil {
-					t.Fatalf("DownloadExportFile: %v", err)
+				require.NoError(t, err)
+				st, err := os.Lstat(path)
+				if assert.NoError(t, err) {
+					assert.True(t, st.Mode().IsRegular(), "%s is %v, want a regular file", path, st.Mode())
 				}
-				if st, err := os.Lstat(path); err != nil || !st.Mode().IsRegular() {
-					t.Errorf("%s is %v (%v), want a regular file", path, st, err)
-				}
-				if got, _ := os.ReadFile(path); !bytes.Equal(got, data) {
-					t.Errorf("file holds %d bytes, want the %d downloaded", len(got), len(data))
-				}
+				got, _ := os.ReadFile(path)
+				assertSameBytes(t, data, got, "the file")
 			}
-			if names := dlDirEntries(t, dir); !reflect.DeepEqual(names, want) {
-				t.Errorf("directory holds %v, want %v", names, want)
-			}
+			assert.Equal(t, want, dirEntries(t, dir))
 		})
 	}
 }
 
-// dlFilesStorage serves files by id: the object path is /bucket/<id>. Its
-// URL for an id is dlFileURL.
-func dlFilesStorage(t *testing.T, serve func(id string, w http.ResponseWriter, r *http.Request)) *fxServer {
-	return newFXServer(t, false, func(_ int, w http.ResponseWriter, r *http.Request) {
+// filesStorage serves files by id: the object path is /bucket/<id>. Its
+// URL for an id is fileURL.
+func filesStorage(t *testing.T, serve func(id string, w http.ResponseWriter, r *http.Request)) *apiServer {
+	return newAPIServer(t, func(_ int, w http.ResponseWriter, r *http.Request) {
 		serve(strings.TrimPrefix(r.URL.Path, "/bucket/"), w, r)
 	})
 }
 
-func dlFileURL(s *fxServer, id string) string { return s.URL + "/bucket/" + id + "?" + dlQuery }
+func fileURL(s *apiServer, id string) string { return s.URL + "/bucket/" + id + "?" + presignQuery }
 
 // Two downloads to one path, one finishing while the other still writes:
 // each has its own temporary file, so the path ends with one whole,
 // verified file (the second's with Overwrite; without it the second fails
 // with fs.ErrExist), never a mix.
 func TestDownloadExportFileConcurrentDownloadsToOnePath(t *testing.T) {
+	t.Parallel()
 	const idA, idB = "2026-06-10/13", "2026-06-10/14"
-	a := dlData(256 << 10)
+	a := exportBytes(256 << 10)
 	b := bytes.Repeat([]byte{0xb5}, len(a))
 	files := map[string][]byte{idA: a, idB: b}
 	for _, overwrite := range []bool{false, true} {
@@ -1816,9 +1543,9 @@ func TestDownloadExportFileConcurrentDownloadsToOnePath(t *testing.T) {
 			t.Parallel()
 			half := len(b) / 2
 			releaseB := make(chan struct{})
-			storage := dlFilesStorage(t, func(id string, w http.ResponseWriter, r *http.Request) {
+			storage := filesStorage(t, func(id string, w http.ResponseWriter, r *http.Request) {
 				if id == idA {
-					dlServeFile(w, a)
+					serveFile(w, a)
 					return
 				}
 				w.Header().Set("Content-Length", strconv.Itoa(len(b)))
@@ -1830,9 +1557,10 @@ func TestDownloadExportFileConcurrentDownloadsToOnePath(t *testing.T) {
 				case <-r.Context().Done():
 				}
 			})
-			api := dlFilesAPI(t, func(id string) (int, string) { return len(files[id]), dlSHA(files[id]) },
-				func(id string) string { return dlFileURL(storage, id) })
+			api := filesAPI(t, func(id string) (int, string) { return len(files[id]), sha256Hex(files[id]) },
+				func(id string) string { return fileURL(storage, id) })
 			c := newClient(t, api.Base)
+			ctx := callCtx(t)
 			dir := t.TempDir()
 			path := filepath.Join(dir, "out.parquet")
 			params := func(progress func(done, total int64)) *synthient.DownloadParams {
@@ -1843,36 +1571,34 @@ func TestDownloadExportFileConcurrentDownloadsToOnePath(t *testing.T) {
 			var once sync.Once
 			errB := make(chan error, 1)
 			go func() {
-				_, err := c.DownloadExportFile(context.Background(), synthient.FeedProxies, idB, path, params(func(done, _ int64) {
+				_, err := c.DownloadExportFile(ctx, synthient.FeedProxies, idB, path, params(func(done, _ int64) {
 					if done >= int64(half) {
 						once.Do(func() { close(halfB) })
 					}
 				}))
 				errB <- err
 			}()
-			<-halfB
-			if _, err := c.DownloadExportFile(context.Background(), synthient.FeedProxies, idA, path, params(nil)); err != nil {
-				t.Errorf("first download to finish: %v", err)
+			select {
+			case <-halfB:
+			case err := <-errB:
+				require.FailNow(t, "the download of B ended before half its bytes", "err = %v", err)
 			}
+			_, err := c.DownloadExportFile(ctx, synthient.FeedProxies, idA, path, params(nil))
+			assert.NoError(t, err, "first download to finish")
 			close(releaseB)
-			err := <-errB
+			err = <-errB
 
-			want := a
+			want, which := a, "first"
 			if overwrite {
-				want = b
-				if err != nil {
-					t.Errorf("second download to finish, with Overwrite: %v", err)
-				}
-			} else if !errors.Is(err, fs.ErrExist) {
-				t.Errorf("second download to finish: err = %v, want one matching fs.ErrExist", err)
+				want, which = b, "second"
+				assert.NoError(t, err, "second download to finish, with Overwrite")
+			} else {
+				assert.ErrorIs(t, err, fs.ErrExist, "second download to finish")
 			}
-			if got, _ := os.ReadFile(path); !bytes.Equal(got, want) {
-				t.Errorf("file holds %d bytes (equal to A: %v, to B: %v), want the whole of the %s download",
-					len(got), bytes.Equal(got, a), bytes.Equal(got, b), map[bool]string{false: "first", true: "second"}[overwrite])
-			}
-			if names := dlDirEntries(t, dir); !reflect.DeepEqual(names, []string{"out.parquet"}) {
-				t.Errorf("directory holds %v, want only the file", names)
-			}
+			got, _ := os.ReadFile(path)
+			assertSameBytes(t, want, got, "the file, want the whole of the %s download (equal to A: %v, to B: %v)",
+				which, bytes.Equal(got, a), bytes.Equal(got, b))
+			assert.Equal(t, []string{"out.parquet"}, dirEntries(t, dir), "the directory holds the file alone")
 		})
 	}
 }
@@ -1881,6 +1607,7 @@ func TestDownloadExportFileConcurrentDownloadsToOnePath(t *testing.T) {
 // or an error matching fs.ErrExist (without Overwrite, all but one), and
 // the path holds the bytes of one of them.
 func TestDownloadExportFileManyDownloadsToOnePath(t *testing.T) {
+	t.Parallel()
 	files := map[string][]byte{}
 	var ids []string
 	for h := range 6 {
@@ -1891,21 +1618,20 @@ func TestDownloadExportFileManyDownloadsToOnePath(t *testing.T) {
 	for _, overwrite := range []bool{false, true} {
 		t.Run(fmt.Sprintf("overwrite=%v", overwrite), func(t *testing.T) {
 			t.Parallel()
-			storage := dlFilesStorage(t, func(id string, w http.ResponseWriter, _ *http.Request) { dlServeFile(w, files[id]) })
-			api := dlFilesAPI(t, func(id string) (int, string) { return len(files[id]), dlSHA(files[id]) },
-				func(id string) string { return dlFileURL(storage, id) })
+			storage := filesStorage(t, func(id string, w http.ResponseWriter, _ *http.Request) { serveFile(w, files[id]) })
+			api := filesAPI(t, func(id string) (int, string) { return len(files[id]), sha256Hex(files[id]) },
+				func(id string) string { return fileURL(storage, id) })
 			c := newClient(t, api.Base)
+			ctx := callCtx(t)
 			dir := t.TempDir()
 			path := filepath.Join(dir, "out.parquet")
 			errs := make([]error, len(ids))
 			var wg sync.WaitGroup
 			for i, id := range ids {
-				wg.Add(1)
-				go func() {
-					defer wg.Done()
-					_, errs[i] = c.DownloadExportFile(context.Background(), synthient.FeedProxies, id, path,
+				wg.Go(func() {
+					_, errs[i] = c.DownloadExportFile(ctx, synthient.FeedProxies, id, path,
 						&synthient.DownloadParams{Overwrite: overwrite, Verify: true})
-				}()
+				})
 			}
 			wg.Wait()
 			got, _ := os.ReadFile(path)
@@ -1915,18 +1641,15 @@ func TestDownloadExportFileManyDownloadsToOnePath(t *testing.T) {
 				case err == nil:
 					won = append(won, ids[i])
 				case overwrite || !errors.Is(err, fs.ErrExist):
-					t.Errorf("download of %s: %v", ids[i], err)
+					assert.NoError(t, err, "download of %s", ids[i])
 				}
 			}
-			if !overwrite && len(won) != 1 {
-				t.Errorf("%d downloads succeeded without Overwrite (%v), want exactly 1", len(won), won)
+			if !overwrite {
+				assert.Len(t, won, 1, "downloads that succeeded without Overwrite")
 			}
-			if !slices.ContainsFunc(won, func(id string) bool { return bytes.Equal(got, files[id]) }) {
-				t.Errorf("file holds %d bytes, none of a successful download's (%v)", len(got), won)
-			}
-			if names := dlDirEntries(t, dir); !reflect.DeepEqual(names, []string{"out.parquet"}) {
-				t.Errorf("directory holds %v, want only the file", names)
-			}
+			assert.True(t, slices.ContainsFunc(won, func(id string) bool { return bytes.Equal(got, files[id]) }),
+				"the file holds %d bytes, none of a successful download's (%v)", len(got), won)
+			assert.Equal(t, []string{"out.parquet"}, dirEntries(t, dir), "the directory holds the file alone")
 		})
 	}
 }
@@ -1936,64 +1659,50 @@ func TestDownloadExportFileManyDownloadsToOnePath(t *testing.T) {
 // ---------------------------------------------------------------------
 
 func TestDownloadExportTo(t *testing.T) {
-	data := dlData(300 << 10)
+	t.Parallel()
+	data := exportBytes(300 << 10)
 	t.Run("verified, latest resolved", func(t *testing.T) {
 		t.Parallel()
-		storage := dlStorage(t, false, data)
-		api := dlFileAPI(t, data, dlSHA(data), func() string { return dlPresigned(storage.URL) })
-		c := newClient(t, api.Base)
+		api, storage := storedFileAPI(t, data)
 		var buf bytes.Buffer
 		var last, total int64
-		m, err := c.DownloadExportTo(context.Background(), synthient.FeedProxies, "latest", &buf,
+		m, err := newClient(t, api.Base).DownloadExportTo(callCtx(t), synthient.FeedProxies, "latest", &buf,
 			&synthient.DownloadParams{Verify: true, Progress: func(d, tot int64) { last, total = d, tot }})
-		if err != nil {
-			t.Fatalf("DownloadExportTo: %v", err)
-		}
-		if m.ID != dlLatestID || m.Size != int64(len(data)) || !bytes.Equal(buf.Bytes(), data) {
-			t.Errorf("meta %+v, wrote %d bytes; want id %s and the %d bytes", m, buf.Len(), dlLatestID, len(data))
-		}
-		if last != int64(len(data)) || total != int64(len(data)) {
-			t.Errorf("last Progress %d of %d, want %d of %d", last, total, len(data), len(data))
-		}
-		want := []string{"/api/v4/feeds/proxies/export/latest/meta", "/api/v4/feeds/proxies/export/" + dlLatestID}
-		if p := api.Paths(); !reflect.DeepEqual(p, want) {
-			t.Errorf("API requests %v, want %v", p, want)
-		}
-		dlCheckStorageHeaders(t, storage.Reqs()[0])
+		require.NoError(t, err)
+		assert.Equal(t, latestID, m.ID)
+		assert.EqualValues(t, len(data), m.Size)
+		assertSameBytes(t, data, buf.Bytes())
+		assert.EqualValues(t, len(data), last, "last Progress done")
+		assert.EqualValues(t, len(data), total, "last Progress total")
+		assert.Equal(t, []string{"/api/v4/feeds/proxies/export/latest/meta", "/api/v4/feeds/proxies/export/" + latestID}, api.Paths(), "API requests")
+		require.Len(t, storage.Requests(), 1)
+		assertStorageRequest(t, storage.Requests()[0])
 	})
 	t.Run("checksum mismatch", func(t *testing.T) {
 		t.Parallel()
-		storage := dlStorage(t, false, data)
-		api := dlFileAPI(t, data, dlSHA(data[1:]), func() string { return dlPresigned(storage.URL) })
-		c := newClient(t, api.Base)
+		storage := storageServer(t, data)
+		api := fileAPI(t, data, sha256Hex(data[1:]), func() string { return presigned(storage.URL) })
 		var buf bytes.Buffer
-		m, err := c.DownloadExportTo(context.Background(), synthient.FeedProxies, "2026-06-10/14", &buf, &synthient.DownloadParams{Verify: true})
-		dlCheckDownloadError(t, err, synthient.ErrChecksumMismatch, 3, nil) // meta, API leg, storage
-		if m != nil {
-			t.Errorf("meta = %+v, want nil", m)
-		}
-		if !bytes.Equal(buf.Bytes(), data) {
-			t.Errorf("wrote %d bytes, want the %d received (written before the check)", buf.Len(), len(data))
-		}
+		m, err := newClient(t, api.Base).DownloadExportTo(callCtx(t), synthient.FeedProxies, "2026-06-10/14", &buf, &synthient.DownloadParams{Verify: true})
+		requireDownloadError(t, err, synthient.ErrChecksumMismatch, 3, nil) // meta, API leg, storage
+		assert.Nil(t, m)
+		assertSameBytes(t, data, buf.Bytes(), "bytes written: all those received (written before the check)")
 	})
 	t.Run("meta without a size", func(t *testing.T) {
 		t.Parallel()
-		storage := dlStorage(t, false, data)
-		api := dlFilesAPI(t, func(string) (int, string) { return 0, dlSHA(data) }, func(string) string { return dlPresigned(storage.URL) })
-		c := newClient(t, api.Base)
+		storage := storageServer(t, data)
+		api := filesAPI(t, func(string) (int, string) { return 0, sha256Hex(data) }, func(string) string { return presigned(storage.URL) })
 		var buf bytes.Buffer
-		_, err := c.DownloadExportTo(context.Background(), synthient.FeedProxies, "2026-06-10/14", &buf, nil)
+		_, err := newClient(t, api.Base).DownloadExportTo(callCtx(t), synthient.FeedProxies, "2026-06-10/14", &buf, nil)
 		var de *synthient.DecodeError
-		if !errors.As(err, &de) {
-			t.Fatalf("err = %v (%T), want a *DecodeError", err, err)
-		}
-		if p := api.Paths(); len(p) != 1 || storage.Arrivals() != 0 || buf.Len() != 0 {
-			t.Errorf("API requests %v, %d storage requests, %d bytes written; want only the meta", p, storage.Arrivals(), buf.Len())
-		}
+		require.ErrorAs(t, err, &de)
+		assert.Len(t, api.Paths(), 1, "API requests: the meta alone")
+		assert.Zero(t, storage.Arrivals(), "storage requests")
+		assert.Zero(t, buf.Len(), "bytes written")
 	})
 	t.Run("invalid arguments", func(t *testing.T) {
 		t.Parallel()
-		api := dlFileAPI(t, data, dlSHA(data), func() string { return "http://127.0.0.1:1/never" })
+		api := fileAPI(t, data, sha256Hex(data), func() string { return "http://127.0.0.1:1/never" })
 		c := newClient(t, api.Base)
 		for _, tc := range []struct {
 			feed synthient.Feed
@@ -2004,14 +1713,11 @@ func TestDownloadExportTo(t *testing.T) {
 			{synthient.FeedProxies, "2026-06-10/24", io.Discard},
 			{synthient.Feed("nope"), "latest", io.Discard},
 		} {
-			m, err := c.DownloadExportTo(context.Background(), tc.feed, tc.id, tc.w, nil)
-			if !errors.Is(err, synthient.ErrInvalidArgument) || m != nil {
-				t.Errorf("DownloadExportTo(%s, %q, %v) = %+v, %v; want an error matching ErrInvalidArgument", tc.feed, tc.id, tc.w, m, err)
-			}
+			m, err := c.DownloadExportTo(callCtx(t), tc.feed, tc.id, tc.w, nil)
+			assert.ErrorIs(t, err, synthient.ErrInvalidArgument, "DownloadExportTo(%s, %q, %v)", tc.feed, tc.id, tc.w)
+			assert.Nil(t, m, "DownloadExportTo(%s, %q, %v)", tc.feed, tc.id, tc.w)
 		}
-		if a := api.Arrivals(); a != 0 {
-			t.Errorf("%d API requests, want 0", a)
-		}
+		assert.Zero(t, api.Arrivals(), "API requests")
 	})
 }
 
@@ -2021,9 +1727,9 @@ func TestDownloadExportTo(t *testing.T) {
 // refused (the API went down between the two requests).
 func TestDownloadExportFileErrorDescribesTheCall(t *testing.T) {
 	t.Parallel()
-	data := dlData(100)
+	data := exportBytes(100)
 	meta := fmt.Sprintf(`{"stream":"proxies","kind":"daily","id":"2026-06-10","format":"parquet","date":1781049600,`+
-		`"created_at":1781103600,"size":%d,"rows":1,"checksum":%q,"schema":{"fields":[]}}`, len(data), dlSHA(data))
+		`"created_at":1781103600,"size":%d,"rows":1,"checksum":%q,"schema":{"fields":[]}}`, len(data), sha256Hex(data))
 	for _, name := range []string{"DownloadExportTo", "DownloadExportFile"} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
@@ -2033,27 +1739,21 @@ func TestDownloadExportFileErrorDescribesTheCall(t *testing.T) {
 					return
 				}
 				_ = c.WriteResponse(200, "application/json", meta)
-				c.srv.ln.Close()
+				c.srv.StopListening()
 			})
 			c := newClient(t, srv.URL)
 			var err error
 			if name == "DownloadExportTo" {
-				_, err = c.DownloadExportTo(context.Background(), synthient.FeedProxies, "2026-06-10", io.Discard, nil)
+				_, err = c.DownloadExportTo(callCtx(t), synthient.FeedProxies, "2026-06-10", io.Discard, nil)
 			} else {
-				_, err = c.DownloadExportFile(context.Background(), synthient.FeedProxies, "2026-06-10", filepath.Join(t.TempDir(), "out"), nil)
+				_, err = c.DownloadExportFile(callCtx(t), synthient.FeedProxies, "2026-06-10", filepath.Join(t.TempDir(), "out"), nil)
 			}
 			srv.Close()
-			var ce *synthient.ConnectionError
-			if !errors.As(err, &ce) {
-				t.Fatalf("err = %v (%T), want a *ConnectionError", err, err)
-			}
-			if ce.NotSent || strings.Contains(err.Error(), "not sent") {
-				t.Errorf("NotSent = %v, message %q: the meta request reached the server", ce.NotSent, err)
-			}
-			var base *synthient.Error
-			if !errors.As(err, &base) || base.Op != name || base.Attempts != 4 || base.StopReason != retry.AttemptsExhausted {
-				t.Errorf("base error %+v, want Op %s, 4 attempts (the meta and three refused), %s", base, name, retry.AttemptsExhausted)
-			}
+			// NotSent false: the meta request reached the server.
+			requireConnErr(t, err, false, false)
+			assert.NotContains(t, err.Error(), "not sent")
+			base := requireStop(t, err, 4, retry.AttemptsExhausted) // the meta and three refused
+			assert.Equal(t, name, base.Op)
 		})
 	}
 }
@@ -2062,58 +1762,42 @@ func TestDownloadExportFileErrorDescribesTheCall(t *testing.T) {
 // temporary file is closed and removed on the way out.
 func TestDownloadExportFileProgressPanicLeavesNoFile(t *testing.T) {
 	t.Parallel()
-	data := dlData(4096)
-	storage := dlStorage(t, false, data)
-	api := dlFileAPI(t, data, dlSHA(data), func() string { return dlPresigned(storage.URL) })
+	api, _ := storedFileAPI(t, exportBytes(4096))
 	c := newClient(t, api.Base)
 	dir := t.TempDir()
-	func() {
-		defer func() {
-			if r := recover(); r != "progress" {
-				t.Errorf("recovered %v, want the callback's panic", r)
-			}
-		}()
-		_, _ = c.DownloadExportFile(context.Background(), synthient.FeedProxies, "2026-06-10/14", filepath.Join(dir, "out"),
+	assert.PanicsWithValue(t, "progress", func() {
+		_, _ = c.DownloadExportFile(callCtx(t), synthient.FeedProxies, "2026-06-10/14", filepath.Join(dir, "out"),
 			&synthient.DownloadParams{Progress: func(int64, int64) { panic("progress") }})
-	}()
-	if names := dlDirEntries(t, dir); len(names) != 0 {
-		t.Errorf("directory holds %v, want nothing", names)
-	}
+	}, "the callback's panic reaches the caller")
+	assert.Empty(t, dirEntries(t, dir))
 }
 
-// dlLyingWriter reports n bytes written, whatever it was given.
-type dlLyingWriter struct{ n int }
+// lyingWriter reports n bytes written, whatever it was given.
+type lyingWriter struct{ n int }
 
-func (w dlLyingWriter) Write([]byte) (int, error) { return w.n, nil }
+func (w lyingWriter) Write([]byte) (int, error) { return w.n, nil }
 
 // A writer that reports fewer than none or more than all of the bytes: an
 // *Error, never a panic, and Progress never passes the total.
 func TestDownloadExportWriterThatLies(t *testing.T) {
 	t.Parallel()
-	data := dlData(1000)
-	storage := dlStorage(t, false, data)
-	api := dlFileAPI(t, data, dlSHA(data), func() string { return dlPresigned(storage.URL) })
+	api, _ := storedFileAPI(t, exportBytes(1000))
 	c := newClient(t, api.Base)
 	for _, n := range []int{-1, 1 << 20} {
 		t.Run(fmt.Sprintf("DownloadExport n=%d", n), func(t *testing.T) {
-			_, err := c.DownloadExport(context.Background(), synthient.FeedProxies, "2026-06-10/14", dlLyingWriter{n})
+			_, err := c.DownloadExport(callCtx(t), synthient.FeedProxies, "2026-06-10/14", lyingWriter{n})
 			var base *synthient.Error
-			if !errors.As(err, &base) {
-				t.Errorf("err = %v (%T), want an *Error", err, err)
-			}
+			assert.ErrorAs(t, err, &base)
 		})
 		t.Run(fmt.Sprintf("DownloadExportTo n=%d", n), func(t *testing.T) {
 			progress := func(done, total int64) {
-				if done > total || done < 0 {
-					t.Errorf("Progress(%d, %d)", done, total)
-				}
+				assert.LessOrEqual(t, done, total, "Progress(%d, %d)", done, total)
+				assert.GreaterOrEqual(t, done, int64(0), "Progress(%d, %d)", done, total)
 			}
-			_, err := c.DownloadExportTo(context.Background(), synthient.FeedProxies, "2026-06-10/14", dlLyingWriter{n},
+			_, err := c.DownloadExportTo(callCtx(t), synthient.FeedProxies, "2026-06-10/14", lyingWriter{n},
 				&synthient.DownloadParams{Verify: true, Progress: progress})
 			var base *synthient.Error
-			if !errors.As(err, &base) {
-				t.Errorf("err = %v (%T), want an *Error", err, err)
-			}
+			assert.ErrorAs(t, err, &base)
 		})
 	}
 }
@@ -2122,37 +1806,27 @@ func TestDownloadExportWriterThatLies(t *testing.T) {
 // temporary file gets a short name in the same directory.
 func TestDownloadExportFileLongName(t *testing.T) {
 	t.Parallel()
-	data := dlData(100)
-	storage := dlStorage(t, false, data)
-	api := dlFileAPI(t, data, dlSHA(data), func() string { return dlPresigned(storage.URL) })
+	data := exportBytes(100)
+	api, _ := storedFileAPI(t, data)
 	c := newClient(t, api.Base)
 	dir := t.TempDir()
 	path := filepath.Join(dir, strings.Repeat("n", 250))
-	if _, err := c.DownloadExportFile(context.Background(), synthient.FeedProxies, "2026-06-10/14", path,
-		&synthient.DownloadParams{Verify: true}); err != nil {
-		t.Fatalf("DownloadExportFile: %v", err)
-	}
-	if got, _ := os.ReadFile(path); !bytes.Equal(got, data) {
-		t.Errorf("the file holds %d bytes, want the %d of the export", len(got), len(data))
-	}
-	if names := dlDirEntries(t, dir); len(names) != 1 {
-		t.Errorf("directory holds %v, want the file alone", names)
-	}
+	_, err := c.DownloadExportFile(callCtx(t), synthient.FeedProxies, "2026-06-10/14", path, &synthient.DownloadParams{Verify: true})
+	require.NoError(t, err)
+	got, _ := os.ReadFile(path)
+	assertSameBytes(t, data, got, "the file")
+	assert.Len(t, dirEntries(t, dir), 1, "the directory holds the file alone")
 	// A name no file system takes: refused before anything is sent.
-	_, err := c.DownloadExportFile(context.Background(), synthient.FeedProxies, "2026-06-10/14", filepath.Join(dir, strings.Repeat("n", 256)), nil)
-	if !errors.Is(err, synthient.ErrInvalidArgument) {
-		t.Errorf("err = %v, want one matching ErrInvalidArgument", err)
-	}
-	if a := api.Arrivals(); a != 2 {
-		t.Errorf("%d API arrivals, want the 2 of the first download", a)
-	}
+	_, err = c.DownloadExportFile(callCtx(t), synthient.FeedProxies, "2026-06-10/14", filepath.Join(dir, strings.Repeat("n", 256)), nil)
+	assert.ErrorIs(t, err, synthient.ErrInvalidArgument)
+	assert.Equal(t, 2, api.Arrivals(), "API arrivals: the 2 of the first download")
 }
 
 // A meta that describes another export than the one asked for, or none,
 // is a *DecodeError, and nothing is downloaded.
 func TestDownloadExportToMetaOfAnotherExport(t *testing.T) {
 	t.Parallel()
-	data := dlData(100)
+	data := exportBytes(100)
 	for _, tc := range []struct{ asked, metaID string }{
 		{"2026-06-10/14", "2026-06-10/15"},
 		{"2026-06-10/14", "../../account/me"},
@@ -2162,25 +1836,21 @@ func TestDownloadExportToMetaOfAnotherExport(t *testing.T) {
 	} {
 		t.Run(tc.asked+" gets "+tc.metaID, func(t *testing.T) {
 			t.Parallel()
-			storage := dlStorage(t, false, data)
-			api := newFXServer(t, false, func(_ int, w http.ResponseWriter, r *http.Request) {
+			storage := storageServer(t, data)
+			api := newAPIServer(t, func(_ int, w http.ResponseWriter, r *http.Request) {
 				if !strings.HasSuffix(r.URL.Path, "/meta") {
-					w.Header().Set("Location", dlPresigned(storage.URL))
+					w.Header().Set("Location", presigned(storage.URL))
 					w.WriteHeader(http.StatusTemporaryRedirect)
 					return
 				}
-				fxJSON(w, 200, fmt.Sprintf(`{"stream":"proxies","kind":"hourly","id":%q,"format":"parquet","date":1781049600,`+
-					`"created_at":1781103600,"size":%d,"rows":1,"checksum":%q,"schema":{"fields":[]}}`, tc.metaID, len(data), dlSHA(data)))
+				writeJSON(w, 200, fmt.Sprintf(`{"stream":"proxies","kind":"hourly","id":%q,"format":"parquet","date":1781049600,`+
+					`"created_at":1781103600,"size":%d,"rows":1,"checksum":%q,"schema":{"fields":[]}}`, tc.metaID, len(data), sha256Hex(data)))
 			})
-			c := newClient(t, api.Base)
-			_, err := c.DownloadExportTo(context.Background(), synthient.FeedProxies, tc.asked, io.Discard, nil)
+			_, err := newClient(t, api.Base).DownloadExportTo(callCtx(t), synthient.FeedProxies, tc.asked, io.Discard, nil)
 			var de *synthient.DecodeError
-			if !errors.As(err, &de) || errors.Is(err, synthient.ErrInvalidArgument) {
-				t.Errorf("err = %v (%T), want a *DecodeError", err, err)
-			}
-			if a, s := api.Arrivals(), storage.Arrivals(); a != 1 || s != 0 {
-				t.Errorf("arrivals: API %d, storage %d; want the meta request alone", a, s)
-			}
+			assert.ErrorAs(t, err, &de)
+			assert.NotErrorIs(t, err, synthient.ErrInvalidArgument)
+			assert.Equal(t, []int{1, 0}, []int{api.Arrivals(), storage.Arrivals()}, "arrivals: API (the meta request alone), storage")
 		})
 	}
 }
@@ -2195,20 +1865,16 @@ func TestDownloadExportMalformedAnswer(t *testing.T) {
 		t.Parallel()
 		api := newRawServer(t, func(c *rawConn) {
 			if _, _, _, err := c.ReadRequest(); err == nil {
-				_, _ = io.WriteString(c, "HTTP/1.1 307 Temporary Redirect\r\nLocation: "+dlPresigned("http://storage.test")+"\x01\r\nContent-Length: 0\r\n\r\n")
+				_, _ = io.WriteString(c, "HTTP/1.1 307 Temporary Redirect\r\nLocation: "+presigned("http://storage.test")+"\x01\r\nContent-Length: 0\r\n\r\n")
 			}
 		})
 		logger, logs := newLogger()
 		c := newClient(t, api.URL, synthient.WithLogger(logger))
-		_, err := c.DownloadExport(context.Background(), synthient.FeedProxies, "2026-06-10/14", io.Discard)
+		_, err := c.DownloadExport(callCtx(t), synthient.FeedProxies, "2026-06-10/14", io.Discard)
 		api.Close()
-		if !errors.Is(err, synthient.ErrMalformedResponse) {
-			t.Errorf("err = %v, want one matching ErrMalformedResponse", err)
-		}
-		if n := api.Arrivals(); n != 1 {
-			t.Errorf("%d arrivals, want 1: the answer would be the same again", n)
-		}
-		dlNoSecret(t, err, logs)
+		assert.ErrorIs(t, err, synthient.ErrMalformedResponse)
+		assert.Equal(t, 1, api.Arrivals(), "arrivals: the answer would be the same again")
+		assertNoSecret(t, err, logs)
 	})
 	t.Run("storage that echoes the request", func(t *testing.T) {
 		t.Parallel()
@@ -2217,14 +1883,14 @@ func TestDownloadExportMalformedAnswer(t *testing.T) {
 				_, _ = io.WriteString(c, req.RequestURI+"\r\n\r\n")
 			}
 		})
-		api := dlRedirectAPI(t, false, http.StatusTemporaryRedirect, dlPresigned("http://"+storage.Addr))
+		api := redirectServer(t, http.StatusTemporaryRedirect, presigned(storage.Origin))
 		logger, logs := newLogger()
 		c := newClient(t, api.Base, synthient.WithLogger(logger))
-		_, err := c.DownloadExport(context.Background(), synthient.FeedProxies, "2026-06-10/14", io.Discard)
+		_, err := c.DownloadExport(callCtx(t), synthient.FeedProxies, "2026-06-10/14", io.Discard)
 		var ce *synthient.ConnectionError
-		if !errors.As(err, &ce) || ce.NotSent {
-			t.Errorf("err = %v (%T), want a *ConnectionError with NotSent false", err, err)
+		if assert.ErrorAs(t, err, &ce) {
+			assert.False(t, ce.NotSent, "NotSent of %v", err)
 		}
-		dlNoSecret(t, err, logs)
+		assertNoSecret(t, err, logs)
 	})
 }

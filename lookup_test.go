@@ -1,24 +1,33 @@
 package synthient_test
 
+// Tests of lookup.go: LookupIP, LookupIPs and LookupDomain on an httpmock
+// transport, and the fuzz target of the domain validator.
+
 import (
+	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"net/netip"
-	"reflect"
+	"net/url"
 	"slices"
+	"strconv"
 	"strings"
+	"sync"
 	"testing"
-	"time"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/jarcoal/httpmock"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/synthient-go/synthient"
 )
 
-func ptr[T any](v T) *T { return &v }
-
-// The JSON examples of docs/api-v4.md section 7.
+// The JSON examples of section 7 of the API reference (api-v4.md).
 const (
 	ipLookupExample = `{
   "ip": "198.51.100.23",
@@ -75,43 +84,86 @@ const (
      "port": 80, "country_code": "DE"}
   ]
 }`
-	accountExample = `{
-  "first_name": "Grace",
-  "last_name": "Hopper",
-  "email": "grace@example.com",
-  "organization": {"id": "2f0c9d1e-6b7a-4c55-9e1d-0a4b3c2d1e0f", "name": "Example Labs", "relation": "ADMIN"},
-  "scopes": ["BASIC", "PROXY_FEEDS", "PROXY_FIREHOSE"],
-  "lookup_quota": {"credits": 49910, "resets_in": 1209600},
-  "api_key": {"id": "7d3b0a52-1c9e-4f0b-8a6d-2e5f4c3b2a19", "name": "ci-key", "created_at": "2026-09-01T12:00:00Z"}
-}`
 )
 
-// checkOneRequest checks that exactly one request arrived, with the method
-// and the (decoded) path given, and returns it.
-func checkOneRequest(t *testing.T, m *mockAPI, method, path string) arrival {
-	t.Helper()
-	got := m.got()
-	if len(got) != 1 {
-		t.Fatalf("%d requests, want 1", len(got))
-	}
-	a := got[0]
-	if a.method != method || a.url.Path != path {
-		t.Errorf("request: %s %s, want %s %s", a.method, a.url.Path, method, path)
-	}
-	return a
+// mockedBase is the base URL of the clients on a recordingTransport; the
+// transport never dials it.
+const mockedBase = "https://api.invalid/api/v4"
+
+// sentRequest is what a recordingTransport kept of one request.
+type sentRequest struct {
+	Method string
+	URL    url.URL
+	Header http.Header
+	Body   []byte
 }
 
-func checkInvalid(t *testing.T, m *mockAPI, err error) {
+// recordingTransport is an httpmock transport that keeps every request it
+// is given and answers it through one responder.
+type recordingTransport struct {
+	*httpmock.MockTransport
+	mu   sync.Mutex
+	reqs []sentRequest
+}
+
+// newRecording returns a client of mockedBase (tiny backoffs, closed when
+// the test ends; opts come last) on a new recordingTransport that answers
+// every request through respond.
+func newRecording(t testing.TB, respond httpmock.Responder, opts ...synthient.Option) (*synthient.Client, *recordingTransport) {
 	t.Helper()
-	if !errors.Is(err, synthient.ErrInvalidArgument) {
-		t.Errorf("err = %v, want one matching ErrInvalidArgument", err)
-	}
-	if got := m.count(); got != 0 {
-		t.Errorf("%d requests were sent, want 0", got)
-	}
+	rt := &recordingTransport{MockTransport: httpmock.NewMockTransport()}
+	rt.RegisterNoResponder(func(req *http.Request) (*http.Response, error) {
+		var body []byte
+		if req.Body != nil {
+			body, _ = io.ReadAll(req.Body)
+			req.Body.Close()
+			req.Body = io.NopCloser(bytes.NewReader(body))
+		}
+		rt.mu.Lock()
+		rt.reqs = append(rt.reqs, sentRequest{Method: req.Method, URL: *req.URL, Header: req.Header.Clone(), Body: body})
+		rt.mu.Unlock()
+		return respond(req)
+	})
+	c := newClient(t, mockedBase, append([]synthient.Option{synthient.WithTransport(rt)}, opts...)...)
+	return c, rt
+}
+
+// Requests returns the requests kept so far, in order.
+func (rt *recordingTransport) Requests() []sentRequest {
+	rt.mu.Lock()
+	defer rt.mu.Unlock()
+	return slices.Clone(rt.reqs)
+}
+
+// Take returns the requests kept since the last Take and forgets them.
+func (rt *recordingTransport) Take() []sentRequest {
+	rt.mu.Lock()
+	defer rt.mu.Unlock()
+	reqs := rt.reqs
+	rt.reqs = nil
+	return reqs
+}
+
+// requireOne checks that exactly one request was sent, with the method
+// and the (decoded) path given, and returns it.
+func (rt *recordingTransport) requireOne(t testing.TB, method, path string) sentRequest {
+	t.Helper()
+	reqs := rt.Requests()
+	require.Len(t, reqs, 1, "requests sent")
+	assert.Equal(t, method, reqs[0].Method, "method")
+	assert.Equal(t, path, reqs[0].URL.Path, "path")
+	return reqs[0]
+}
+
+// answerJSON answers status with a JSON body and its Content-Length.
+func answerJSON(status int, body string) httpmock.Responder {
+	return httpmock.NewStringResponder(status, body).
+		HeaderSet(http.Header{"Content-Type": {"application/json"}}).
+		SetContentLength()
 }
 
 func TestLookupIPRequest(t *testing.T) {
+	t.Parallel()
 	cases := []struct{ ip, path string }{
 		{"1.2.3.4", "/api/v4/lookup/ip/1.2.3.4"},
 		{"2001:db8::1", "/api/v4/lookup/ip/2001:db8::1"},
@@ -119,35 +171,25 @@ func TestLookupIPRequest(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.ip, func(t *testing.T) {
-			m := newMock(fmt.Sprintf(`{"ip":%q}`, tc.ip))
-			r, err := m.client(t).LookupIP(context.Background(), netip.MustParseAddr(tc.ip))
-			if err != nil {
-				t.Fatalf("LookupIP: %v", err)
-			}
-			a := checkOneRequest(t, m, http.MethodGet, tc.path)
-			if a.url.RawQuery != "" {
-				t.Errorf("query %q, want none", a.url.RawQuery)
-			}
-			if got := a.header.Get("X-Api-Key"); got != testKey {
-				t.Errorf("X-Api-Key = %q, want the key", got)
-			}
-			if got := a.header.Get("User-Agent"); !strings.HasPrefix(got, "synthient-go/") {
-				t.Errorf("User-Agent = %q", got)
-			}
-			if r.IP != netip.MustParseAddr(tc.ip) {
-				t.Errorf("IP = %v, want %s", r.IP, tc.ip)
-			}
+			t.Parallel()
+			c, api := newRecording(t, answerJSON(http.StatusOK, fmt.Sprintf(`{"ip":%q}`, tc.ip)))
+			r, err := c.LookupIP(context.Background(), netip.MustParseAddr(tc.ip))
+			require.NoError(t, err)
+			a := api.requireOne(t, http.MethodGet, tc.path)
+			assert.Empty(t, a.URL.RawQuery, "query")
+			assert.Equal(t, testKey, a.Header.Get("X-Api-Key"))
+			assert.True(t, strings.HasPrefix(a.Header.Get("User-Agent"), "synthient-go/"), "User-Agent = %q", a.Header.Get("User-Agent"))
+			assert.Equal(t, netip.MustParseAddr(tc.ip), r.IP)
 		})
 	}
 }
 
 func TestLookupIPDecodesEveryField(t *testing.T) {
-	m := newMock(ipLookupExample)
-	got, err := m.client(t).LookupIP(context.Background(), netip.MustParseAddr("198.51.100.23"))
-	if err != nil {
-		t.Fatalf("LookupIP: %v", err)
-	}
-	want := &synthient.IPLookup{
+	t.Parallel()
+	c, _ := newRecording(t, answerJSON(http.StatusOK, ipLookupExample))
+	got, err := c.LookupIP(context.Background(), netip.MustParseAddr("198.51.100.23"))
+	require.NoError(t, err)
+	assert.Equal(t, &synthient.IPLookup{
 		IP: netip.MustParseAddr("198.51.100.23"),
 		Network: &synthient.Network{
 			ASN: 64500, ISP: "Example Broadband", Type: "RESIDENTIAL",
@@ -165,61 +207,50 @@ func TestLookupIPDecodesEveryField(t *testing.T) {
 			Devices:    []synthient.Device{{OS: "Android", Version: "13", LastSeen: 1781049600}},
 			Providers:  []synthient.Provider{{Provider: "EXAMPLEPROXY", Type: "RESIDENTIAL_PROXY", LastSeen: 1781136000}},
 		},
-	}
-	if !reflect.DeepEqual(got, want) {
-		gj, _ := json.MarshalIndent(got, "", " ")
-		t.Errorf("LookupIP decoded\n%s\nwant the example of api-v4.md §7", gj)
-	}
+	}, got, "LookupIP of the example of api-v4.md §7")
 }
 
 func TestLookupIPAbsentOrNullSectionsAreNil(t *testing.T) {
-	for _, body := range []string{
-		`{"ip":"2001:db8::1"}`,
-		`{"ip":"2001:db8::1","network":null,"location":null,"intelligence":null}`,
+	t.Parallel()
+	for name, body := range map[string]string{
+		"absent": `{"ip":"2001:db8::1"}`,
+		"null":   `{"ip":"2001:db8::1","network":null,"location":null,"intelligence":null}`,
 	} {
-		m := newMock(body)
-		r, err := m.client(t).LookupIP(context.Background(), netip.MustParseAddr("2001:db8::1"))
-		if err != nil {
-			t.Fatalf("%s: %v", body, err)
-		}
-		if r.IP != netip.MustParseAddr("2001:db8::1") || r.Network != nil || r.Location != nil || r.Intelligence != nil {
-			t.Errorf("%s: decoded %+v, want the IP and nil sections", body, *r)
-		}
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			c, _ := newRecording(t, answerJSON(http.StatusOK, body))
+			r, err := c.LookupIP(context.Background(), netip.MustParseAddr("2001:db8::1"))
+			require.NoError(t, err)
+			assert.Equal(t, &synthient.IPLookup{IP: netip.MustParseAddr("2001:db8::1")}, r, "want the IP and nil sections")
+		})
 	}
 }
 
 func TestLookupIPInvalidArguments(t *testing.T) {
+	t.Parallel()
 	for _, ip := range []netip.Addr{{}, netip.MustParseAddr("fe80::1%eth0"), netip.MustParseAddr("fe80::1%1")} {
-		m := newMock(`{"ip":"1.2.3.4"}`)
-		_, err := m.client(t).LookupIP(context.Background(), ip)
-		checkInvalid(t, m, err)
+		t.Run(ip.String(), func(t *testing.T) {
+			t.Parallel()
+			c, api := newRecording(t, answerJSON(http.StatusOK, `{"ip":"1.2.3.4"}`))
+			_, err := c.LookupIP(context.Background(), ip)
+			requireInvalid(t, err)
+			assert.Zero(t, api.GetTotalCallCount(), "requests sent")
+		})
 	}
-}
-
-// addrs returns n distinct IPv4 addresses from 10.0.0.1 on.
-func addrs(n int) []netip.Addr {
-	out := make([]netip.Addr, n)
-	a := netip.MustParseAddr("10.0.0.1")
-	for i := range out {
-		out[i] = a
-		a = a.Next()
-	}
-	return out
 }
 
 // echoBatch answers a batch request with one result per distinct address,
-// in the order given by order (nil: as asked), each with its index in the
-// request as ASN, so that a test can tell the results apart.
-func echoBatch(t *testing.T, order func([]string) []string) func(arrival) reply {
-	return func(a arrival) reply {
-		var req struct {
+// in the order given by order (nil: as asked), each with an ASN derived
+// from its address (asnOf), so that a test can tell the results apart.
+func echoBatch(t testing.TB, order func([]string) []string) httpmock.Responder {
+	return func(req *http.Request) (*http.Response, error) {
+		var body struct {
 			IPs []string `json:"ips"`
 		}
-		if err := json.Unmarshal(a.body, &req); err != nil {
-			t.Errorf("request body %q: %v", a.body, err)
-			return problemReply(400)
+		if err := json.NewDecoder(req.Body).Decode(&body); !assert.NoError(t, err, "the request body") {
+			return httpmock.NewStringResponse(http.StatusBadRequest, `{"status":400}`), nil
 		}
-		ips := slices.Clone(req.IPs)
+		ips := slices.Clone(body.IPs)
 		if order != nil {
 			ips = order(ips)
 		}
@@ -232,7 +263,7 @@ func echoBatch(t *testing.T, order func([]string) []string) func(arrival) reply 
 			fmt.Fprintf(&b, `{"ip":%q,"network":{"asn":%d,"isp":"isp","type":"DATACENTER"}}`, ip, asnOf(ip))
 		}
 		b.WriteString("]}")
-		return jsonReply(200, b.String())
+		return answerJSON(http.StatusOK, b.String())(req)
 	}
 }
 
@@ -246,87 +277,80 @@ func asnOf(ip string) int {
 	return int(s[14])<<8 | int(s[15]) + 1
 }
 
-func checkResults(t *testing.T, ips []netip.Addr, got []synthient.IPLookup) {
+// assertResults checks that got holds one result per address of ips, in
+// order, each carrying the data echoBatch gave its own address.
+func assertResults(t *testing.T, ips []netip.Addr, got []synthient.IPLookup) {
 	t.Helper()
-	if len(got) != len(ips) {
-		t.Fatalf("%d results for %d addresses", len(got), len(ips))
-	}
+	require.Equal(t, len(ips), len(got), "results for %d addresses", len(ips))
 	for i, ip := range ips {
-		if got[i].IP != ip {
-			t.Errorf("result %d is for %v, want %v", i, got[i].IP, ip)
-		}
-		if got[i].Network == nil || got[i].Network.ASN != asnOf(ip.String()) {
-			t.Errorf("result %d for %v does not carry its own data: %+v", i, ip, got[i].Network)
+		assert.Equal(t, ip, got[i].IP, "result %d", i)
+		if assert.NotNil(t, got[i].Network, "result %d for %v has no network", i, ip) {
+			assert.Equal(t, asnOf(ip.String()), got[i].Network.ASN, "result %d for %v does not carry its own data", i, ip)
 		}
 	}
 }
 
 func TestLookupIPsRequestBody(t *testing.T) {
+	t.Parallel()
 	ips := []netip.Addr{
 		netip.MustParseAddr("203.0.113.7"),
 		netip.MustParseAddr("2001:db8::1"),
 		netip.MustParseAddr("192.0.2.1"),
 		netip.MustParseAddr("198.51.100.9"),
 	}
-	m := newMock("")
-	m.handler = echoBatch(t, nil)
-	got, err := m.client(t).LookupIPs(context.Background(), ips)
-	if err != nil {
-		t.Fatalf("LookupIPs: %v", err)
-	}
-	checkResults(t, ips, got)
-	a := checkOneRequest(t, m, http.MethodPost, "/api/v4/lookup/ips")
-	if ct := a.header.Get("Content-Type"); !strings.HasPrefix(ct, "application/json") {
-		t.Errorf("Content-Type = %q, want application/json", ct)
-	}
-	if got := a.header.Get("X-Api-Key"); got != testKey {
-		t.Errorf("X-Api-Key = %q, want the key", got)
-	}
-	var body map[string][]string
-	if err := json.Unmarshal(a.body, &body); err != nil {
-		t.Fatalf("body %s: %v", a.body, err)
-	}
-	want := map[string][]string{"ips": {"203.0.113.7", "2001:db8::1", "192.0.2.1", "198.51.100.9"}}
-	if !reflect.DeepEqual(body, want) {
-		t.Errorf("body = %s, want %v", a.body, want)
-	}
+	c, api := newRecording(t, echoBatch(t, nil))
+	got, err := c.LookupIPs(context.Background(), ips)
+	require.NoError(t, err)
+	assertResults(t, ips, got)
+	a := api.requireOne(t, http.MethodPost, "/api/v4/lookup/ips")
+	assert.True(t, strings.HasPrefix(a.Header.Get("Content-Type"), "application/json"), "Content-Type = %q", a.Header.Get("Content-Type"))
+	assert.Equal(t, testKey, a.Header.Get("X-Api-Key"))
+	assert.JSONEq(t, `{"ips":["203.0.113.7","2001:db8::1","192.0.2.1","198.51.100.9"]}`, string(a.Body))
 }
 
 func TestLookupIPsBatchSize(t *testing.T) {
+	t.Parallel()
+	invalid := map[string][]netip.Addr{"nil": nil}
 	for _, n := range []int{0, 1001, 5000} {
-		m := newMock("")
-		_, err := m.client(t).LookupIPs(context.Background(), addrs(n))
-		checkInvalid(t, m, err)
+		invalid[fmt.Sprintf("%d addresses", n)] = addrs(n)
 	}
-	m := newMock("")
-	_, err := m.client(t).LookupIPs(context.Background(), nil)
-	checkInvalid(t, m, err)
-
+	for name, ips := range invalid {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			c, api := newRecording(t, answerJSON(http.StatusOK, ""))
+			_, err := c.LookupIPs(context.Background(), ips)
+			requireInvalid(t, err)
+			assert.Zero(t, api.GetTotalCallCount(), "requests sent")
+		})
+	}
 	for _, n := range []int{1, 1000} {
-		m := newMock("")
-		m.handler = echoBatch(t, nil)
-		ips := addrs(n)
-		got, err := m.client(t).LookupIPs(context.Background(), ips)
-		if err != nil {
-			t.Fatalf("%d addresses: %v", n, err)
-		}
-		checkResults(t, ips, got)
-		if c := m.count(); c != 1 {
-			t.Errorf("%d addresses: %d requests, want 1", n, c)
-		}
+		t.Run(fmt.Sprintf("%d addresses", n), func(t *testing.T) {
+			t.Parallel()
+			c, api := newRecording(t, echoBatch(t, nil))
+			ips := addrs(n)
+			got, err := c.LookupIPs(context.Background(), ips)
+			require.NoError(t, err)
+			assertResults(t, ips, got)
+			assert.Equal(t, 1, api.GetTotalCallCount(), "requests sent")
+		})
 	}
 }
 
 func TestLookupIPsInvalidAddress(t *testing.T) {
+	t.Parallel()
 	for _, bad := range []netip.Addr{{}, netip.MustParseAddr("fe80::1%eth0")} {
-		m := newMock("")
-		ips := append(addrs(3), bad)
-		_, err := m.client(t).LookupIPs(context.Background(), ips)
-		checkInvalid(t, m, err)
+		t.Run(bad.String(), func(t *testing.T) {
+			t.Parallel()
+			c, api := newRecording(t, answerJSON(http.StatusOK, ""))
+			_, err := c.LookupIPs(context.Background(), append(addrs(3), bad))
+			requireInvalid(t, err)
+			assert.Zero(t, api.GetTotalCallCount(), "requests sent")
+		})
 	}
 }
 
 func TestLookupIPsResultsInInputOrder(t *testing.T) {
+	t.Parallel()
 	reverse := func(s []string) []string { slices.Reverse(s); return s }
 	shuffle := func(s []string) []string {
 		// A fixed permutation: odd indexes first, then even ones.
@@ -341,90 +365,79 @@ func TestLookupIPsResultsInInputOrder(t *testing.T) {
 	}
 	for name, order := range map[string]func([]string) []string{"reversed": reverse, "shuffled": shuffle} {
 		t.Run(name, func(t *testing.T) {
+			t.Parallel()
 			ips := append(addrs(20), netip.MustParseAddr("2001:db8::1"), netip.MustParseAddr("2001:db8::2"))
-			m := newMock("")
-			m.handler = echoBatch(t, order)
-			got, err := m.client(t).LookupIPs(context.Background(), ips)
-			if err != nil {
-				t.Fatalf("LookupIPs: %v", err)
-			}
-			checkResults(t, ips, got)
+			c, _ := newRecording(t, echoBatch(t, order))
+			got, err := c.LookupIPs(context.Background(), ips)
+			require.NoError(t, err)
+			assertResults(t, ips, got)
 		})
 	}
 }
 
 func TestLookupIPsDuplicatesEachGetTheirResult(t *testing.T) {
+	t.Parallel()
 	a, b, c := netip.MustParseAddr("192.0.2.1"), netip.MustParseAddr("192.0.2.2"), netip.MustParseAddr("2001:db8::3")
 	ips := []netip.Addr{a, b, a, c, a, b}
 	// The server dedupes and answers in its own order.
-	m := newMock("")
-	m.handler = echoBatch(t, func(s []string) []string {
+	client, _ := newRecording(t, echoBatch(t, func([]string) []string {
 		return []string{c.String(), a.String(), b.String()}
-	})
-	got, err := m.client(t).LookupIPs(context.Background(), ips)
-	if err != nil {
-		t.Fatalf("LookupIPs: %v", err)
-	}
-	checkResults(t, ips, got)
+	}))
+	got, err := client.LookupIPs(context.Background(), ips)
+	require.NoError(t, err)
+	assertResults(t, ips, got)
 }
 
 func TestLookupIPsMatchesAnotherSpellingOfAnAddress(t *testing.T) {
+	t.Parallel()
 	ips := []netip.Addr{netip.MustParseAddr("2001:db8::1"), netip.MustParseAddr("192.0.2.1")}
-	m := newMock(`{"results":[{"ip":"192.0.2.1"},{"ip":"2001:0DB8:0000::0001"}]}`)
-	got, err := m.client(t).LookupIPs(context.Background(), ips)
-	if err != nil {
-		t.Fatalf("LookupIPs: %v", err)
-	}
-	if len(got) != 2 || got[0].IP != ips[0] || got[1].IP != ips[1] {
-		t.Errorf("results %v, want them for %v in order", got, ips)
-	}
+	c, _ := newRecording(t, answerJSON(http.StatusOK, `{"results":[{"ip":"192.0.2.1"},{"ip":"2001:0DB8:0000::0001"}]}`))
+	got, err := c.LookupIPs(context.Background(), ips)
+	require.NoError(t, err)
+	require.Len(t, got, 2, "want the results for %v in order", ips)
+	assert.Equal(t, ips[0], got[0].IP, "result 0")
+	assert.Equal(t, ips[1], got[1].IP, "result 1")
 }
 
 func TestLookupIPsMissingResults(t *testing.T) {
+	t.Parallel()
 	a, b, c, d := netip.MustParseAddr("192.0.2.1"), netip.MustParseAddr("192.0.2.2"),
 		netip.MustParseAddr("2001:db8::3"), netip.MustParseAddr("192.0.2.4")
 	ips := []netip.Addr{a, b, c, d, a}
-	m := newMock("")
-	m.handler = echoBatch(t, func([]string) []string { return []string{c.String(), a.String()} })
-	got, err := m.client(t).LookupIPs(context.Background(), ips)
+	client, api := newRecording(t, echoBatch(t, func([]string) []string { return []string{c.String(), a.String()} }))
+	got, err := client.LookupIPs(context.Background(), ips)
 	var de *synthient.DecodeError
-	if !errors.As(err, &de) {
-		t.Fatalf("err = %T %v, want a *DecodeError", err, err)
-	}
-	if want := []netip.Addr{b, d}; !slices.Equal(de.Missing, want) {
-		t.Errorf("Missing = %v, want %v", de.Missing, want)
-	}
-	checkResults(t, []netip.Addr{a, c, a}, got)
-	if base := baseOf(t, err); base.Op != "LookupIPs" || base.Attempts != 1 {
-		t.Errorf("base: Op %q, Attempts %d", base.Op, base.Attempts)
-	}
-	if n := m.count(); n != 1 {
-		t.Errorf("%d requests, want 1", n)
-	}
+	require.ErrorAs(t, err, &de)
+	assert.Equal(t, []netip.Addr{b, d}, de.Missing, "Missing")
+	assertResults(t, []netip.Addr{a, c, a}, got)
+	var base *synthient.Error
+	require.ErrorAs(t, err, &base)
+	assert.Equal(t, "LookupIPs", base.Op, "Op")
+	assert.Equal(t, 1, base.Attempts, "Attempts")
+	assert.Equal(t, 1, api.GetTotalCallCount(), "requests sent")
 }
 
 func TestLookupIPsWithoutResults(t *testing.T) {
+	t.Parallel()
 	for _, body := range []string{`{}`, `{"results":null}`, `{"result":[{"ip":"192.0.2.1"}]}`} {
-		m := newMock(body)
-		got, err := m.client(t).LookupIPs(context.Background(), []netip.Addr{netip.MustParseAddr("192.0.2.1")})
-		var de *synthient.DecodeError
-		if !errors.As(err, &de) {
-			t.Errorf("%s: err = %T %v, want a *DecodeError", body, err, err)
-		}
-		if len(got) != 0 {
-			t.Errorf("%s: results %v", body, got)
-		}
+		t.Run(body, func(t *testing.T) {
+			t.Parallel()
+			c, _ := newRecording(t, answerJSON(http.StatusOK, body))
+			got, err := c.LookupIPs(context.Background(), []netip.Addr{netip.MustParseAddr("192.0.2.1")})
+			var de *synthient.DecodeError
+			assert.ErrorAs(t, err, &de)
+			assert.Empty(t, got, "results")
+		})
 	}
 }
 
 func TestLookupIPsDecodesTheBatchExample(t *testing.T) {
+	t.Parallel()
 	ips := []netip.Addr{netip.MustParseAddr("203.0.113.7"), netip.MustParseAddr("2001:db8::1")}
-	m := newMock(batchExample)
-	got, err := m.client(t).LookupIPs(context.Background(), ips)
-	if err != nil {
-		t.Fatalf("LookupIPs: %v", err)
-	}
-	want := []synthient.IPLookup{
+	c, _ := newRecording(t, answerJSON(http.StatusOK, batchExample))
+	got, err := c.LookupIPs(context.Background(), ips)
+	require.NoError(t, err)
+	assert.Equal(t, []synthient.IPLookup{
 		{
 			IP: ips[0],
 			Network: &synthient.Network{ASN: 64511, ISP: "Example Hosting", Type: "DATACENTER",
@@ -435,13 +448,18 @@ func TestLookupIPsDecodesTheBatchExample(t *testing.T) {
 				Devices: []synthient.Device{}, Providers: []synthient.Provider{}},
 		},
 		{IP: ips[1]},
-	}
-	if !reflect.DeepEqual(got, want) {
-		t.Errorf("results = %+v\nwant %+v", got, want)
-	}
+	}, got)
 }
 
+// long253 is a 253-octet name, the longest a DNS name can be; long254 is
+// one octet longer.
+var (
+	long253 = strings.Join([]string{strings.Repeat("a", 63), strings.Repeat("b", 63), strings.Repeat("c", 63), strings.Repeat("d", 61)}, ".")
+	long254 = strings.Join([]string{strings.Repeat("a", 63), strings.Repeat("b", 63), strings.Repeat("c", 63), strings.Repeat("d", 62)}, ".")
+)
+
 func TestLookupDomainRequest(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name   string
 		domain string
@@ -460,39 +478,28 @@ func TestLookupDomainRequest(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			m := newMock(`{"domain":"example.org"}`)
+			t.Parallel()
+			c, api := newRecording(t, answerJSON(http.StatusOK, `{"domain":"example.org"}`))
 			var before synthient.DomainLookupParams
 			if tc.params != nil {
 				before = *tc.params
 			}
-			if _, err := m.client(t).LookupDomain(context.Background(), tc.domain, tc.params); err != nil {
-				t.Fatalf("LookupDomain: %v", err)
-			}
-			a := checkOneRequest(t, m, http.MethodGet, tc.path)
-			if a.url.RawQuery != tc.query {
-				t.Errorf("query %q, want %q", a.url.RawQuery, tc.query)
-			}
-			if got := a.header.Get("X-Api-Key"); got != testKey {
-				t.Errorf("X-Api-Key = %q, want the key", got)
-			}
-			if tc.params != nil && *tc.params != before {
-				t.Errorf("params were modified: %+v, was %+v", *tc.params, before)
+			_, err := c.LookupDomain(context.Background(), tc.domain, tc.params)
+			require.NoError(t, err)
+			a := api.requireOne(t, http.MethodGet, tc.path)
+			assert.Equal(t, tc.query, a.URL.RawQuery, "query")
+			assert.Equal(t, testKey, a.Header.Get("X-Api-Key"))
+			if tc.params != nil {
+				assert.Equal(t, before, *tc.params, "params were modified")
 			}
 		})
 	}
 }
 
-// long253 is a 253-octet name, the longest a DNS name can be; long254 is
-// one octet longer.
-var (
-	long253 = strings.Join([]string{strings.Repeat("a", 63), strings.Repeat("b", 63), strings.Repeat("c", 63), strings.Repeat("d", 61)}, ".")
-	long254 = strings.Join([]string{strings.Repeat("a", 63), strings.Repeat("b", 63), strings.Repeat("c", 63), strings.Repeat("d", 62)}, ".")
-)
-
 func TestLookupDomainInvalidArguments(t *testing.T) {
-	if len(long253) != 253 || len(long254) != 254 {
-		t.Fatalf("test names are %d and %d octets", len(long253), len(long254))
-	}
+	t.Parallel()
+	require.Len(t, long253, 253, "a test name")
+	require.Len(t, long254, 254, "a test name")
 	domains := []string{
 		"", long254, strings.Repeat("a", 64) + ".example",
 		"a/b", "a?b", "a#b", "a b", "a\tb", "a\nb", "a..b", ".example", "example..",
@@ -502,27 +509,30 @@ func TestLookupDomainInvalidArguments(t *testing.T) {
 	}
 	for _, d := range domains {
 		t.Run(fmt.Sprintf("%q", d), func(t *testing.T) {
-			m := newMock(`{"domain":"example.org"}`)
-			_, err := m.client(t).LookupDomain(context.Background(), d, nil)
-			checkInvalid(t, m, err)
+			t.Parallel()
+			c, api := newRecording(t, answerJSON(http.StatusOK, `{"domain":"example.org"}`))
+			_, err := c.LookupDomain(context.Background(), d, nil)
+			requireInvalid(t, err)
+			assert.Zero(t, api.GetTotalCallCount(), "requests sent")
 		})
 	}
 	for _, limit := range []int{-1, 1001, -1000} {
 		t.Run(fmt.Sprintf("limit_%d", limit), func(t *testing.T) {
-			m := newMock(`{"domain":"example.org"}`)
-			_, err := m.client(t).LookupDomain(context.Background(), "example.org", &synthient.DomainLookupParams{Limit: limit})
-			checkInvalid(t, m, err)
+			t.Parallel()
+			c, api := newRecording(t, answerJSON(http.StatusOK, `{"domain":"example.org"}`))
+			_, err := c.LookupDomain(context.Background(), "example.org", &synthient.DomainLookupParams{Limit: limit})
+			requireInvalid(t, err)
+			assert.Zero(t, api.GetTotalCallCount(), "requests sent")
 		})
 	}
 }
 
 func TestLookupDomainDecodesEveryField(t *testing.T) {
-	m := newMock(domainExample)
-	got, err := m.client(t).LookupDomain(context.Background(), "example.org", &synthient.DomainLookupParams{Limit: 2})
-	if err != nil {
-		t.Fatalf("LookupDomain: %v", err)
-	}
-	want := &synthient.DomainLookup{
+	t.Parallel()
+	c, _ := newRecording(t, answerJSON(http.StatusOK, domainExample))
+	got, err := c.LookupDomain(context.Background(), "example.org", &synthient.DomainLookupParams{Limit: 2})
+	require.NoError(t, err)
+	assert.Equal(t, &synthient.DomainLookup{
 		Domain: "example.org",
 		Status: "active",
 		Stats:  synthient.DomainStats{Events24h: 1204, TotalEvents30d: 40211},
@@ -542,115 +552,201 @@ func TestLookupDomainDecodesEveryField(t *testing.T) {
 			{Timestamp: 1781132400, SourceIPMasked: "198.51.100.x", TargetSubdomain: "api.example.org", Port: 443, CountryCode: "US"},
 			{Timestamp: 1781132100, SourceIPMasked: "2001:db8::x", TargetSubdomain: "www.example.org", Port: 80, CountryCode: "DE"},
 		},
-	}
-	if !reflect.DeepEqual(got, want) {
-		gj, _ := json.MarshalIndent(got, "", " ")
-		t.Errorf("LookupDomain decoded\n%s\nwant the example of api-v4.md §7", gj)
-	}
+	}, got, "LookupDomain of the example of api-v4.md §7")
 
 	withoutTopASN := strings.Replace(domainExample, `"top_asn": {"asn": 64500, "events": 431},`, "", 1)
-	if withoutTopASN == domainExample {
-		t.Fatal("the example has no top_asn to remove")
-	}
-	m = newMock(withoutTopASN)
-	got, err = m.client(t).LookupDomain(context.Background(), "example.org", nil)
-	if err != nil {
-		t.Fatalf("LookupDomain without top_asn: %v", err)
-	}
-	if got.TopASN != nil {
-		t.Errorf("TopASN = %+v, want nil when absent", *got.TopASN)
-	}
-	if got.Domain != "example.org" || len(got.RecentEvents) != 2 {
-		t.Errorf("the rest was not decoded: %+v", got)
-	}
+	require.NotEqual(t, domainExample, withoutTopASN, "the example has no top_asn to remove")
+	c, _ = newRecording(t, answerJSON(http.StatusOK, withoutTopASN))
+	got, err = c.LookupDomain(context.Background(), "example.org", nil)
+	require.NoError(t, err, "without top_asn")
+	assert.Nil(t, got.TopASN, "TopASN, when absent")
+	assert.Equal(t, "example.org", got.Domain, "the rest was not decoded")
+	assert.Len(t, got.RecentEvents, 2, "the rest was not decoded")
 }
 
-func TestAccountDecodesEveryField(t *testing.T) {
-	m := newMock(accountExample)
-	got, err := m.client(t).Account(context.Background())
-	if err != nil {
-		t.Fatalf("Account: %v", err)
+// addrs returns n distinct IPv4 addresses from 10.0.0.1 on.
+func addrs(n int) []netip.Addr {
+	out := make([]netip.Addr, n)
+	a := netip.MustParseAddr("10.0.0.1")
+	for i := range out {
+		out[i] = a
+		a = a.Next()
 	}
-	a := checkOneRequest(t, m, http.MethodGet, "/api/v4/account/me")
-	if k := a.header.Get("X-Api-Key"); k != testKey {
-		t.Errorf("X-Api-Key = %q, want the key", k)
-	}
-	if got.APIKey == nil {
-		t.Fatal("APIKey = nil")
-	}
-	created := time.Date(2026, 9, 1, 12, 0, 0, 0, time.UTC)
-	if !got.APIKey.CreatedAt.Equal(created) {
-		t.Errorf("APIKey.CreatedAt = %v, want %v", got.APIKey.CreatedAt, created)
-	}
-	want := &synthient.Account{
-		FirstName: "Grace", LastName: "Hopper", Email: "grace@example.com",
-		Organization: synthient.Organization{ID: "2f0c9d1e-6b7a-4c55-9e1d-0a4b3c2d1e0f", Name: "Example Labs", Relation: "ADMIN"},
-		Scopes:       []string{"BASIC", "PROXY_FEEDS", "PROXY_FIREHOSE"},
-		LookupQuota:  synthient.LookupQuota{Credits: 49910, ResetsIn: 1209600},
-		APIKey:       &synthient.APIKeyInfo{ID: "7d3b0a52-1c9e-4f0b-8a6d-2e5f4c3b2a19", Name: "ci-key", CreatedAt: got.APIKey.CreatedAt},
-	}
-	if !reflect.DeepEqual(got, want) {
-		t.Errorf("Account = %+v\nwant %+v", got, want)
-	}
-	if d := got.LookupQuota.ResetsInDuration(); d != 14*24*time.Hour {
-		t.Errorf("ResetsInDuration = %v, want 336h", d)
-	}
-
-	without := strings.Replace(accountExample, `,
-  "api_key": {"id": "7d3b0a52-1c9e-4f0b-8a6d-2e5f4c3b2a19", "name": "ci-key", "created_at": "2026-09-01T12:00:00Z"}`, "", 1)
-	if without == accountExample {
-		t.Fatal("the example has no api_key to remove")
-	}
-	m = newMock(without)
-	got, err = m.client(t).Account(context.Background())
-	if err != nil {
-		t.Fatalf("Account without api_key: %v", err)
-	}
-	if got.APIKey != nil {
-		t.Errorf("APIKey = %+v, want nil when absent", *got.APIKey)
-	}
-	if got.Email != "grace@example.com" {
-		t.Errorf("Email = %q", got.Email)
-	}
+	return out
 }
 
-func TestHealth(t *testing.T) {
-	t.Run("ok", func(t *testing.T) {
-		m := newMock(`{"status":"ok"}`)
-		h, err := m.client(t).Health(context.Background())
-		if err != nil {
-			t.Fatalf("Health: %v", err)
+// ---------------------------------------------------------------------
+// The validators, fuzzed through the public API on a recordingTransport
+// that answers a minimal valid body, so nothing leaves the process. For
+// every input, either the call fails with ErrInvalidArgument and sent
+// nothing, or it sent exactly one request whose path is well-formed.
+// ---------------------------------------------------------------------
+
+// acceptedRequest checks the invariant every input must meet, whatever
+// the oracle says: a rejection matches ErrInvalidArgument and sent
+// nothing; an acceptance sent exactly one GET to the API's host. It
+// returns the request, or nil for a rejection.
+func acceptedRequest(t *testing.T, what string, err error, reqs []sentRequest) *sentRequest {
+	t.Helper()
+	if err != nil {
+		require.ErrorIs(t, err, synthient.ErrInvalidArgument, "%s: nothing else can fail here", what)
+		require.Empty(t, reqs, "%s: rejected (%v) but sent requests", what, err)
+		return nil
+	}
+	require.Len(t, reqs, 1, "%s: accepted, want exactly 1 request sent", what)
+	r := reqs[0]
+	require.Equal(t, http.MethodGet, r.Method, "%s: method", what)
+	require.Equal(t, "api.invalid", r.URL.Host, "%s: host", what)
+	return &r
+}
+
+const domainPathPrefix = "/api/v4/lookup/domain/"
+
+// isLDH reports whether s holds only letters, digits, '-', '_' and '.',
+// the ASCII names whose fate the reference decides exactly.
+func isLDH(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '-' || c == '_' || c == '.') {
+			return false
 		}
-		if h.Status != "ok" || len(h.Problems) != 0 {
-			t.Errorf("Health = %+v", *h)
+	}
+	return true
+}
+
+// referenceName is the reference for a plain ASCII name: without one
+// trailing dot, non-empty, at most 253 octets, every label 1 to 63 octets.
+func referenceName(s string) (string, bool) {
+	name := strings.TrimSuffix(s, ".")
+	if name == "" || len(name) > 253 {
+		return "", false
+	}
+	for _, l := range strings.Split(name, ".") {
+		if l == "" || len(l) > 63 {
+			return "", false
 		}
-		a := checkOneRequest(t, m, http.MethodGet, "/api/v4/health")
-		if v, ok := a.header[http.CanonicalHeaderKey("X-Api-Key")]; ok {
-			t.Errorf("X-Api-Key sent to /health: %q", v)
+	}
+	return name, true
+}
+
+// mustRejectDomain reports why the API contract rejects domain whatever
+// else it holds: '/', '?', '#', white space or a control character, or
+// bytes that are not UTF-8.
+func mustRejectDomain(domain string) string {
+	if !utf8.ValidString(domain) {
+		return "is not UTF-8"
+	}
+	for _, r := range domain {
+		switch {
+		case r == '/' || r == '?' || r == '#':
+			return "holds " + strconv.QuoteRune(r)
+		case unicode.IsSpace(r):
+			return "holds the white space " + strconv.QuoteRune(r)
+		case unicode.IsControl(r):
+			return "holds the control character " + strconv.QuoteRune(r)
 		}
-		for k, vs := range a.header {
-			for _, v := range vs {
-				if strings.Contains(v, testKey) {
-					t.Errorf("header %s holds the key", k)
-				}
+	}
+	return ""
+}
+
+// requireSentName checks the name a request carries: a single escaped
+// path segment that decodes to an ASCII name of at most 253 octets,
+// labels of 1 to 63, and no '/', '?', '#', white space or control
+// character.
+func requireSentName(t *testing.T, domain string, r *sentRequest) string {
+	t.Helper()
+	escaped := r.URL.EscapedPath()
+	seg, ok := strings.CutPrefix(escaped, domainPathPrefix)
+	if !ok || seg == "" || strings.Contains(seg, "/") {
+		t.Fatalf("LookupDomain(%q) sent path %q, not %s{one segment}", domain, escaped, domainPathPrefix)
+	}
+	require.Empty(t, r.URL.RawQuery, "LookupDomain(%q) sent a query", domain)
+	require.Empty(t, r.URL.Fragment, "LookupDomain(%q) sent a fragment", domain)
+	name, err := url.PathUnescape(seg)
+	require.NoError(t, err, "LookupDomain(%q) sent the segment %q, which does not unescape", domain, seg)
+	require.LessOrEqual(t, len(name), 253, "LookupDomain(%q) sent a name of more than 253 octets: %q", domain, name)
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		switch {
+		case c >= utf8.RuneSelf:
+			t.Fatalf("LookupDomain(%q) sent %q, which is not ASCII", domain, name)
+		case c < 0x20 || c == 0x7f:
+			t.Fatalf("LookupDomain(%q) sent %q, which holds the control character %#x", domain, name, c)
+		case c == '/' || c == '?' || c == '#' || c == ' ':
+			t.Fatalf("LookupDomain(%q) sent %q, which holds %q", domain, name, c)
+		}
+	}
+	for _, l := range strings.Split(name, ".") {
+		if l == "" || len(l) > 63 {
+			t.Fatalf("LookupDomain(%q) sent %q, which has a label of %d octets", domain, name, len(l))
+		}
+	}
+	return name
+}
+
+// FuzzLookupDomain fuzzes the domain validator through LookupDomain: a
+// rejection is an invalid argument that sent nothing; an acceptance sent
+// one request whose path segment decodes to a well-formed ASCII name. A
+// name with '/', '?', '#', white space or a control character is always
+// rejected; a plain LDH name is accepted exactly when the reference says,
+// and sent as given (less one trailing dot).
+func FuzzLookupDomain(f *testing.F) {
+	long := func(n int) string { return strings.Repeat("a", n) }
+	name253 := long(63) + "." + long(63) + "." + long(63) + "." + long(61)
+	for _, d := range []string{
+		"example.com", "example.com.", "example.com..", ".", "..", "", "a", "a.", ".a", "a..b",
+		"EXAMPLE.COM", "a_b.example", "-a.com", "a-.com", "1.2.3.4", "localhost",
+		long(63) + ".com", long(64) + ".com", name253, name253 + ".", name253 + "a", long(254),
+		"exa mple.com", " example.com", "example.com ", "a/b.com", "a?b.com", "a#b.com",
+		"a\\b.com", "a%2Fb.com", "a%b.com", "a%", "a\tb", "a\nb", "a\rb", "a\x00b", "a\x7fb",
+		"a\u0080b", "a\u0085b", "a\u009fb", "a\u00a0b", "a\u1680b", "a\u2000b", "a\u2028b", "a\u3000b",
+		"a\u200bb", "a\u00adb", "a\ufeffb", "\xff.com", "a\xc0\xafb.com",
+		"bücher.de", "xn--bcher-kva.de", "xn--.com", "例え.テスト", "ß.de", "ΣΑΣ.gr",
+		"a\uff0fb.com", "a\uff1fb.com", "a\uff03b.com", "a\u2215b.com", "a\u3002b", "a\uff0e", "a\uff61b",
+		"\u2474.com", "a\u2024b", strings.Repeat("ü", 40) + ".de", strings.Repeat("ü", 70) + ".de",
+		strings.Repeat("ü.", 130) + "de", "a;b.com", "a,b.com", "a@b.com", "a:80", "[::1]", "a*b",
+		"a+b.com", "a=b", "a&b", "a'b", "a\"b", "a<b>", "a`b", "a{b}", "a|b", "a^b", "a~b", "a!b",
+	} {
+		f.Add(d)
+	}
+	c, rt := newRecording(f, answerJSON(http.StatusOK, `{"domain":"example.com"}`))
+
+	f.Fuzz(func(t *testing.T, domain string) {
+		_, err := c.LookupDomain(context.Background(), domain, nil)
+		r := acceptedRequest(t, strconv.Quote(domain), err, rt.Take())
+
+		if why := mustRejectDomain(domain); why != "" && r != nil {
+			t.Fatalf("LookupDomain(%q) sent %q; the domain %s", domain, r.URL.EscapedPath(), why)
+		}
+		if r == nil {
+			if isLDH(domain) {
+				_, ok := referenceName(domain)
+				require.False(t, ok, "LookupDomain(%q) = %v; the reference accepts the name", domain, err)
 			}
+			return
+		}
+		name := requireSentName(t, domain, r)
+		if isLDH(domain) {
+			want, ok := referenceName(domain)
+			require.True(t, ok, "LookupDomain(%q) sent %q; the reference rejects the name", domain, name)
+			require.Equal(t, want, name, "LookupDomain(%q) sent the name", domain)
 		}
 	})
-	t.Run("unhealthy", func(t *testing.T) {
-		m := newMock("", jsonReply(503, `{"status":"unhealthy","problems":["lookup backend unreachable","feed store down"]}`), succeed)
-		_, err := m.client(t).Health(context.Background())
-		ae := apiErrorOf(t, err)
-		if ae.Status != 503 {
-			t.Errorf("Status = %d, want 503", ae.Status)
-		}
-		if !strings.Contains(ae.Detail, "lookup backend unreachable") || !strings.Contains(ae.Detail, "feed store down") {
-			t.Errorf("Detail = %q, want both problems", ae.Detail)
-		}
-		if n := m.count(); n != 1 {
-			t.Errorf("%d requests, want 1", n)
-		}
-		if a := m.got()[0]; a.header.Get("X-Api-Key") != "" {
-			t.Errorf("X-Api-Key sent to /health")
-		}
-	})
+}
+
+// Deprecated harness: remove once no file uses it.
+
+// checkOneRequest checks that exactly one request arrived, with the method
+// and the (decoded) path given, and returns it.
+func checkOneRequest(t *testing.T, m *mockAPI, method, path string) arrival {
+	t.Helper()
+	got := m.got()
+	if len(got) != 1 {
+		t.Fatalf("%d requests, want 1", len(got))
+	}
+	a := got[0]
+	if a.method != method || a.url.Path != path {
+		t.Errorf("request: %s %s, want %s %s", a.method, a.url.Path, method, path)
+	}
+	return a
 }

@@ -78,7 +78,7 @@ func checkOutcome(t *testing.T, d retry.Decision, want outcome) {
 	}
 }
 
-// TestDecideRules checks every row of retry-rules.md for each class, on
+// TestDecideRules checks every row of docs/retries.md for each class, on
 // the first attempt of a call made with the default policy.
 func TestDecideRules(t *testing.T) {
 	var (

@@ -6,9 +6,13 @@ import (
 	"strconv"
 	"testing"
 	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 func TestParseRateLimit(t *testing.T) {
+	t.Parallel()
 	maxD := time.Duration(math.MaxInt64)
 	for _, tc := range []struct {
 		name                   string
@@ -25,16 +29,16 @@ func TestParseRateLimit(t *testing.T) {
 		{"reset past a Duration saturates", nil, nil, []string{strconv.FormatInt(math.MaxInt64/int64(time.Second)+1, 10)}, &RateLimit{0, 0, maxD}},
 		{"largest exact reset", nil, nil, []string{strconv.FormatInt(math.MaxInt64/int64(time.Second), 10)}, &RateLimit{0, 0, time.Duration(math.MaxInt64/int64(time.Second)) * time.Second}},
 	} {
-		h := http.Header{}
-		for k, v := range map[string][]string{"Ratelimit-Limit": tc.limit, "Ratelimit-Remaining": tc.remaining, "Ratelimit-Reset": tc.rset} {
-			if v != nil {
-				h[k] = v
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			h := http.Header{}
+			for k, v := range map[string][]string{"Ratelimit-Limit": tc.limit, "Ratelimit-Remaining": tc.remaining, "Ratelimit-Reset": tc.rset} {
+				if v != nil {
+					h[k] = v
+				}
 			}
-		}
-		got := parseRateLimit(h)
-		if (got == nil) != (tc.want == nil) || got != nil && *got != *tc.want {
-			t.Errorf("%s: parseRateLimit(%v) = %+v, want %+v", tc.name, h, got, tc.want)
-		}
+			assert.Equal(t, tc.want, parseRateLimit(h), "parseRateLimit(%v)", h)
+		})
 	}
 }
 
@@ -47,14 +51,10 @@ func FuzzParseRateLimit(f *testing.F) {
 	f.Fuzz(func(t *testing.T, limit, remaining, reset string) {
 		h := http.Header{"Ratelimit-Limit": {limit}, "Ratelimit-Remaining": {remaining}, "Ratelimit-Reset": {reset}}
 		rl := parseRateLimit(h)
-		if rl == nil {
-			t.Fatal("nil with every header present")
-		}
-		if rl.Limit < 0 || rl.Remaining < 0 || rl.Reset < 0 {
-			t.Fatalf("negative field %+v from %q %q %q", rl, limit, remaining, reset)
-		}
-		if n, err := strconv.Atoi(limit); err == nil && n >= 0 && limit == strconv.Itoa(n) && rl.Limit != n {
-			t.Fatalf("Limit %d from %q", rl.Limit, limit)
+		require.NotNil(t, rl, "nil with every header present")
+		require.False(t, rl.Limit < 0 || rl.Remaining < 0 || rl.Reset < 0, "negative field %+v from %q %q %q", rl, limit, remaining, reset)
+		if n, err := strconv.Atoi(limit); err == nil && n >= 0 && limit == strconv.Itoa(n) {
+			require.Equal(t, n, rl.Limit, "Limit from %q", limit)
 		}
 	})
 }

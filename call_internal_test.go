@@ -7,6 +7,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
 	"github.com/synthient-go/synthient/retry"
 )
 
@@ -15,9 +18,7 @@ import (
 // policy, the quota and the logging check) allocates nothing.
 func TestCheckRetrySuccessAllocatesNothing(t *testing.T) {
 	c, err := NewClient("key")
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	defer c.Close()
 	op := &operation{name: "LookupIP", method: http.MethodGet, route: "/lookup/ip/{ip}", class: retry.Billed}
 	resp := &http.Response{
@@ -29,12 +30,12 @@ func TestCheckRetrySuccessAllocatesNothing(t *testing.T) {
 	ctx := context.Background()
 	allocs := testing.AllocsPerRun(1000, func() {
 		l.start(op, c.policy)
+		// A plain check: the measured function must not allocate for the
+		// assertion itself.
 		if retry, err := l.checkRetry(ctx, resp, nil); retry || err != nil || l.last != nil {
 			t.Fatalf("checkRetry = %v, %v (last %v), want success", retry, err, l.last)
 		}
 		l.reset()
 	})
-	if allocs != 0 {
-		t.Fatalf("checkRetry allocates %v times on a success, want 0", allocs)
-	}
+	assert.Zero(t, allocs, "allocations of checkRetry on a success")
 }

@@ -1,0 +1,2234 @@
+package synthient_test
+
+// Tests of the call loop: an operation's attempts and the decision after
+// each (call.go). In order:
+//
+//   - the retry rules (the rule table of docs/retries.md) for every
+//     operation of the billed and standard classes, on an httpmock
+//     transport inside synctest bubbles: time is fake there, so a test
+//     waits out a 60 s Retry-After at once and asserts the exact fake time
+//     it took;
+//   - the loop against real loopback servers (apiServer, rawServer):
+//     replays, connections closed or refused, malformed answers, the idle
+//     pool, error bodies, request headers, redirects, the response hook, a
+//     Retry-After against the caller's context;
+//   - every response body closed, on every way a call ends;
+//   - the client-wide retry quota.
+//
+// The connection's own rules (timeouts, TLS) are tested in
+// transport_test.go.
+
+import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"net"
+	"net/http"
+	"net/netip"
+	"net/url"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/jarcoal/httpmock"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/synthient-go/synthient"
+	"github.com/synthient-go/synthient/retry"
+	"github.com/synthient-go/synthient/synthienttest"
+)
+
+// ---- The operations ----
+
+// opCase is one operation of the billed or standard class.
+type opCase struct {
+	name    string
+	billed  bool
+	method  string
+	path    string // the path the request must have
+	success string // a 200 body that decodes
+	call    func(context.Context, *synthient.Client) error
+}
+
+var testIP = netip.MustParseAddr("1.2.3.4")
+
+func operations() []opCase {
+	return []opCase{
+		{
+			name: "LookupIP", billed: true, method: http.MethodGet, path: "/api/v4/lookup/ip/1.2.3.4",
+			success: `{"ip":"1.2.3.4"}`,
+			call: func(ctx context.Context, c *synthient.Client) error {
+				_, err := c.LookupIP(ctx, testIP)
+				return err
+			},
+		},
+		{
+			name: "LookupIPs", billed: true, method: http.MethodPost, path: "/api/v4/lookup/ips",
+			success: `{"results":[{"ip":"1.2.3.4"}]}`,
+			call: func(ctx context.Context, c *synthient.Client) error {
+				_, err := c.LookupIPs(ctx, []netip.Addr{testIP})
+				return err
+			},
+		},
+		{
+			name: "LookupDomain", billed: true, method: http.MethodGet, path: "/api/v4/lookup/domain/example.org",
+			success: `{"domain":"example.org","status":"active"}`,
+			call: func(ctx context.Context, c *synthient.Client) error {
+				_, err := c.LookupDomain(ctx, "example.org", nil)
+				return err
+			},
+		},
+		{
+			name: "Health", billed: true, method: http.MethodGet, path: "/api/v4/health",
+			success: `{"status":"ok"}`,
+			call: func(ctx context.Context, c *synthient.Client) error {
+				_, err := c.Health(ctx)
+				return err
+			},
+		},
+		{
+			name: "Account", billed: false, method: http.MethodGet, path: "/api/v4/account/me",
+			success: `{"first_name":"Grace","email":"grace@example.com","scopes":["BASIC"]}`,
+			call: func(ctx context.Context, c *synthient.Client) error {
+				_, err := c.Account(ctx)
+				return err
+			},
+		},
+	}
+}
+
+func opNamed(name string) opCase {
+	for _, op := range operations() {
+		if op.name == name {
+			return op
+		}
+	}
+	panic("no operation " + name)
+}
+
+// ---- The mocked API ----
+
+const (
+	// mockOrigin is the origin of the mocked API.
+	mockOrigin = "https://api.test"
+	// mockBase is the base URL of the mocked API.
+	mockBase = mockOrigin + "/api/v4"
+)
+
+// opMock is an httpmock transport that serves the route of one operation
+// with a script of responders, each once and in turn, the last one for
+// every later request (httpmock's Responder.Then); any other request fails
+// the test. It also records each request with its (fake) arrival time,
+// which httpmock does not keep, for the waits between attempts.
+type opMock struct {
+	*httpmock.MockTransport
+	route string // "METHOD URL" of the operation: its GetCallCountInfo key
+
+	mu   sync.Mutex
+	reqs []mockRequest
+}
+
+// mockRequest is one request that reached an opMock.
+type mockRequest struct {
+	at     time.Time
+	method string
+	path   string
+	header http.Header
+	body   string
+}
+
+// opSucceeds, in a script, stands for the operation's 200 with its success
+// body.
+var opSucceeds httpmock.Responder
+
+// newOpMock returns an opMock of op that answers with script (by default,
+// the operation's success).
+func newOpMock(t testing.TB, op opCase, script ...httpmock.Responder) *opMock {
+	success := httpmock.NewJsonResponderOrPanic(http.StatusOK, json.RawMessage(op.success)).SetContentLength()
+	if len(script) == 0 {
+		script = []httpmock.Responder{opSucceeds}
+	}
+	var inTurn httpmock.Responder
+	for _, r := range script {
+		if r == nil {
+			r = success
+		}
+		if inTurn == nil {
+			inTurn = r
+		} else {
+			inTurn = inTurn.Then(r)
+		}
+	}
+	m := &opMock{MockTransport: httpmock.NewMockTransport()}
+	url := mockOrigin + op.path
+	m.route = op.method + " " + url
+	m.RegisterResponder(op.method, url, m.record(inTurn))
+	m.RegisterNoResponder(httpmock.NewNotFoundResponder(t.Error))
+	return m
+}
+
+// record is next, recording each request first.
+func (m *opMock) record(next httpmock.Responder) httpmock.Responder {
+	return func(req *http.Request) (*http.Response, error) {
+		var body []byte
+		if req.Body != nil {
+			body, _ = io.ReadAll(req.Body)
+		}
+		m.mu.Lock()
+		m.reqs = append(m.reqs, mockRequest{
+			at: time.Now(), method: req.Method, path: req.URL.Path, header: req.Header.Clone(), body: string(body),
+		})
+		m.mu.Unlock()
+		return next(req)
+	}
+}
+
+// client returns a client of the mocked API (see newClient); opts come
+// last and win.
+func (m *opMock) client(t testing.TB, opts ...synthient.Option) *synthient.Client {
+	t.Helper()
+	return newClient(t, mockBase, append([]synthient.Option{synthient.WithTransport(m.MockTransport)}, opts...)...)
+}
+
+// calls returns the number of requests that reached the operation's route.
+func (m *opMock) calls() int { return m.GetCallCountInfo()[m.route] }
+
+// requests returns the recorded requests, in arrival order.
+func (m *opMock) requests() []mockRequest {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return slices.Clone(m.reqs)
+}
+
+// gaps returns the (fake) time between consecutive requests.
+func (m *opMock) gaps() []time.Duration {
+	reqs := m.requests()
+	var out []time.Duration
+	for i := 1; i < len(reqs); i++ {
+		out = append(out, reqs[i].at.Sub(reqs[i-1].at))
+	}
+	return out
+}
+
+// answer is an answer with a status, a body, its Content-Length and header
+// pairs (a key may repeat to give it several values).
+func answer(status int, body string, kv ...string) httpmock.Responder {
+	h := http.Header{}
+	for i := 0; i+1 < len(kv); i += 2 {
+		h.Add(kv[i], kv[i+1])
+	}
+	return httpmock.NewStringResponder(status, body).HeaderAdd(h).SetContentLength()
+}
+
+// problem is an error status with a problem+json body and header pairs.
+func problem(status int, kv ...string) httpmock.Responder {
+	body := fmt.Sprintf(`{"type":"https://docs.synthient.com/errors/test","title":%q,"status":%d}`,
+		http.StatusText(status), status)
+	return answer(status, body, append([]string{"Content-Type", "application/problem+json"}, kv...)...)
+}
+
+// retryAfterDate answers 429 with a Retry-After HTTP-date after past the
+// answer's Date, which is the (fake) current time shifted by skew and is
+// sent only if withDate. A responder func: the dates are those of the
+// moment of the answer.
+func retryAfterDate(after, skew time.Duration, withDate bool) httpmock.Responder {
+	return func(req *http.Request) (*http.Response, error) {
+		date := time.Now().UTC().Add(skew)
+		h := http.Header{"Retry-After": {date.Add(after).Format(http.TimeFormat)}}
+		if withDate {
+			h.Set("Date", date.Format(http.TimeFormat))
+		}
+		return answer(http.StatusTooManyRequests, `{"status":429}`).HeaderSet(h)(req)
+	}
+}
+
+// hangUntilDone answers only when the request's context ends, with its
+// error.
+func hangUntilDone(req *http.Request) (*http.Response, error) {
+	<-req.Context().Done()
+	return nil, req.Context().Err()
+}
+
+// timeoutError is a transport error that says a wait ran out.
+type timeoutError struct{}
+
+func (timeoutError) Error() string   { return "i/o timeout" }
+func (timeoutError) Timeout() bool   { return true }
+func (timeoutError) Temporary() bool { return true }
+
+// ---- The retry rules ----
+
+// randOne makes the jitter draw 1: the wait is exactly b(k).
+var randOne = synthient.WithRandom(func() float64 { return 1 })
+
+// outcome is what one class does with a scripted exchange.
+type outcome struct {
+	arrivals int
+	reason   synthient.StopReason // empty: the call succeeds
+}
+
+type ruleCase struct {
+	name     string
+	script   []httpmock.Responder
+	opts     []synthient.Option
+	billed   outcome
+	standard outcome
+	// status is the *APIError's status on a failure; 0 means the failure
+	// is a *ConnectionError.
+	status int
+	// retryAfter is the APIError's RetryAfter; nil means it must be nil.
+	retryAfter *time.Duration
+	// anyRetryAfterAbove, when set, replaces the retryAfter check: the
+	// RetryAfter must be longer.
+	anyRetryAfterAbove time.Duration
+	notSent            bool // a ConnectionError's NotSent
+	timeout            bool // the ConnectionError is a *TimeoutError
+	// elapsed is the least fake time a call that sent more than one request
+	// must take (the waits it must have made).
+	elapsed time.Duration
+}
+
+func ruleCases() []ruleCase {
+	const (
+		rateLimited   = retry.RateLimitedWithoutRetryAfter
+		exceedsMax    = retry.RetryAfterExceedsMax
+		exhausted     = retry.AttemptsExhausted
+		mayHaveBeen   = retry.MayHaveBeenProcessed
+		notRetryable  = retry.NotRetryable
+		once          = 1
+		defaultTries  = 3 // 1 + the default 2 retries
+		capTries      = 17
+		retryAfter429 = "Retry-After"
+	)
+	type script = []httpmock.Responder
+	var (
+		reset   = httpmock.NewErrorResponder(errors.New("read tcp: connection reset by peer"))
+		refused = httpmock.NewErrorResponder(&net.OpError{Op: "dial", Net: "tcp", Err: syscall.ECONNREFUSED})
+	)
+	ok2 := outcome{2, ""}
+	cases := []ruleCase{
+		{
+			name:     "429_retry_after_0_is_retried",
+			script:   script{problem(429, retryAfter429, "0"), opSucceeds},
+			billed:   ok2,
+			standard: ok2,
+		},
+		{
+			name:     "429_without_retry_after",
+			script:   script{problem(429), opSucceeds},
+			billed:   outcome{once, rateLimited},
+			standard: outcome{once, rateLimited},
+			status:   429,
+		},
+		{
+			name:       "429_retry_after_61_with_max_retries_5",
+			script:     script{problem(429, retryAfter429, "61"), opSucceeds},
+			opts:       []synthient.Option{synthient.WithMaxRetries(5)},
+			billed:     outcome{once, exceedsMax},
+			standard:   outcome{once, exceedsMax},
+			status:     429,
+			retryAfter: ptr(61 * time.Second),
+		},
+		{
+			name:               "429_retry_after_too_large_for_a_duration",
+			script:             script{problem(429, retryAfter429, "99999999999999999999999"), opSucceeds},
+			opts:               []synthient.Option{synthient.WithMaxRetries(5)},
+			billed:             outcome{once, exceedsMax},
+			standard:           outcome{once, exceedsMax},
+			status:             429,
+			anyRetryAfterAbove: time.Hour,
+		},
+		{
+			name:     "429_retry_after_60_is_waited",
+			script:   script{problem(429, retryAfter429, "60"), opSucceeds},
+			billed:   ok2,
+			standard: ok2,
+			elapsed:  60 * time.Second,
+		},
+		{
+			name:     "429_retry_after_http_date_is_waited",
+			script:   script{retryAfterDate(7*time.Second, 0, true), opSucceeds},
+			billed:   ok2,
+			standard: ok2,
+			elapsed:  7 * time.Second,
+		},
+		{
+			// The wait is measured against the response's Date, not the
+			// local clock: a server clock an hour behind still means 7 s.
+			name:     "429_retry_after_http_date_against_a_skewed_date_header",
+			script:   script{retryAfterDate(7*time.Second, -time.Hour, true), opSucceeds},
+			billed:   ok2,
+			standard: ok2,
+			elapsed:  7 * time.Second,
+		},
+		{
+			name:     "429_retry_after_http_date_without_date_header",
+			script:   script{retryAfterDate(5*time.Second, 0, false), opSucceeds},
+			billed:   ok2,
+			standard: ok2,
+			elapsed:  5 * time.Second,
+		},
+		{
+			name:       "429_retry_after_past_http_date_means_0",
+			script:     script{retryAfterDate(-time.Hour, 0, true)},
+			opts:       []synthient.Option{synthient.WithMaxRetries(0)},
+			billed:     outcome{once, exhausted},
+			standard:   outcome{once, exhausted},
+			status:     429,
+			retryAfter: ptr(time.Duration(0)),
+		},
+		{
+			name:       "429_retry_after_11_over_max_retry_after_10s",
+			script:     script{problem(429, retryAfter429, "11"), opSucceeds},
+			opts:       []synthient.Option{synthient.WithMaxRetryAfter(10 * time.Second)},
+			billed:     outcome{once, exceedsMax},
+			standard:   outcome{once, exceedsMax},
+			status:     429,
+			retryAfter: ptr(11 * time.Second),
+		},
+		{
+			name:     "429_retry_after_10_at_max_retry_after_10s",
+			script:   script{problem(429, retryAfter429, "10"), opSucceeds},
+			opts:     []synthient.Option{synthient.WithMaxRetryAfter(10 * time.Second)},
+			billed:   ok2,
+			standard: ok2,
+			elapsed:  10 * time.Second,
+		},
+		{
+			name:       "429_default_max_retries",
+			script:     script{problem(429, retryAfter429, "0")},
+			billed:     outcome{defaultTries, exhausted},
+			standard:   outcome{defaultTries, exhausted},
+			status:     429,
+			retryAfter: ptr(time.Duration(0)),
+		},
+		{
+			name:       "429_max_retries_0",
+			script:     script{problem(429, retryAfter429, "0")},
+			opts:       []synthient.Option{synthient.WithMaxRetries(0)},
+			billed:     outcome{once, exhausted},
+			standard:   outcome{once, exhausted},
+			status:     429,
+			retryAfter: ptr(time.Duration(0)),
+		},
+		{
+			name:       "429_max_retries_3",
+			script:     script{problem(429, retryAfter429, "0")},
+			opts:       []synthient.Option{synthient.WithMaxRetries(3)},
+			billed:     outcome{4, exhausted},
+			standard:   outcome{4, exhausted},
+			status:     429,
+			retryAfter: ptr(time.Duration(0)),
+		},
+		{
+			name:       "429_max_retries_100_is_capped_at_16",
+			script:     script{problem(429, retryAfter429, "0")},
+			opts:       []synthient.Option{synthient.WithMaxRetries(100)},
+			billed:     outcome{capTries, exhausted},
+			standard:   outcome{capTries, exhausted},
+			status:     429,
+			retryAfter: ptr(time.Duration(0)),
+		},
+		{
+			name:     "503_max_retries_0",
+			script:   script{problem(503), opSucceeds},
+			opts:     []synthient.Option{synthient.WithMaxRetries(0)},
+			billed:   outcome{once, mayHaveBeen},
+			standard: outcome{once, exhausted},
+			status:   503,
+		},
+		{
+			name:     "503_then_200",
+			script:   script{problem(503), opSucceeds},
+			billed:   outcome{once, mayHaveBeen},
+			standard: ok2,
+			status:   503,
+		},
+		{
+			name:     "503_retry_after_3_is_waited_by_standard",
+			script:   script{problem(503, retryAfter429, "3"), opSucceeds},
+			billed:   outcome{once, mayHaveBeen},
+			standard: ok2,
+			status:   503,
+			// billed: the response said 3 s, which the error keeps.
+			retryAfter: ptr(3 * time.Second),
+			elapsed:    3 * time.Second,
+		},
+		{
+			name:       "503_retry_after_61",
+			script:     script{problem(503, retryAfter429, "61"), opSucceeds},
+			billed:     outcome{once, mayHaveBeen},
+			standard:   outcome{once, exceedsMax},
+			status:     503,
+			retryAfter: ptr(61 * time.Second),
+		},
+		{
+			name:     "network_error",
+			script:   script{reset, opSucceeds},
+			opts:     []synthient.Option{synthient.WithMaxRetries(2)},
+			billed:   outcome{once, mayHaveBeen},
+			standard: ok2,
+		},
+		{
+			name:     "network_error_every_time",
+			script:   script{reset},
+			billed:   outcome{once, mayHaveBeen},
+			standard: outcome{defaultTries, exhausted},
+		},
+		{
+			name:     "timeout_every_time",
+			script:   script{httpmock.NewErrorResponder(timeoutError{})},
+			billed:   outcome{once, mayHaveBeen},
+			standard: outcome{defaultTries, exhausted},
+			timeout:  true,
+		},
+		{
+			name:     "dial_error_every_time",
+			script:   script{refused},
+			billed:   outcome{once, notRetryable},
+			standard: outcome{defaultTries, exhausted},
+			notSent:  true,
+		},
+		{
+			name:     "dial_error_then_200",
+			script:   script{refused, opSucceeds},
+			billed:   outcome{once, notRetryable},
+			standard: ok2,
+			notSent:  true,
+		},
+		{
+			name:     "dns_error_every_time",
+			script:   script{httpmock.NewErrorResponder(&net.DNSError{Err: "no such host", Name: "api.test", IsNotFound: true})},
+			billed:   outcome{once, notRetryable},
+			standard: outcome{defaultTries, exhausted},
+			notSent:  true,
+		},
+		{
+			name:     "tls_certificate_error_is_never_retried",
+			script:   script{httpmock.NewErrorResponder(&tls.CertificateVerificationError{Err: x509.UnknownAuthorityError{}}), opSucceeds},
+			billed:   outcome{once, notRetryable},
+			standard: outcome{once, notRetryable},
+			notSent:  true,
+		},
+		{
+			// An alert can come after the request was written: for a
+			// billed call the outcome is unknown.
+			name:     "tls_alert_is_never_retried",
+			script:   script{httpmock.NewErrorResponder(tls.AlertError(40)), opSucceeds},
+			billed:   outcome{once, mayHaveBeen},
+			standard: outcome{once, notRetryable},
+		},
+	}
+	for _, v := range []string{"1.5", "-1", "+1", "soon", "", "1, 2", "Sun, 06 Nov 1994 08:49:37 PST"} {
+		cases = append(cases, ruleCase{
+			name:     fmt.Sprintf("429_unusable_retry_after_%q", v),
+			script:   script{problem(429, retryAfter429, v), opSucceeds},
+			opts:     []synthient.Option{synthient.WithMaxRetries(5)},
+			billed:   outcome{once, rateLimited},
+			standard: outcome{once, rateLimited},
+			status:   429,
+		})
+	}
+	cases = append(cases, ruleCase{
+		name:     "429_two_retry_after_values",
+		script:   script{problem(429, retryAfter429, "1", retryAfter429, "2"), opSucceeds},
+		opts:     []synthient.Option{synthient.WithMaxRetries(5)},
+		billed:   outcome{once, rateLimited},
+		standard: outcome{once, rateLimited},
+		status:   429,
+	})
+	for _, code := range []int{500, 502, 503, 504} {
+		cases = append(cases, ruleCase{
+			name:     fmt.Sprintf("%d_every_time", code),
+			script:   script{problem(code)},
+			billed:   outcome{once, mayHaveBeen},
+			standard: outcome{defaultTries, exhausted},
+			status:   code,
+		})
+	}
+	for _, code := range []int{501, 505, 599, 408, 400, 401, 402, 403, 404, 409, 422} {
+		cases = append(cases, ruleCase{
+			name:     fmt.Sprintf("%d_is_not_retried", code),
+			script:   script{problem(code), opSucceeds},
+			billed:   outcome{once, notRetryable},
+			standard: outcome{once, notRetryable},
+			status:   code,
+		})
+	}
+	for _, code := range []int{301, 302, 303, 307, 308} {
+		cases = append(cases, ruleCase{
+			name:     fmt.Sprintf("%d_is_neither_followed_nor_retried", code),
+			script:   script{answer(code, "", "Location", mockBase+"/elsewhere"), opSucceeds},
+			billed:   outcome{once, notRetryable},
+			standard: outcome{once, notRetryable},
+			status:   code,
+		})
+	}
+	return cases
+}
+
+// TestRetryRules runs every rule of the rule table on every operation of
+// the billed and standard classes and checks the number of requests that
+// reached the API, the stop reason, the typed error and the fake time the
+// call took.
+func TestRetryRules(t *testing.T) {
+	t.Parallel()
+	for _, op := range operations() {
+		for _, rc := range ruleCases() {
+			t.Run(op.name+"/"+rc.name, func(t *testing.T) {
+				t.Parallel()
+				synctest.Test(t, func(t *testing.T) {
+					m := newOpMock(t, op, rc.script...)
+					c := m.client(t, rc.opts...)
+					start := time.Now()
+					err := op.call(context.Background(), c)
+					elapsed := time.Since(start)
+					checkRule(t, op, rc, m, err, elapsed)
+				})
+			})
+		}
+	}
+}
+
+func checkRule(t *testing.T, op opCase, rc ruleCase, m *opMock, err error, elapsed time.Duration) {
+	t.Helper()
+	want := rc.standard
+	if op.billed {
+		want = rc.billed
+	}
+	assert.Equal(t, want.arrivals, m.calls(), "requests that reached the API (err: %v)", err)
+	assertSameRequests(t, op, m)
+	if want.reason == "" {
+		require.NoError(t, err)
+		if want.arrivals > 1 {
+			assert.GreaterOrEqual(t, elapsed, rc.elapsed, "fake time the call took")
+		}
+		if rc.elapsed > 0 {
+			assert.Less(t, elapsed, rc.elapsed+time.Second, "fake time the call took, want about %v", rc.elapsed)
+		}
+		return
+	}
+	require.Error(t, err, "want a failure with stop reason %q", want.reason)
+	base := requireStop(t, err, want.arrivals, want.reason)
+	assert.Equal(t, op.name, base.Op, "Error.Op")
+	if want.arrivals == 1 {
+		assert.Zero(t, elapsed, "fake time before the call returned, want none")
+	}
+	if rc.status == 0 {
+		requireConnErr(t, err, rc.notSent, rc.timeout)
+		return
+	}
+	ae := requireAPIErr(t, err, rc.status)
+	if rc.anyRetryAfterAbove > 0 {
+		require.NotNil(t, ae.RetryAfter, "APIError.RetryAfter")
+		assert.Greater(t, *ae.RetryAfter, rc.anyRetryAfterAbove, "APIError.RetryAfter")
+		return
+	}
+	assert.Equal(t, rc.retryAfter, ae.RetryAfter, "APIError.RetryAfter")
+}
+
+// assertSameRequests checks that every request of a call, retries
+// included, is the same: method, path, body, and the key (none for
+// Health).
+func assertSameRequests(t *testing.T, op opCase, m *opMock) {
+	t.Helper()
+	wantBody := ""
+	if op.method == http.MethodPost {
+		wantBody = `{"ips":["1.2.3.4"]}`
+	}
+	for i, r := range m.requests() {
+		assert.Equal(t, op.method+" "+op.path, r.method+" "+r.path, "request %d", i+1)
+		assert.Equal(t, wantBody, r.body, "request %d: body", i+1)
+		if op.name == "Health" {
+			assert.NotContains(t, r.header, "X-Api-Key", "request %d: X-Api-Key sent to /health", i+1)
+		} else {
+			assert.Equal(t, []string{testKey}, r.header.Values("X-Api-Key"), "request %d: X-Api-Key", i+1)
+		}
+	}
+}
+
+func TestNegativeMaxRetriesIsInvalid(t *testing.T) {
+	t.Parallel()
+	for _, n := range []int{-1, -100, math.MinInt} {
+		c, err := synthient.NewClient(testKey, synthient.WithMaxRetries(n))
+		assert.ErrorIs(t, err, synthient.ErrInvalidArgument, "WithMaxRetries(%d)", n)
+		assert.Nil(t, c, "WithMaxRetries(%d): a client was returned with the error", n)
+	}
+	for _, n := range []int{0, 1, 16, 1000} {
+		c, err := synthient.NewClient(testKey, synthient.WithMaxRetries(n))
+		if assert.NoError(t, err, "WithMaxRetries(%d)", n) {
+			c.Close()
+		}
+	}
+}
+
+// TestWaitIsTheLongerOfBackoffAndRetryAfter checks wait = max(backoff,
+// Retry-After) for a class of each kind.
+func TestWaitIsTheLongerOfBackoffAndRetryAfter(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		retryAfter string
+		want       time.Duration
+	}{
+		{"2", 10 * time.Second},  // the backoff is longer
+		{"20", 20 * time.Second}, // the Retry-After is longer
+		{"0", 10 * time.Second},
+		{"10", 10 * time.Second},
+	}
+	for _, name := range []string{"LookupIP", "Account"} {
+		op := opNamed(name)
+		for _, tc := range cases {
+			t.Run(name+"/retry_after_"+tc.retryAfter, func(t *testing.T) {
+				t.Parallel()
+				synctest.Test(t, func(t *testing.T) {
+					m := newOpMock(t, op, problem(429, "Retry-After", tc.retryAfter), opSucceeds)
+					c := m.client(t, synthient.WithBackoff(10*time.Second, 30*time.Second), randOne)
+					require.NoError(t, op.call(context.Background(), c))
+					assert.Equal(t, []time.Duration{tc.want}, m.gaps(), "waits")
+				})
+			})
+		}
+	}
+}
+
+// TestBackoffSchedule checks b(k) = min(base*2^k, max) and the jitter
+// range [0.75*b(k), b(k)], on 503s (Account) and on 429s with Retry-After: 0
+// (LookupIP).
+func TestBackoffSchedule(t *testing.T) {
+	t.Parallel()
+	s := time.Second
+	constant := func(v float64) synthient.Option { return synthient.WithRandom(func() float64 { return v }) }
+	cases := []struct {
+		name string
+		opts []synthient.Option
+		want []time.Duration
+	}{
+		{"doubles_from_1s", []synthient.Option{synthient.WithBackoff(s, 30*s), randOne}, []time.Duration{s, 2 * s, 4 * s}},
+		{"capped_by_max", []synthient.Option{synthient.WithBackoff(s, 3*s), randOne}, []time.Duration{s, 2 * s, 3 * s, 3 * s}},
+		{"reaches_default_cap_30s", []synthient.Option{synthient.WithBackoff(s, 30*s), randOne},
+			[]time.Duration{s, 2 * s, 4 * s, 8 * s, 16 * s, 30 * s}},
+		{"draw_0_is_three_quarters", []synthient.Option{synthient.WithBackoff(s, 30*s), constant(0)},
+			[]time.Duration{750 * time.Millisecond, 1500 * time.Millisecond, 3 * s}},
+		{"draw_half", []synthient.Option{synthient.WithBackoff(s, 30*s), constant(0.5)},
+			[]time.Duration{875 * time.Millisecond, 1750 * time.Millisecond, 3500 * time.Millisecond}},
+		{"draw_NaN_is_longest", []synthient.Option{synthient.WithBackoff(s, 30*s), constant(math.NaN())}, []time.Duration{s, 2 * s, 4 * s}},
+		{"draw_2_is_longest", []synthient.Option{synthient.WithBackoff(s, 30*s), constant(2)}, []time.Duration{s, 2 * s, 4 * s}},
+		{"draw_minus_1_is_longest", []synthient.Option{synthient.WithBackoff(s, 30*s), constant(-1)}, []time.Duration{s, 2 * s, 4 * s}},
+		{"draw_inf_is_longest", []synthient.Option{synthient.WithBackoff(s, 30*s), constant(math.Inf(-1))}, []time.Duration{s, 2 * s, 4 * s}},
+	}
+	failures := map[string]httpmock.Responder{
+		"Account":  problem(503),
+		"LookupIP": problem(429, "Retry-After", "0"),
+	}
+	for _, name := range []string{"Account", "LookupIP"} {
+		op := opNamed(name)
+		for _, tc := range cases {
+			t.Run(name+"/"+tc.name, func(t *testing.T) {
+				t.Parallel()
+				synctest.Test(t, func(t *testing.T) {
+					n := len(tc.want)
+					m := newOpMock(t, op, append(slices.Repeat([]httpmock.Responder{failures[name]}, n), opSucceeds)...)
+					c := m.client(t, append([]synthient.Option{synthient.WithMaxRetries(n)}, tc.opts...)...)
+					require.NoError(t, op.call(context.Background(), c))
+					assert.Equal(t, tc.want, m.gaps(), "waits")
+				})
+			})
+		}
+	}
+	// With the default randomness every wait lies in [0.75*b(k), b(k)].
+	t.Run("Account/default_random_in_range", func(t *testing.T) {
+		t.Parallel()
+		synctest.Test(t, func(t *testing.T) {
+			op := opNamed("Account")
+			m := newOpMock(t, op, append(slices.Repeat([]httpmock.Responder{problem(503)}, 6), opSucceeds)...)
+			c := m.client(t, synthient.WithMaxRetries(6), synthient.WithBackoff(s, 30*s))
+			require.NoError(t, op.call(context.Background(), c))
+			ceilings := []time.Duration{s, 2 * s, 4 * s, 8 * s, 16 * s, 30 * s}
+			got := m.gaps()
+			require.Len(t, got, len(ceilings), "waits %v", got)
+			for k, b := range ceilings {
+				assert.GreaterOrEqual(t, got[k], b*3/4, "wait %d", k)
+				assert.LessOrEqual(t, got[k], b, "wait %d", k)
+			}
+		})
+	})
+}
+
+// TestRetryBudget checks that retrying stops with budget_exhausted when the
+// next wait would make the call's waits add up to more than the budget.
+func TestRetryBudget(t *testing.T) {
+	t.Parallel()
+	s := time.Second
+	cases := []struct {
+		name     string
+		op       string
+		script   []httpmock.Responder
+		opts     []synthient.Option
+		arrivals int
+		elapsed  time.Duration
+		reason   synthient.StopReason // empty: success
+		status   int                  // the last answer's status, on a failure
+	}{
+		{"Account/budget_2.5s", "Account", []httpmock.Responder{problem(503)},
+			[]synthient.Option{synthient.WithMaxRetries(5), synthient.WithBackoff(s, 30*s), randOne, synthient.WithRetryBudget(2500 * time.Millisecond)},
+			2, s, retry.BudgetExhausted, 503},
+		{"Account/budget_3s_exactly_fits_two_waits", "Account", []httpmock.Responder{problem(503)},
+			[]synthient.Option{synthient.WithMaxRetries(5), synthient.WithBackoff(s, 30*s), randOne, synthient.WithRetryBudget(3 * s)},
+			3, 3 * s, retry.BudgetExhausted, 503},
+		{"Account/budget_500ms_below_the_first_wait", "Account", []httpmock.Responder{problem(503), opSucceeds},
+			[]synthient.Option{synthient.WithBackoff(s, 30*s), randOne, synthient.WithRetryBudget(500 * time.Millisecond)},
+			1, 0, retry.BudgetExhausted, 503},
+		{"Account/budget_large_enough", "Account", []httpmock.Responder{problem(503), problem(503), opSucceeds},
+			[]synthient.Option{synthient.WithBackoff(s, 30*s), randOne, synthient.WithRetryBudget(10 * s)},
+			3, 3 * s, "", 0},
+		{"LookupIP/retry_after_counts_against_the_budget", "LookupIP", []httpmock.Responder{problem(429, "Retry-After", "2")},
+			[]synthient.Option{synthient.WithMaxRetries(5), synthient.WithRetryBudget(3 * s)},
+			2, 2 * s, retry.BudgetExhausted, 429},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			synctest.Test(t, func(t *testing.T) {
+				op := opNamed(tc.op)
+				m := newOpMock(t, op, tc.script...)
+				c := m.client(t, tc.opts...)
+				start := time.Now()
+				err := op.call(context.Background(), c)
+				assert.Equal(t, tc.elapsed, time.Since(start), "fake time the call took")
+				assert.Equal(t, tc.arrivals, m.calls(), "requests")
+				if tc.reason == "" {
+					require.NoError(t, err)
+					return
+				}
+				requireStop(t, err, tc.arrivals, tc.reason)
+				requireAPIErr(t, err, tc.status)
+			})
+		})
+	}
+}
+
+// TestDeadlineStopsBeforeAWaitThatWouldPassIt checks that the client looks
+// at the caller's deadline before each wait: a wait that would pass it
+// stops the call at once with the last error; one that fits is waited out
+// in full.
+func TestDeadlineStopsBeforeAWaitThatWouldPassIt(t *testing.T) {
+	t.Parallel()
+	s := time.Second
+	cases := []struct {
+		name       string
+		op         string
+		script     []httpmock.Responder
+		opts       []synthient.Option
+		reason     synthient.StopReason // empty: success
+		status     int
+		retryAfter *time.Duration
+		elapsed    time.Duration
+	}{
+		{"LookupIP/retry_after_10_deadline_5s", "LookupIP", []httpmock.Responder{problem(429, "Retry-After", "10"), opSucceeds}, nil,
+			retry.RetryAfterExceedsDeadline, 429, ptr(10 * s), 0},
+		{"Account/retry_after_10_deadline_5s", "Account", []httpmock.Responder{problem(429, "Retry-After", "10"), opSucceeds}, nil,
+			retry.RetryAfterExceedsDeadline, 429, ptr(10 * s), 0},
+		{"Health/retry_after_10_deadline_5s", "Health", []httpmock.Responder{problem(429, "Retry-After", "10"), opSucceeds}, nil,
+			retry.RetryAfterExceedsDeadline, 429, ptr(10 * s), 0},
+		{"Account/503_backoff_10s_deadline_5s", "Account", []httpmock.Responder{problem(503), opSucceeds},
+			[]synthient.Option{synthient.WithBackoff(10*s, 30*s), randOne},
+			retry.BackoffExceedsDeadline, 503, nil, 0},
+		{"LookupIP/retry_after_4_fits_deadline_5s", "LookupIP", []httpmock.Responder{problem(429, "Retry-After", "4"), opSucceeds}, nil,
+			"", 0, nil, 4 * s},
+		{"Account/retry_after_4_fits_deadline_5s", "Account", []httpmock.Responder{problem(429, "Retry-After", "4"), opSucceeds}, nil,
+			"", 0, nil, 4 * s},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			synctest.Test(t, func(t *testing.T) {
+				op := opNamed(tc.op)
+				m := newOpMock(t, op, tc.script...)
+				c := m.client(t, tc.opts...)
+				ctx, cancel := context.WithTimeout(context.Background(), 5*s)
+				defer cancel()
+				start := time.Now()
+				err := op.call(ctx, c)
+				assert.Equal(t, tc.elapsed, time.Since(start), "fake time the call took")
+				if tc.reason == "" {
+					require.NoError(t, err)
+					assert.Equal(t, 2, m.calls(), "requests")
+					return
+				}
+				assert.Equal(t, 1, m.calls(), "requests")
+				requireStop(t, err, 1, tc.reason)
+				ae := requireAPIErr(t, err, tc.status)
+				if tc.retryAfter != nil {
+					assert.Equal(t, tc.retryAfter, ae.RetryAfter, "APIError.RetryAfter")
+				}
+			})
+		})
+	}
+}
+
+// TestCancelDuringAWait checks that cancelling the context ends a wait at
+// once, and that the error matches context.Canceled and still carries the
+// last attempt's typed error.
+func TestCancelDuringAWait(t *testing.T) {
+	t.Parallel()
+	s := time.Second
+	cases := []struct {
+		name   string
+		op     string
+		script []httpmock.Responder
+		opts   []synthient.Option
+		status int // 0: the last error is a *ConnectionError
+	}{
+		{"LookupIP/429_retry_after_30", "LookupIP", []httpmock.Responder{problem(429, "Retry-After", "30"), opSucceeds}, nil, 429},
+		{"LookupIPs/429_retry_after_30", "LookupIPs", []httpmock.Responder{problem(429, "Retry-After", "30"), opSucceeds}, nil, 429},
+		{"Account/429_retry_after_30", "Account", []httpmock.Responder{problem(429, "Retry-After", "30"), opSucceeds}, nil, 429},
+		{"Account/503_backoff_30s", "Account", []httpmock.Responder{problem(503), opSucceeds},
+			[]synthient.Option{synthient.WithBackoff(30*s, 30*s)}, 503},
+		{"Account/network_error_backoff_30s", "Account",
+			[]httpmock.Responder{httpmock.NewErrorResponder(errors.New("connection reset")), opSucceeds},
+			[]synthient.Option{synthient.WithBackoff(30*s, 30*s)}, 0},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			synctest.Test(t, func(t *testing.T) {
+				op := opNamed(tc.op)
+				m := newOpMock(t, op, tc.script...)
+				c := m.client(t, tc.opts...)
+				ctx, cancel := context.WithCancel(context.Background())
+				defer cancel()
+				go func() {
+					time.Sleep(5 * s)
+					cancel()
+				}()
+				start := time.Now()
+				err := op.call(ctx, c)
+				elapsed := time.Since(start)
+				requireContextErr(t, err, context.Canceled, tc.status)
+				assert.Equal(t, 5*s, elapsed, "fake time before the call returned: the moment of the cancel")
+				assert.Equal(t, 1, m.calls(), "requests")
+				base := requireStop(t, err, 1, retry.ContextDone)
+				assert.Equal(t, op.name, base.Op, "Error.Op")
+			})
+		})
+	}
+}
+
+// hiddenDeadline is a context whose deadline the client cannot see in
+// advance (Deadline reports none): it can only find out when Done closes
+// with context.DeadlineExceeded, during a wait.
+type hiddenDeadline struct{ context.Context }
+
+func (hiddenDeadline) Deadline() (time.Time, bool) { return time.Time{}, false }
+
+// TestDeadlineExpiringDuringAWait checks that a deadline that passes during
+// a wait ends it at once with an error matching context.DeadlineExceeded
+// that still carries the last *APIError.
+func TestDeadlineExpiringDuringAWait(t *testing.T) {
+	t.Parallel()
+	for _, name := range []string{"LookupIP", "Account"} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			synctest.Test(t, func(t *testing.T) {
+				op := opNamed(name)
+				m := newOpMock(t, op, problem(429, "Retry-After", "30"), opSucceeds)
+				c := m.client(t)
+				ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+				defer cancel()
+				start := time.Now()
+				err := op.call(hiddenDeadline{ctx}, c)
+				elapsed := time.Since(start)
+				requireContextErr(t, err, context.DeadlineExceeded, 429)
+				assert.Equal(t, 5*time.Second, elapsed, "fake time before the call returned")
+				assert.Equal(t, 1, m.calls(), "requests")
+			})
+		})
+	}
+}
+
+// requireContextErr checks that err matches ctxErr and still carries the
+// last attempt's typed error: an *APIError with status, or a
+// *ConnectionError when status is 0.
+func requireContextErr(t *testing.T, err, ctxErr error, status int) {
+	t.Helper()
+	require.ErrorIs(t, err, ctxErr)
+	if status == 0 {
+		var ce *synthient.ConnectionError
+		assert.ErrorAs(t, err, &ce, "the last error is lost")
+		return
+	}
+	requireAPIErr(t, err, status)
+}
+
+// TestContextEndsDuringARequest checks a deadline that passes while a
+// request waits for its response, on the first attempt and on a retry.
+func TestContextEndsDuringARequest(t *testing.T) {
+	t.Parallel()
+	for _, op := range operations() {
+		t.Run(op.name+"/first_attempt", func(t *testing.T) {
+			t.Parallel()
+			synctest.Test(t, func(t *testing.T) {
+				m := newOpMock(t, op, hangUntilDone)
+				c := m.client(t)
+				ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+				defer cancel()
+				start := time.Now()
+				err := op.call(ctx, c)
+				require.ErrorIs(t, err, context.DeadlineExceeded)
+				assert.Equal(t, 5*time.Second, time.Since(start), "fake time before the call returned")
+				requireStop(t, err, 1, retry.ContextDone)
+				assert.Equal(t, 1, m.calls(), "requests")
+			})
+		})
+		t.Run(op.name+"/retry", func(t *testing.T) {
+			t.Parallel()
+			synctest.Test(t, func(t *testing.T) {
+				m := newOpMock(t, op, problem(429, "Retry-After", "1"), hangUntilDone)
+				c := m.client(t)
+				ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+				defer cancel()
+				err := op.call(ctx, c)
+				requireContextErr(t, err, context.DeadlineExceeded, 429)
+				requireStop(t, err, 2, retry.ContextDone)
+				assert.Equal(t, 2, m.calls(), "requests")
+			})
+		})
+	}
+}
+
+// TestCancelledContextSendsNothing checks that a call with a context that
+// is already done sends no request.
+func TestCancelledContextSendsNothing(t *testing.T) {
+	t.Parallel()
+	for _, op := range operations() {
+		t.Run(op.name, func(t *testing.T) {
+			t.Parallel()
+			m := newOpMock(t, op)
+			c := m.client(t)
+			ctx, cancel := context.WithCancel(context.Background())
+			cancel()
+			err := op.call(ctx, c)
+			assert.ErrorIs(t, err, context.Canceled)
+			assert.Zero(t, m.GetTotalCallCount(), "requests sent")
+		})
+	}
+}
+
+// ---- The loop against loopback servers ----
+
+const (
+	sampleIPJSON      = `{"ip":"203.0.113.7","network":{"asn":64500,"isp":"Example ISP","type":"DATACENTER","org":null,"domain":null,"abuse_email":null,"abuse_phone":null}}`
+	sampleAccountJSON = `{"first_name":"Ada","last_name":"Lovelace","email":"ada@example.com","organization":{"id":"org_1","name":"Example","relation":"OWNER"},"scopes":["BASIC"],"lookup_quota":{"credits":1000,"resets_in":3600}}`
+)
+
+// sampleIP is the address the loopback tests look up; sampleIPJSON
+// describes it.
+var sampleIP = netip.MustParseAddr("203.0.113.7")
+
+// sampleBody is the success body for a request path.
+func sampleBody(path string) string {
+	if strings.HasSuffix(path, "/account/me") {
+		return sampleAccountJSON
+	}
+	return sampleIPJSON
+}
+
+// loggedClient is newClient with a Debug logger, whose output is checked
+// for secrets when the test ends.
+func loggedClient(t *testing.T, baseURL string, opts ...synthient.Option) (*synthient.Client, *logBuffer) {
+	t.Helper()
+	lg, logs := newLogger()
+	c := newClient(t, baseURL, append([]synthient.Option{synthient.WithLogger(lg)}, opts...)...)
+	t.Cleanup(func() { assertNoSecret(t, nil, logs) })
+	return c, logs
+}
+
+// callFunc is one call of a client, its result dropped.
+type callFunc func(context.Context, *synthient.Client) error
+
+func callLookupIP(ctx context.Context, c *synthient.Client) error {
+	_, err := c.LookupIP(ctx, sampleIP)
+	return err
+}
+
+func callAccount(ctx context.Context, c *synthient.Client) error {
+	_, err := c.Account(ctx)
+	return err
+}
+
+// TestLoopbackKeepAliveNoReplay: net/http re-sends a body-less GET on its
+// own when a reused keep-alive connection dies after the request was
+// written. The server answers the first arrival of the whole test and then
+// reads every later request fully and closes its connection without
+// answering: the count of arrivals is then exactly one per attempt the
+// policy allowed.
+func TestLoopbackKeepAliveNoReplay(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name     string
+		call     callFunc
+		arrivals int // 1 for the first call, then one per policy attempt
+		attempts int
+		reason   retry.StopReason
+	}{
+		{"LookupIP", callLookupIP, 2, 1, retry.MayHaveBeenProcessed},
+		{"Account", callAccount, 4, 3, retry.AttemptsExhausted}, // standard class, MaxRetries 2
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			ctx := callCtx(t)
+			srv := newRawServer(t, func(c *rawConn) {
+				for {
+					req, _, n, err := c.ReadRequest()
+					if err != nil || n != 1 {
+						return // a later arrival: close without answering
+					}
+					if c.WriteResponse(http.StatusOK, "application/json", sampleBody(req.URL.Path)) != nil {
+						return
+					}
+				}
+			})
+			c, logs := loggedClient(t, srv.URL)
+			require.NoError(t, tc.call(ctx, c), "first call")
+			err := tc.call(ctx, c)
+			srv.Close()
+			conns := srv.ArrivalConns()
+			require.GreaterOrEqual(t, len(conns), 2, "arrivals by connection %v", conns)
+			require.EqualValues(t, 1, conns[1], "arrivals by connection %v: the second request did not reuse the kept-alive connection", conns)
+			assert.Equal(t, tc.arrivals, srv.Arrivals(), "arrivals (by connection %v): one per attempt the policy allowed", conns)
+			requireConnErr(t, err, false, false)
+			requireStop(t, err, tc.attempts, tc.reason)
+			assert.Equal(t, tc.arrivals, attemptEvents(logs), "attempt events logged")
+		})
+	}
+}
+
+// TestLoopbackClosedAfterWrite: a fresh connection closed after the
+// request was written: the outcome is unknown, so a billed call stops at
+// once and a standard one retries.
+func TestLoopbackClosedAfterWrite(t *testing.T) {
+	t.Parallel()
+	// newCloser reads each request and closes its connection without an
+	// answer; it keeps the body of the first.
+	newCloser := func(t *testing.T) (*rawServer, func() string) {
+		var mu sync.Mutex
+		var first []byte
+		srv := newRawServer(t, func(c *rawConn) {
+			_, body, n, err := c.ReadRequest()
+			if err == nil && n == 1 {
+				mu.Lock()
+				first = body
+				mu.Unlock()
+			}
+		})
+		return srv, func() string {
+			mu.Lock()
+			defer mu.Unlock()
+			return string(first)
+		}
+	}
+
+	t.Run("LookupIPs", func(t *testing.T) {
+		t.Parallel()
+		srv, first := newCloser(t)
+		c, _ := loggedClient(t, srv.URL)
+		_, err := c.LookupIPs(callCtx(t), []netip.Addr{sampleIP, netip.MustParseAddr("198.51.100.1")})
+		srv.Close()
+		assert.Equal(t, 1, srv.Arrivals(), "arrivals")
+		assert.Equal(t, `{"ips":["203.0.113.7","198.51.100.1"]}`, first(), "the body the server read")
+		requireConnErr(t, err, false, false)
+		requireStop(t, err, 1, retry.MayHaveBeenProcessed)
+	})
+
+	t.Run("Account", func(t *testing.T) {
+		t.Parallel()
+		srv, _ := newCloser(t)
+		c, logs := loggedClient(t, srv.URL)
+		_, err := c.Account(callCtx(t))
+		srv.Close()
+		assert.Equal(t, 3, srv.Arrivals(), "arrivals")
+		requireConnErr(t, err, false, false)
+		requireStop(t, err, 3, retry.AttemptsExhausted)
+		assert.Equal(t, 3, attemptEvents(logs), "attempt events logged")
+	})
+}
+
+// TestLoopbackDialRefused: a refused connection: provably not sent; billed
+// stops at once, standard retries.
+func TestLoopbackDialRefused(t *testing.T) {
+	t.Parallel()
+	base := "http://" + deadAddr(t) + "/api/v4"
+	for _, tc := range []struct {
+		name     string
+		call     callFunc
+		attempts int
+		reason   retry.StopReason
+	}{
+		{"LookupIP", callLookupIP, 1, retry.NotRetryable},
+		{"Account", callAccount, 3, retry.AttemptsExhausted},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			c, logs := loggedClient(t, base)
+			err := tc.call(callCtx(t), c)
+			requireConnErr(t, err, true, false)
+			requireStop(t, err, tc.attempts, tc.reason)
+			assert.Equal(t, tc.attempts, attemptEvents(logs), "attempt events logged:\n%s", logs)
+			assert.Equal(t, tc.attempts, strings.Count(logs.String(), `"error":"dial"`), "attempt events that name a dial failure:\n%s", logs)
+		})
+	}
+}
+
+// TestLoopbackNotSentDescribesTheCall: NotSent describes the call, not its
+// last attempt: once an attempt may have reached the server (it was read,
+// or answered), a later attempt that cannot connect does not make the call
+// "not sent". The server goes away after its first request: it stops
+// listening and closes the connection, so every retry is refused.
+func TestLoopbackNotSentDescribesTheCall(t *testing.T) {
+	t.Parallel()
+	// goneAfterFirst serves the first request with answer (nil: close
+	// without an answer), then closes the listener and the connection.
+	goneAfterFirst := func(t *testing.T, answer func(*rawConn)) *rawServer {
+		return newRawServer(t, func(c *rawConn) {
+			if _, _, _, err := c.ReadRequest(); err != nil {
+				return
+			}
+			if answer != nil {
+				answer(c)
+			}
+			c.srv.StopListening()
+		})
+	}
+	unavailable := func(c *rawConn) { _ = c.WriteResponse(503, "text/plain", "down") }
+	for _, tc := range []struct {
+		name   string
+		answer func(*rawConn)
+	}{
+		{"closed after the request was read", nil},
+		{"answered 503", unavailable},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			srv := goneAfterFirst(t, tc.answer)
+			c, _ := loggedClient(t, srv.URL)
+			_, err := c.Account(callCtx(t))
+			srv.Close()
+			require.Equal(t, 1, srv.Arrivals(), "arrivals")
+			ce := requireConnErr(t, err, false, false)
+			requireStop(t, err, 3, retry.AttemptsExhausted)
+			assert.ErrorIs(t, ce.Err, syscall.ECONNREFUSED, "Err: the last attempt's connection refused")
+			assert.NotContains(t, err.Error(), "not sent")
+			assert.Contains(t, err.Error(), "may have been processed")
+		})
+	}
+
+	// The call's context ends during the wait after a refused retry: the
+	// *Error still reaches a ConnectionError that says the call may have
+	// reached the server.
+	t.Run("cancelled after a refused retry", func(t *testing.T) {
+		t.Parallel()
+		srv := goneAfterFirst(t, unavailable)
+		ctx, cancel := context.WithCancel(callCtx(t))
+		defer cancel()
+		var draws atomic.Int32
+		// The jitter is drawn once per retry decision: the second draw is
+		// the wait after the refused retry.
+		jitter := synthient.WithRandom(func() float64 {
+			if draws.Add(1) == 2 {
+				cancel()
+			}
+			return 0
+		})
+		c, _ := loggedClient(t, srv.URL, jitter)
+		_, err := c.Account(ctx)
+		srv.Close()
+		require.ErrorIs(t, err, context.Canceled)
+		requireStop(t, err, 2, retry.ContextDone)
+		requireConnErr(t, err, false, false)
+		assert.NotContains(t, err.Error(), "not sent")
+	})
+	// The first attempt is refused; the server then comes up, reads the
+	// retry and the caller cancels while it is in flight. The last recorded
+	// error is the refused dial, but the call may have reached the server.
+	t.Run("cancelled while a retry was in flight", func(t *testing.T) {
+		t.Parallel()
+		addr := deadAddr(t)
+		ctx, cancel := context.WithCancel(callCtx(t))
+		defer cancel()
+		var srv *rawServer
+		var draws atomic.Int32
+		// The first draw is the wait after the refused attempt: the server
+		// starts listening then.
+		jitter := synthient.WithRandom(func() float64 {
+			if draws.Add(1) == 1 {
+				srv = newRawServerAt(t, addr, func(c *rawConn) {
+					if _, _, _, err := c.ReadRequest(); err == nil {
+						cancel()
+					}
+					<-c.srv.Done()
+				})
+			}
+			return 0
+		})
+		c, _ := loggedClient(t, "http://"+addr+"/api/v4", jitter)
+		_, err := c.Account(ctx)
+		srv.Close()
+		require.Equal(t, 1, srv.Arrivals(), "arrivals")
+		require.ErrorIs(t, err, context.Canceled)
+		requireStop(t, err, 2, retry.ContextDone)
+		requireConnErr(t, err, false, false)
+	})
+}
+
+// TestLoopbackNotSentWhenCancelledWhileDialing: an attempt that never got
+// a connection sent nothing, also when the caller's ctx cut it short while
+// it was dialing (net/http then returns the bare context error, which says
+// nothing of the connection). The first attempt's TLS handshake runs out
+// of OpenTimeout; the caller cancels while the second one is in its
+// handshake.
+func TestLoopbackNotSentWhenCancelledWhileDialing(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithCancel(callCtx(t))
+	defer cancel()
+	srv := newRawServer(t, func(c *rawConn) {
+		if c.N == 2 {
+			cancel()
+		}
+		<-c.srv.Done() // never answer the ClientHello
+	})
+	c, _ := loggedClient(t, "https://"+srv.Addr+"/api/v4", synthient.WithOpenTimeout(50*time.Millisecond))
+	_, err := c.Account(ctx)
+	srv.Close()
+	require.ErrorIs(t, err, context.Canceled)
+	requireStop(t, err, 2, retry.ContextDone)
+	ce := requireConnErr(t, err, true, true)
+	// The last attempt's error describes the call as the *Error does.
+	var base *synthient.Error
+	require.ErrorAs(t, ce, &base, "the *Error of the last attempt's error")
+	assert.Equal(t, "Account", base.Op, "Op of the last attempt's error")
+	assert.Equal(t, 2, base.Attempts, "Attempts of the last attempt's error")
+	assert.Equal(t, 1, strings.Count(err.Error(), "Account"), "message %q names the operation more than once", err)
+}
+
+// TestLoopbackMalformedAnswer: an answer that is not HTTP, on a JSON
+// endpoint: ErrMalformedResponse, sent once (the server would answer the
+// same again), and the error does not quote the answer.
+func TestLoopbackMalformedAnswer(t *testing.T) {
+	t.Parallel()
+	srv := newRawServer(t, func(c *rawConn) {
+		if _, _, _, err := c.ReadRequest(); err == nil {
+			_, _ = io.WriteString(c, "HTTP/1.1 302 Found\r\nLocation: /next?token=s3cr3t-t0ken\x7f\r\nContent-Length: 0\r\n\r\n")
+		}
+	})
+	c, logs := loggedClient(t, srv.URL)
+	_, err := c.Account(callCtx(t))
+	srv.Close()
+	assert.Equal(t, 1, srv.Arrivals(), "arrivals")
+	ce := requireConnErr(t, err, false, false)
+	assert.ErrorIs(t, ce, synthient.ErrMalformedResponse)
+	requireStop(t, err, 1, retry.NotRetryable)
+	assertNoSecret(t, err, logs, "s3cr3t")
+	assert.NotContains(t, fmt.Sprintf("%#v", ce), "s3cr3t", "the *ConnectionError quotes the answer")
+	assert.Contains(t, logs.String(), `"error":"malformed"`, "the log does not name the failure")
+}
+
+// TestLoopbackGiveUpKeepsPool: giving up on a call never empties the
+// shared pool of idle connections (go-retryablehttp calls
+// CloseIdleConnections when it gives up).
+func TestLoopbackGiveUpKeepsPool(t *testing.T) {
+	t.Parallel()
+
+	t.Run("AfterStatus", func(t *testing.T) {
+		t.Parallel()
+		ctx := callCtx(t)
+		var fail atomic.Bool
+		srv := newAPIServer(t, func(n int, w http.ResponseWriter, r *http.Request) {
+			if fail.Load() {
+				writeJSON(w, http.StatusServiceUnavailable, `{"title":"down"}`)
+				return
+			}
+			writeJSON(w, http.StatusOK, sampleAccountJSON)
+		})
+		c, _ := loggedClient(t, srv.Base, synthient.WithMaxRetries(0))
+		require.NoError(t, callAccount(ctx, c), "Account")
+		fail.Store(true)
+		err := callAccount(ctx, c)
+		requireAPIErr(t, err, http.StatusServiceUnavailable)
+		requireStop(t, err, 1, retry.AttemptsExhausted)
+		fail.Store(false)
+		require.NoError(t, callAccount(ctx, c), "Account after the 503")
+		assert.Equal(t, 1, srv.NewConns(), "connections opened: all three calls on one kept-alive connection")
+	})
+
+	t.Run("AfterNetworkFailureSameClient", func(t *testing.T) {
+		t.Parallel()
+		// Two concurrent calls open two connections; a call whose
+		// connection is then dropped gives up, and the other idle
+		// connection must still serve the next call.
+		ctx := callCtx(t)
+		var phase atomic.Int32 // 0: barrier of two, 1: drop once, 2: answer
+		var waiting atomic.Int32
+		both := make(chan struct{})
+		srv := newAPIServer(t, func(n int, w http.ResponseWriter, r *http.Request) {
+			switch phase.Load() {
+			case 0:
+				if waiting.Add(1) == 2 {
+					close(both)
+				}
+				select {
+				case <-both:
+				case <-r.Context().Done():
+					return
+				}
+			case 1:
+				conn, _, err := w.(http.Hijacker).Hijack()
+				if err == nil {
+					conn.Close()
+				}
+				return
+			}
+			writeJSON(w, http.StatusOK, sampleAccountJSON)
+		})
+		c, _ := loggedClient(t, srv.Base, synthient.WithMaxRetries(0))
+		var wg sync.WaitGroup
+		errs := make([]error, 2)
+		for i := range errs {
+			wg.Go(func() { errs[i] = callAccount(ctx, c) })
+		}
+		wg.Wait()
+		for _, err := range errs {
+			require.NoError(t, err, "concurrent Account")
+		}
+		require.Equal(t, 2, srv.NewConns(), "connections after two concurrent calls")
+		phase.Store(1)
+		err := callAccount(ctx, c)
+		requireConnErr(t, err, false, false)
+		requireStop(t, err, 1, retry.AttemptsExhausted)
+		phase.Store(2)
+		require.NoError(t, callAccount(ctx, c), "Account after the dropped connection")
+		assert.Equal(t, 2, srv.NewConns(), "connections opened: giving up closed the other idle connection")
+	})
+
+	t.Run("AfterNetworkFailureOtherServer", func(t *testing.T) {
+		t.Parallel()
+		// Two clients share one transport: a call to a dead server that
+		// gives up must not close the idle connection to the live one.
+		ctx := callCtx(t)
+		tr := &http.Transport{}
+		t.Cleanup(tr.CloseIdleConnections)
+		srv := newAPIServer(t, func(n int, w http.ResponseWriter, r *http.Request) {
+			writeJSON(w, http.StatusOK, sampleAccountJSON)
+		})
+		live, _ := loggedClient(t, srv.Base, synthient.WithTransport(tr))
+		dead, _ := loggedClient(t, "http://"+deadAddr(t)+"/api/v4", synthient.WithTransport(tr))
+		require.NoError(t, callAccount(ctx, live), "Account")
+		err := callAccount(ctx, dead)
+		requireConnErr(t, err, true, false)
+		requireStop(t, err, 3, retry.AttemptsExhausted)
+		err = callLookupIP(ctx, dead)
+		requireConnErr(t, err, true, false)
+		requireStop(t, err, 1, retry.NotRetryable)
+		require.NoError(t, callAccount(ctx, live), "Account after the other server failed")
+		assert.Equal(t, 1, srv.NewConns(), "connections to the live server: giving up on the other server closed its idle connection")
+	})
+}
+
+// TestLoopbackErrorBodyCap: an error body is read to at most 64 KiB, then
+// the connection is closed rather than drained.
+func TestLoopbackErrorBodyCap(t *testing.T) {
+	t.Parallel()
+	ctx := callCtx(t)
+	const size = 1 << 20
+	srv := newAPIServer(t, func(n int, w http.ResponseWriter, r *http.Request) {
+		if n > 1 {
+			writeJSON(w, http.StatusOK, sampleAccountJSON)
+			return
+		}
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		w.Header().Set("Content-Length", fmt.Sprint(size))
+		w.WriteHeader(http.StatusBadRequest)
+		chunk := strings.Repeat("x", 32<<10)
+		for range size / len(chunk) {
+			if _, err := io.WriteString(w, chunk); err != nil {
+				return // the client closed the connection
+			}
+		}
+	})
+	c, _ := loggedClient(t, srv.Base)
+	err := callAccount(ctx, c)
+	ae := requireAPIErr(t, err, http.StatusBadRequest)
+	requireStop(t, err, 1, retry.NotRetryable)
+	assert.Len(t, ae.Detail, 64<<10, "APIError.Detail")
+	require.NoError(t, callAccount(ctx, c), "Account after the large error body")
+	assert.Equal(t, 2, srv.NewConns(), "connections opened: the connection of the capped body was reused, so its rest was read")
+}
+
+// TestLoopbackRequestHeaders: the headers of every request.
+func TestLoopbackRequestHeaders(t *testing.T) {
+	t.Parallel()
+	ips := []netip.Addr{sampleIP, netip.MustParseAddr("198.51.100.1"), netip.MustParseAddr("2001:db8::1")}
+	for _, tc := range []struct {
+		name, wantUA string
+		opts         []synthient.Option
+	}{
+		{"default", "synthient-go/" + synthient.Version, nil},
+		{"WithUserAgent", "synthient-go/" + synthient.Version + " myapp/1.0", []synthient.Option{synthient.WithUserAgent("myapp/1.0")}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			ctx := callCtx(t)
+			var mu sync.Mutex
+			bodies := map[string]string{} // by path
+			srv := newAPIServer(t, func(n int, w http.ResponseWriter, r *http.Request) {
+				b, _ := io.ReadAll(r.Body)
+				mu.Lock()
+				bodies[r.URL.Path] += string(b)
+				mu.Unlock()
+				p := strings.TrimPrefix(r.URL.Path, "/api/v4")
+				switch {
+				case p == "/health":
+					writeJSON(w, http.StatusOK, `{"status":"ok"}`)
+				case p == "/account/me":
+					writeJSON(w, http.StatusOK, sampleAccountJSON)
+				case p == "/lookup/ips":
+					writeJSON(w, http.StatusOK, `{"results":[{"ip":"203.0.113.7"},{"ip":"198.51.100.1"},{"ip":"2001:db8::1"}]}`)
+				case strings.HasPrefix(p, "/lookup/ip/"):
+					writeJSON(w, http.StatusOK, sampleIPJSON)
+				case strings.HasPrefix(p, "/lookup/domain/"):
+					writeJSON(w, http.StatusOK, `{"domain":"example.com","status":"ok"}`)
+				default:
+					writeJSON(w, http.StatusNotFound, `{"title":"not found"}`)
+				}
+			})
+			c, _ := loggedClient(t, srv.Base, tc.opts...)
+			noError := func(what string, err error) {
+				t.Helper()
+				assertNoSecret(t, err, nil)
+				require.NoError(t, err, what)
+			}
+			noError("Account", callAccount(ctx, c))
+			noError("LookupIP", callLookupIP(ctx, c))
+			res, err := c.LookupIPs(ctx, ips)
+			noError("LookupIPs", err)
+			assert.Len(t, res, 3, "LookupIPs results")
+			_, err = c.LookupDomain(ctx, "example.com", nil)
+			noError("LookupDomain", err)
+			_, err = c.Health(ctx)
+			noError("Health", err)
+
+			got := srv.Requests()
+			require.Len(t, got, 5, "requests")
+			for _, r := range got {
+				what := r.Method + " " + r.Path
+				if r.Path == "/api/v4/health" {
+					assert.Empty(t, r.Header.Values("X-Api-Key"), "%s carries X-Api-Key", what)
+				} else {
+					assert.Equal(t, []string{testKey}, r.Header.Values("X-Api-Key"), "%s: X-Api-Key, want exactly the key", what)
+				}
+				assert.Equal(t, []string{tc.wantUA}, r.Header.Values("User-Agent"), "%s: User-Agent", what)
+				assert.Equal(t, []string{"application/json"}, r.Header.Values("Accept"), "%s: Accept", what)
+				assert.Empty(t, r.Header.Get("Authorization"), "%s: Authorization", what)
+				assert.Empty(t, r.Header.Get("Cookie"), "%s: Cookie", what)
+				mu.Lock()
+				body := bodies[r.Path]
+				mu.Unlock()
+				if r.Path == "/api/v4/lookup/ips" {
+					assert.Equal(t, http.MethodPost, r.Method, "LookupIPs")
+					assert.Equal(t, []string{"application/json"}, r.Header.Values("Content-Type"), "LookupIPs: Content-Type")
+					assert.Equal(t, `{"ips":["203.0.113.7","198.51.100.1","2001:db8::1"]}`, body, "LookupIPs body")
+				} else {
+					assert.Equal(t, http.MethodGet, r.Method, "%s: want a GET", what)
+					assert.Empty(t, body, "%s: want no body", what)
+				}
+			}
+		})
+	}
+}
+
+// TestLoopbackNoRedirects: JSON endpoints never follow a redirect: the 3xx
+// is the error, and the redirect's target sees nothing. A Location that
+// does not parse is no different (net/http would parse it first and fail,
+// the URL in its text).
+func TestLoopbackNoRedirects(t *testing.T) {
+	t.Parallel()
+	other := newAPIServer(t, func(n int, w http.ResponseWriter, r *http.Request) {
+		writeJSON(w, http.StatusOK, sampleBody(r.URL.Path))
+	})
+	const unparsable = "http://127.0.0.1:1/%zz?sig=LOCATIONSECRET"
+	for _, status := range []int{301, 302, 303, 307, 308} {
+		for _, bad := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%d unparsable=%v", status, bad), func(t *testing.T) {
+				t.Parallel()
+				ctx := callCtx(t)
+				srv := newAPIServer(t, func(n int, w http.ResponseWriter, r *http.Request) {
+					loc := other.URL + r.URL.Path
+					if bad {
+						loc = unparsable
+					}
+					w.Header().Set("Location", loc)
+					w.WriteHeader(status)
+				})
+				c, _ := loggedClient(t, srv.Base)
+				for _, call := range []callFunc{callAccount, callLookupIP} {
+					err := call(ctx, c)
+					requireAPIErr(t, err, status)
+					requireStop(t, err, 1, retry.NotRetryable)
+					assertNoSecret(t, err, nil, "LOCATIONSECRET")
+				}
+				assert.Equal(t, 2, srv.Arrivals(), "arrivals")
+				assert.Zero(t, other.Arrivals(), "requests the redirect target saw")
+			})
+		}
+	}
+}
+
+// TestLoopbackResponseHook: the response hook runs once per API response,
+// with the status, the request id and the rate limit; its error is
+// returned unchanged.
+func TestLoopbackResponseHook(t *testing.T) {
+	t.Parallel()
+
+	t.Run("EachAttempt", func(t *testing.T) {
+		t.Parallel()
+		ctx := callCtx(t)
+		srv := newAPIServer(t, func(n int, w http.ResponseWriter, r *http.Request) {
+			if strings.HasSuffix(r.URL.Path, "/health") {
+				w.Header().Set("X-Request-Id", "req-health")
+				writeJSON(w, http.StatusOK, `{"status":"ok"}`)
+				return
+			}
+			h := w.Header()
+			h.Set("X-Request-Id", fmt.Sprint("req-", n))
+			h.Set("RateLimit-Limit", "100")
+			h.Set("RateLimit-Remaining", fmt.Sprint(100-n))
+			h.Set("RateLimit-Reset", fmt.Sprint(60-n))
+			if n < 3 {
+				writeJSON(w, http.StatusServiceUnavailable, `{"title":"down"}`)
+				return
+			}
+			writeJSON(w, http.StatusOK, sampleAccountJSON)
+		})
+		var mu sync.Mutex
+		var infos []*synthient.ResponseInfo
+		// seen returns the infos the hook got since the last call.
+		seen := func() []*synthient.ResponseInfo {
+			mu.Lock()
+			defer mu.Unlock()
+			got := infos
+			infos = nil
+			return got
+		}
+		c, _ := loggedClient(t, srv.Base, synthient.WithResponseHook(func(ri *synthient.ResponseInfo) error {
+			mu.Lock()
+			infos = append(infos, ri)
+			mu.Unlock()
+			return nil
+		}))
+		err := callAccount(ctx, c)
+		assertNoSecret(t, err, nil)
+		require.NoError(t, err, "Account")
+		got := seen()
+		require.Len(t, got, 3, "hook runs: once per response")
+		for i, ri := range got {
+			n := i + 1
+			wantStatus := http.StatusServiceUnavailable
+			if n == 3 {
+				wantStatus = http.StatusOK
+			}
+			assert.Equal(t, wantStatus, ri.Status, "response %d: Status", n)
+			assert.Equal(t, fmt.Sprint("req-", n), ri.RequestID, "response %d: RequestID", n)
+			assert.Equal(t, fmt.Sprint("req-", n), ri.Header.Get("X-Request-Id"), "response %d: X-Request-Id", n)
+			want := synthient.RateLimit{Limit: 100, Remaining: 100 - n, Reset: time.Duration(60-n) * time.Second}
+			assert.Equal(t, &want, ri.RateLimit, "response %d: RateLimit", n)
+		}
+
+		_, err = c.Health(ctx)
+		assertNoSecret(t, err, nil)
+		require.NoError(t, err, "Health")
+		got = seen()
+		require.Len(t, got, 1, "hook runs for /health")
+		assert.Equal(t, http.StatusOK, got[0].Status, "/health: Status")
+		assert.Equal(t, "req-health", got[0].RequestID, "/health: RequestID")
+		assert.Nil(t, got[0].RateLimit, "/health: RateLimit")
+	})
+
+	t.Run("Error", func(t *testing.T) {
+		t.Parallel()
+		ctx := callCtx(t)
+		srv := newAPIServer(t, func(n int, w http.ResponseWriter, r *http.Request) {
+			if strings.HasSuffix(r.URL.Path, "/account/me") {
+				writeJSON(w, http.StatusServiceUnavailable, `{"title":"down"}`)
+				return
+			}
+			writeJSON(w, http.StatusOK, sampleIPJSON)
+		})
+		hookErr := errors.New("the hook refuses")
+		var calls atomic.Int64
+		c, _ := loggedClient(t, srv.Base, synthient.WithResponseHook(func(*synthient.ResponseInfo) error {
+			calls.Add(1)
+			return hookErr
+		}))
+		err := callAccount(ctx, c) // a 503 the standard class would retry
+		assert.Same(t, hookErr, err, "Account: want the hook's error itself")
+		assert.Equal(t, 1, srv.Arrivals(), "arrivals: the hook's error stops the call")
+		assert.EqualValues(t, 1, calls.Load(), "hook runs")
+		err = callLookupIP(ctx, c) // a 200
+		assert.Same(t, hookErr, err, "LookupIP: want the hook's error itself")
+		assert.Equal(t, 2, srv.Arrivals(), "arrivals")
+	})
+}
+
+// TestLoopbackRetryAfterContext: waiting out a Retry-After against a real
+// server: a cancelled ctx ends the wait at once, and a wait that would pass
+// the ctx deadline is not started.
+func TestLoopbackRetryAfterContext(t *testing.T) {
+	t.Parallel()
+	newLimiter := func(t *testing.T, retryAfter string) *apiServer {
+		return newAPIServer(t, func(n int, w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Retry-After", retryAfter)
+			w.Header().Set("X-Request-Id", fmt.Sprint("req-", n))
+			writeJSON(w, http.StatusTooManyRequests, `{"title":"slow down"}`)
+		})
+	}
+
+	t.Run("Cancel", func(t *testing.T) {
+		t.Parallel()
+		srv := newLimiter(t, "30")
+		c, logs := loggedClient(t, srv.Base)
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		var wg sync.WaitGroup
+		wg.Go(func() {
+			// Cancel once the server saw the request and the client
+			// decided to wait out the 30 s.
+			assert.Eventually(t, func() bool {
+				return ctx.Err() != nil || srv.Arrivals() >= 1 && strings.Contains(logs.String(), `"decision":"retry"`)
+			}, 5*time.Second, 2*time.Millisecond, "the decision to retry")
+			cancel()
+		})
+		start := time.Now()
+		err := callAccount(ctx, c)
+		elapsed := time.Since(start)
+		cancel()
+		wg.Wait()
+		// Not a timing assertion: only "the 30 s wait was not served".
+		assert.Less(t, elapsed, 10*time.Second, "the call's duration: the cancellation did not end the wait")
+		assert.ErrorIs(t, err, context.Canceled)
+		ae := requireAPIErr(t, err, http.StatusTooManyRequests)
+		assert.Equal(t, ptr(30*time.Second), ae.RetryAfter, "APIError.RetryAfter")
+		assert.Equal(t, "req-1", ae.RequestID, "APIError.RequestID")
+		requireStop(t, err, 1, retry.ContextDone)
+		assert.Equal(t, 1, srv.Arrivals(), "arrivals")
+		// The stop event names the outcome of the attempt it ends.
+		events := parseLog(t, logs.String())
+		require.NotEmpty(t, events, "log events")
+		last := len(events) - 1
+		assertLogFields(t, last, events[last], map[string]any{
+			"reason": retry.ContextDone, "status": 429, "request_id": "req-1", "level": "INFO",
+		})
+	})
+
+	t.Run("Deadline", func(t *testing.T) {
+		t.Parallel()
+		srv := newLimiter(t, "10")
+		c, _ := loggedClient(t, srv.Base)
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		defer cancel()
+		err := callLookupIP(ctx, c)
+		assert.NoError(t, ctx.Err(), "the call returned only after its deadline passed: it did not stop at once")
+		ae := requireAPIErr(t, err, http.StatusTooManyRequests)
+		assert.Equal(t, ptr(10*time.Second), ae.RetryAfter, "APIError.RetryAfter")
+		requireStop(t, err, 1, retry.RetryAfterExceedsDeadline)
+		assert.NotErrorIs(t, err, context.DeadlineExceeded, "the deadline had not passed")
+		assert.Equal(t, 1, srv.Arrivals(), "arrivals")
+	})
+}
+
+// ---- Response bodies ----
+
+// closeCounter hands out every response body wrapped in a closer that
+// counts: after each call, every body it handed out must have been closed.
+type closeCounter struct {
+	rt             http.RoundTripper
+	opened, closed atomic.Int64
+}
+
+func (t *closeCounter) RoundTrip(r *http.Request) (*http.Response, error) {
+	resp, err := t.rt.RoundTrip(r)
+	if resp != nil && resp.Body != nil {
+		t.opened.Add(1)
+		resp.Body = &countedBody{ReadCloser: resp.Body, t: t}
+	}
+	return resp, err
+}
+
+// countedBody counts its first Close.
+type countedBody struct {
+	io.ReadCloser
+	t    *closeCounter
+	once sync.Once
+}
+
+func (b *countedBody) Close() error {
+	b.once.Do(func() { b.t.closed.Add(1) })
+	return b.ReadCloser.Close()
+}
+
+// TestBodyCloseEveryPath runs each kind of call end — success, error
+// statuses, a hook error, a body that does not decode, downloads that
+// succeed and fail, streams read to the end, broken out of and cancelled,
+// an export listing broken out of — and checks after each that every
+// response body the transport handed out was closed, and that the scenario
+// did hand out the bodies it should (so none passes by sending nothing).
+// The scenarios share one fake API and one transport, in turn.
+func TestBodyCloseEveryPath(t *testing.T) {
+	// 14:20 UTC: the fake's day has 14 hourly exports.
+	clk := synthienttest.NewManualClock(time.Date(2026, time.June, 10, 14, 20, 0, 0, time.UTC))
+	srv := synthienttest.NewServer(
+		synthienttest.WithClock(clk.Now),
+		synthienttest.WithoutRateLimits(),
+		synthienttest.WithEventInterval(5*time.Millisecond),
+		synthienttest.WithMaxEvents(4),
+	)
+	t.Cleanup(srv.Close)
+
+	base := &http.Transport{}
+	t.Cleanup(base.CloseIdleConnections)
+	tr := &closeCounter{rt: base}
+	errHook := errors.New("hook refuses the response")
+	// newClient's key is not the fake's: these clients carry srv.APIKey.
+	client := func(opts ...synthient.Option) *synthient.Client {
+		c, err := synthient.NewClient(srv.APIKey, append([]synthient.Option{synthient.WithBaseURL(srv.URL), fastBackoff, synthient.WithTransport(tr)}, opts...)...)
+		require.NoError(t, err, "NewClient")
+		t.Cleanup(func() { c.Close() })
+		return c
+	}
+	c := client()
+	hooked := client(synthient.WithResponseHook(func(*synthient.ResponseInfo) error { return errHook }))
+
+	ctx := context.Background()
+	ip := netip.MustParseAddr("203.0.113.9")
+	status := func(s int) synthienttest.Fault {
+		return synthienttest.Fault{Kind: synthienttest.FaultStatus, Status: s}
+	}
+	requireConn := func(t *testing.T, err error) {
+		t.Helper()
+		var ce *synthient.ConnectionError
+		require.ErrorAs(t, err, &ce)
+	}
+
+	for _, sc := range []struct {
+		name   string
+		bodies int64 // bodies the transport must hand out
+		run    func(t *testing.T)
+	}{
+		{"LookupIP", 1, func(t *testing.T) {
+			_, err := c.LookupIP(ctx, ip)
+			require.NoError(t, err)
+		}},
+		{"Account", 1, func(t *testing.T) {
+			_, err := c.Account(ctx)
+			require.NoError(t, err)
+		}},
+		{"LookupIPs", 1, func(t *testing.T) {
+			_, err := c.LookupIPs(ctx, []netip.Addr{ip, netip.MustParseAddr("2001:db8::1")})
+			require.NoError(t, err)
+		}},
+		{"ExportMeta", 1, func(t *testing.T) {
+			_, err := c.ExportMeta(ctx, synthient.FeedProxies, "2026-06-09")
+			require.NoError(t, err)
+		}},
+		{"ListExports", 1, func(t *testing.T) {
+			_, err := c.ListExports(ctx, synthient.FeedProxies, nil)
+			require.NoError(t, err)
+		}},
+		{"429_retry_after_over_max", 1, func(t *testing.T) {
+			srv.Inject(synthienttest.RouteLookupIP, 1, synthienttest.Fault{Kind: synthienttest.FaultStatus, Status: 429, RetryAfter: "120"})
+			_, err := c.LookupIP(ctx, ip)
+			requireAPIErr(t, err, 429)
+		}},
+		{"503_retried_then_exhausted", 3, func(t *testing.T) {
+			srv.Inject(synthienttest.RouteAccount, 3, status(503))
+			_, err := c.Account(ctx)
+			requireAPIErr(t, err, 503)
+		}},
+		{"404", 1, func(t *testing.T) {
+			srv.Inject(synthienttest.RouteExportMeta, 1, status(404))
+			_, err := c.ExportMeta(ctx, synthient.FeedProxies, "2026-06-09")
+			requireAPIErr(t, err, 404)
+		}},
+		{"hook_error", 1, func(t *testing.T) {
+			_, err := hooked.Account(ctx)
+			require.ErrorIs(t, err, errHook)
+		}},
+		{"hook_error_on_error_status", 1, func(t *testing.T) {
+			srv.Inject(synthienttest.RouteLookupIP, 1, status(500))
+			_, err := hooked.LookupIP(ctx, ip)
+			require.ErrorIs(t, err, errHook)
+		}},
+		{"decode_error", 1, func(t *testing.T) {
+			srv.Inject(synthienttest.RouteAccount, 1, synthienttest.Fault{Kind: synthienttest.FaultStatus, Status: 200,
+				Body: `{"email": 42`, ContentType: "application/json"})
+			_, err := c.Account(ctx)
+			var de *synthient.DecodeError
+			require.ErrorAs(t, err, &de)
+		}},
+		{"truncated_json_body", 1, func(t *testing.T) {
+			srv.Inject(synthienttest.RouteLookupIP, 1, synthienttest.Fault{Kind: synthienttest.FaultTruncatedBody})
+			_, err := c.LookupIP(ctx, ip)
+			requireConn(t, err)
+		}},
+		{"download_success", 2, func(t *testing.T) {
+			n, err := c.DownloadExport(ctx, synthient.FeedProxies, "2026-06-10/13", io.Discard)
+			require.NoError(t, err)
+			assert.NotZero(t, n, "bytes downloaded")
+		}},
+		{"download_storage_500", 2, func(t *testing.T) {
+			srv.Inject(synthienttest.RouteStorage, 1, status(500))
+			_, err := c.DownloadExport(ctx, synthient.FeedProxies, "2026-06-10/13", io.Discard)
+			requireAPIErr(t, err, 500)
+		}},
+		{"download_storage_reset_mid_body", 2, func(t *testing.T) {
+			srv.Inject(synthienttest.RouteStorage, 1, synthienttest.Fault{Kind: synthienttest.FaultResetMidBody})
+			_, err := c.DownloadExport(ctx, synthient.FeedProxies, "2026-06-10/13", io.Discard)
+			requireConn(t, err)
+		}},
+		{"download_api_404", 1, func(t *testing.T) {
+			_, err := c.DownloadExport(ctx, synthient.FeedProxies, "2001-01-01", io.Discard)
+			requireAPIErr(t, err, 404)
+		}},
+		{"download_file_verified", 3, func(t *testing.T) {
+			_, err := c.DownloadExportFile(ctx, synthient.FeedProxies, "2026-06-09", filepath.Join(t.TempDir(), "x.parquet"),
+				&synthient.DownloadParams{Verify: true})
+			require.NoError(t, err)
+		}},
+		{"stream_to_its_end", 1, func(t *testing.T) {
+			events, errs, _ := drain(c.StreamProxies(ctx), 0)
+			require.Empty(t, errs)
+			assert.Len(t, events, 4, "the stream's events")
+		}},
+		{"stream_break_after_one_event", 1, func(t *testing.T) {
+			_, errs, _ := drain(c.StreamRaw(ctx, synthient.FeedTorrents), 1)
+			require.Empty(t, errs)
+		}},
+		{"stream_ctx_cancelled_mid_way", 1, func(t *testing.T) {
+			cctx, cancel := context.WithCancel(ctx)
+			defer cancel()
+			n := 0
+			for _, err := range c.StreamJA4T(cctx) {
+				n++
+				if n == 1 {
+					require.NoError(t, err, "the first event")
+					cancel()
+				}
+			}
+		}},
+		{"stream_read_error", 1, func(t *testing.T) {
+			srv.Inject(synthienttest.RouteStream, 1, synthienttest.Fault{Kind: synthienttest.FaultResetMidBody})
+			_, errs, itemAfterErr := drain(c.StreamAnonymizers(ctx), 0)
+			require.NotEmpty(t, errs, "want a *ConnectionError ending the stream")
+			assert.False(t, itemAfterErr, "an event after the error")
+			requireConn(t, errs[len(errs)-1])
+		}},
+		{"stream_open_exhausted", 3, func(t *testing.T) {
+			srv.Inject(synthienttest.RouteStream, 3, status(502))
+			_, errs, itemAfterErr := drain(c.StreamProxies(ctx), 0)
+			require.NotEmpty(t, errs, "want a 502 *APIError")
+			assert.False(t, itemAfterErr, "an event after the error")
+			requireAPIErr(t, errs[len(errs)-1], 502)
+		}},
+		{"all_exports_break", 1, func(t *testing.T) {
+			listed, errs, _ := drain(c.AllExports(ctx, synthient.FeedProxies, &synthient.ListExportsParams{Limit: 2}), 1)
+			require.Empty(t, errs)
+			assert.Len(t, listed, 1, "exports listed")
+		}},
+	} {
+		t.Run(sc.name, func(t *testing.T) {
+			o0, c0 := tr.opened.Load(), tr.closed.Load()
+			sc.run(t)
+			opened, closed := tr.opened.Load()-o0, tr.closed.Load()-c0
+			assert.Equal(t, sc.bodies, opened, "bodies the transport handed out")
+			assert.Equal(t, opened, closed, "bodies closed when the call returned")
+		})
+	}
+}
+
+// ---- The client-wide retry quota ----
+
+// outage runs calls concurrent Account calls against a server that answers
+// every request with status (a 429 with Retry-After: 0), and returns the
+// requests it received and the calls' errors.
+func outage(t *testing.T, status, calls int, opts ...synthient.Option) (int, []error) {
+	t.Helper()
+	srv := newAPIServer(t, func(n int, w http.ResponseWriter, r *http.Request) {
+		if status == http.StatusTooManyRequests {
+			w.Header().Set("Retry-After", "0")
+		}
+		w.WriteHeader(status)
+	})
+	c := newClient(t, srv.Base, opts...)
+	errs := make([]error, calls)
+	var wg sync.WaitGroup
+	for i := range calls {
+		wg.Go(func() { errs[i] = callAccount(context.Background(), c) })
+	}
+	wg.Wait()
+	srv.Finish()
+	return srv.Arrivals(), errs
+}
+
+// TestRetryQuotaBoundsAnOutage: with the default quota (500 tokens, 10 per
+// retry after a 5xx) and nothing succeeding, 200 calls send their 200 first
+// attempts and exactly 500/10 = 50 retries in all, instead of 400.
+func TestRetryQuotaBoundsAnOutage(t *testing.T) {
+	t.Parallel()
+	const calls = 200
+	arrivals, errs := outage(t, http.StatusServiceUnavailable, calls)
+	const want = calls + 500/10 // the documented default quota
+	require.Equal(t, want, arrivals, "requests: one per call plus %d retries", want-calls)
+	retries, quotaStops := 0, 0
+	for _, err := range errs {
+		requireAPIErr(t, err, http.StatusServiceUnavailable)
+		var base *synthient.Error
+		require.ErrorAs(t, err, &base)
+		retries += base.Attempts - 1
+		require.Contains(t, []retry.StopReason{retry.QuotaExhausted, retry.AttemptsExhausted}, base.StopReason, "stop reason")
+		if base.StopReason == retry.QuotaExhausted {
+			quotaStops++
+		}
+	}
+	require.Equal(t, arrivals-calls, retries, "retries the errors count, against those the server saw")
+	require.GreaterOrEqual(t, quotaStops, calls-retries/2, "calls stopped on the quota")
+}
+
+// TestRetryQuotaBoundsThrottling: a retry after a 429 costs 5 of the 500
+// tokens, so 200 rate-limited calls send 100 retries in all, not 400.
+func TestRetryQuotaBoundsThrottling(t *testing.T) {
+	t.Parallel()
+	const calls = 200
+	arrivals, errs := outage(t, http.StatusTooManyRequests, calls)
+	require.Equal(t, calls+500/5, arrivals, "requests")
+	for _, err := range errs {
+		requireAPIErr(t, err, http.StatusTooManyRequests)
+	}
+}
+
+// TestWithoutRetryQuota: without the quota every call retries twice.
+func TestWithoutRetryQuota(t *testing.T) {
+	t.Parallel()
+	const calls = 200
+	arrivals, _ := outage(t, http.StatusServiceUnavailable, calls, synthient.WithoutRetryQuota())
+	require.Equal(t, 3*calls, arrivals, "requests")
+}
+
+// TestWithRetryQuota: a custom quota bounds the retries by its own numbers.
+func TestWithRetryQuota(t *testing.T) {
+	t.Parallel()
+	const calls = 50
+	arrivals, _ := outage(t, http.StatusServiceUnavailable, calls, synthient.WithRetryQuota(100, 20, 5))
+	require.Equal(t, calls+100/20, arrivals, "requests")
+	for _, bad := range [][3]int{{0, 10, 5}, {500, 0, 5}, {500, 10, -1}} {
+		_, err := synthient.NewClient(testKey, synthient.WithRetryQuota(bad[0], bad[1], bad[2]))
+		assert.ErrorIs(t, err, synthient.ErrInvalidArgument, "WithRetryQuota%v", bad)
+	}
+}
+
+// Deprecated harness: remove once no file uses it.
+//
+// The scripted mock that client_test.go, errors_test.go and lookup_test.go
+// still use; new tests use opMock (above).
+
+// reply is one scripted answer of the mocked API.
+type reply struct {
+	status int
+	header http.Header
+	body   string
+	err    error // the transport fails with err instead of answering
+	// success answers 200 with the operation's success body.
+	success bool
+	// dated sets Date to the (fake) current time plus skew, and Retry-After
+	// to the HTTP-date dated after that Date; with noDate no Date is sent.
+	dated  time.Duration
+	skew   time.Duration
+	noDate bool
+	// hang answers only when the request's context ends, with its error.
+	hang bool
+}
+
+// succeed answers 200 with the operation's success body.
+var succeed = reply{success: true}
+
+// respond is an answer with a status, a body and header pairs (a key may
+// repeat to give it several values).
+func respond(status int, body string, kv ...string) reply {
+	h := http.Header{}
+	for i := 0; i+1 < len(kv); i += 2 {
+		h.Add(kv[i], kv[i+1])
+	}
+	return reply{status: status, header: h, body: body}
+}
+
+// jsonReply is an application/json answer.
+func jsonReply(status int, body string, kv ...string) reply {
+	return respond(status, body, append([]string{"Content-Type", "application/json"}, kv...)...)
+}
+
+// problemReply is an error status with a problem+json body.
+func problemReply(status int, kv ...string) reply {
+	body := fmt.Sprintf(`{"type":"https://docs.synthient.com/errors/test","title":%q,"status":%d}`,
+		http.StatusText(status), status)
+	return respond(status, body, append([]string{"Content-Type", "application/problem+json"}, kv...)...)
+}
+
+// failWith makes the transport return err.
+func failWith(err error) reply { return reply{err: err} }
+
+// repeat returns n copies of r.
+func repeat(n int, r reply) []reply {
+	out := make([]reply, n)
+	for i := range out {
+		out[i] = r
+	}
+	return out
+}
+
+// arrival is one request that reached the mocked API.
+type arrival struct {
+	at     time.Time
+	method string
+	url    url.URL
+	header http.Header
+	body   []byte
+}
+
+// mockAPI is an httpmock transport that answers every request from a
+// script (the last reply repeats) or a handler, and records the arrivals.
+type mockAPI struct {
+	mt      *httpmock.MockTransport
+	success string
+
+	mu       sync.Mutex
+	script   []reply
+	handler  func(arrival) reply
+	arrivals []arrival
+}
+
+func newMock(success string, script ...reply) *mockAPI {
+	m := &mockAPI{mt: httpmock.NewMockTransport(), success: success, script: script}
+	m.mt.RegisterNoResponder(m.serve)
+	return m
+}
+
+func (m *mockAPI) serve(req *http.Request) (*http.Response, error) {
+	var body []byte
+	if req.Body != nil {
+		body, _ = io.ReadAll(req.Body)
+	}
+	a := arrival{at: time.Now(), method: req.Method, url: *req.URL, header: req.Header.Clone(), body: body}
+	m.mu.Lock()
+	n := len(m.arrivals)
+	m.arrivals = append(m.arrivals, a)
+	handler := m.handler
+	r := succeed
+	if len(m.script) > 0 {
+		r = m.script[min(n, len(m.script)-1)]
+	}
+	m.mu.Unlock()
+	if handler != nil {
+		r = handler(a)
+	}
+	if r.hang {
+		<-req.Context().Done()
+		return nil, req.Context().Err()
+	}
+	if r.err != nil {
+		return nil, r.err
+	}
+	if r.success {
+		r = jsonReply(http.StatusOK, m.success)
+	}
+	h := r.header.Clone()
+	if h == nil {
+		h = http.Header{}
+	}
+	if r.dated != 0 {
+		date := time.Now().UTC().Add(r.skew)
+		if !r.noDate {
+			h.Set("Date", date.Format(http.TimeFormat))
+		}
+		h.Set("Retry-After", date.Add(r.dated).Format(http.TimeFormat))
+	}
+	return &http.Response{
+		Status:        fmt.Sprintf("%d %s", r.status, http.StatusText(r.status)),
+		StatusCode:    r.status,
+		Proto:         "HTTP/1.1",
+		ProtoMajor:    1,
+		ProtoMinor:    1,
+		Header:        h,
+		Body:          io.NopCloser(strings.NewReader(r.body)),
+		ContentLength: int64(len(r.body)),
+		Request:       req,
+	}, nil
+}
+
+// client returns a client of the mocked API (tiny backoffs, closed at the
+// end of the test); opts come after the defaults and override them.
+func (m *mockAPI) client(t testing.TB, opts ...synthient.Option) *synthient.Client {
+	t.Helper()
+	return newClient(t, mockBase, append([]synthient.Option{synthient.WithTransport(m.mt)}, opts...)...)
+}
+
+func (m *mockAPI) count() int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return len(m.arrivals)
+}
+
+func (m *mockAPI) got() []arrival {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return append([]arrival(nil), m.arrivals...)
+}
+
+// gaps returns the time between consecutive arrivals.
+func (m *mockAPI) gaps() []time.Duration {
+	as := m.got()
+	var out []time.Duration
+	for i := 1; i < len(as); i++ {
+		out = append(out, as[i].at.Sub(as[i-1].at))
+	}
+	return out
+}
+
+// baseOf returns the *synthient.Error that every failure of a request
+// reaches with errors.As.
+func baseOf(t testing.TB, err error) *synthient.Error {
+	t.Helper()
+	var e *synthient.Error
+	if !errors.As(err, &e) {
+		t.Fatalf("errors.As(%T %v, *synthient.Error) = false", err, err)
+	}
+	return e
+}
+
+// apiErrorOf returns the *APIError of err.
+func apiErrorOf(t testing.TB, err error) *synthient.APIError {
+	t.Helper()
+	var ae *synthient.APIError
+	if !errors.As(err, &ae) {
+		t.Fatalf("errors.As(%T %v, *synthient.APIError) = false", err, err)
+	}
+	return ae
+}

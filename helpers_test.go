@@ -1,0 +1,263 @@
+package synthient_test
+
+// The package's test helpers: clients, log capture, contexts, the one
+// secret scanner, the typed-error checks and the sequence drain. The test
+// servers are in servers_test.go. A helper used by one test file stays in
+// that file; what two files need lives here.
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"iter"
+	"log/slog"
+	"net"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/synthient-go/synthient"
+	"github.com/synthient-go/synthient/retry"
+)
+
+// testKey is the API key the tests use; no error or log line may hold it.
+const testKey = "test-key-6f1d2c3b-secret"
+
+// presignSecret is the signature of the presigned storage URLs the tests
+// build: it must never appear in an error or a log line.
+const presignSecret = "SECRETSIG0d1e2f3a4b5c6d7e8f"
+
+// presignQuery is the query of a presigned storage URL (R2 / S3 style).
+const presignQuery = "X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Credential=AKIAEXAMPLE%2F20260610%2Fauto%2Fs3%2Faws4_request" +
+	"&X-Amz-Date=20260610T140000Z&X-Amz-Expires=86400&X-Amz-SignedHeaders=host&X-Amz-Signature=" + presignSecret
+
+// presignObject is the object path on the storage host.
+const presignObject = "/bucket/proxies/2026/06/10/14_proxies.parquet"
+
+// presigned returns the presigned URL of presignObject on origin.
+func presigned(origin string) string { return origin + presignObject + "?" + presignQuery }
+
+// secrets are what no error rendering and no log line may hold: the API
+// key, and the parts of a presigned query.
+var secrets = []string{testKey, presignSecret, "X-Amz-", "AKIAEXAMPLE"}
+
+// fastBackoff keeps retries in tests from sleeping through a real backoff.
+var fastBackoff = synthient.WithBackoff(time.Millisecond, 2*time.Millisecond)
+
+// newClient returns a client for the API at baseURL (including /api/v4)
+// with tiny backoffs, closed when the test ends; opts come after those
+// and win.
+func newClient(t testing.TB, baseURL string, opts ...synthient.Option) *synthient.Client {
+	t.Helper()
+	all := append([]synthient.Option{synthient.WithBaseURL(baseURL), fastBackoff}, opts...)
+	c, err := synthient.NewClient(testKey, all...)
+	require.NoError(t, err, "NewClient")
+	t.Cleanup(func() { c.Close() })
+	return c
+}
+
+// callCtx is the context of a call under test: a watchdog of 10 s, so that
+// a rule that is not implemented (a timeout that never fires) fails the
+// test instead of hanging it. It is far longer than any wait a test
+// expects.
+func callCtx(t testing.TB) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+// deadAddr returns a loopback host:port nothing listens on.
+func deadAddr(t testing.TB) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	addr := ln.Addr().String()
+	ln.Close()
+	return addr
+}
+
+func ptr[T any](v T) *T { return &v }
+
+// logBuffer is a concurrency-safe buffer for a JSON slog handler.
+type logBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *logBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *logBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+// newLogger returns a Debug-level JSON logger writing to a new buffer.
+func newLogger() (*slog.Logger, *logBuffer) {
+	b := &logBuffer{}
+	return slog.New(slog.NewJSONHandler(b, &slog.HandlerOptions{Level: slog.LevelDebug})), b
+}
+
+// logEvent is one decoded JSON log line.
+type logEvent map[string]any
+
+// parseLog decodes every line of a JSON log.
+func parseLog(t testing.TB, out string) []logEvent {
+	t.Helper()
+	var events []logEvent
+	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
+		if line == "" {
+			continue
+		}
+		var e logEvent
+		require.NoError(t, json.Unmarshal([]byte(line), &e), "log line %q", line)
+		events = append(events, e)
+	}
+	return events
+}
+
+// attemptEvents counts the attempt events of a log.
+func attemptEvents(logs *logBuffer) int {
+	return strings.Count(logs.String(), `"msg":"synthient: attempt"`)
+}
+
+// assertLogFields checks the members of event i given in want; a nil
+// value wants the member absent.
+func assertLogFields(t testing.TB, i int, e logEvent, want map[string]any) {
+	t.Helper()
+	for k, v := range want {
+		got, ok := e[k]
+		if v == nil {
+			assert.False(t, ok, "event %d: %s = %v, want it absent", i, k, got)
+			continue
+		}
+		if assert.True(t, ok, "event %d: no %s (want %v) in %v", i, k, v, e) {
+			assert.Equal(t, fmt.Sprint(v), fmt.Sprint(got), "event %d: %s", i, k)
+		}
+	}
+}
+
+// errTree returns err and every error below it, through Unwrap() error and
+// Unwrap() []error.
+func errTree(err error) []error {
+	if err == nil {
+		return nil
+	}
+	out := []error{err}
+	switch u := err.(type) {
+	case interface{ Unwrap() error }:
+		out = append(out, errTree(u.Unwrap())...)
+	case interface{ Unwrap() []error }:
+		for _, e := range u.Unwrap() {
+			out = append(out, errTree(e)...)
+		}
+	}
+	return out
+}
+
+// renderings returns every way an error is commonly printed, for err, each
+// error in its tree, and the base *Error errors.As builds for it.
+func renderings(err error) []string {
+	var out []string
+	for _, e := range errTree(err) {
+		out = append(out, e.Error(), fmt.Sprintf("%v", e), fmt.Sprintf("%+v", e), fmt.Sprintf("%#v", e), fmt.Sprintf("%s", e))
+	}
+	var base *synthient.Error
+	if errors.As(err, &base) {
+		out = append(out, base.Error(), fmt.Sprintf("%+v", base), fmt.Sprintf("%#v", base))
+	}
+	return out
+}
+
+// assertNoSecret checks that no rendering of err, and not the log (when
+// logs is not nil), holds a secret or one of extra.
+func assertNoSecret(t testing.TB, err error, logs *logBuffer, extra ...string) {
+	t.Helper()
+	texts := renderings(err)
+	if logs != nil {
+		texts = append(texts, logs.String())
+	}
+	for _, s := range texts {
+		for _, secret := range append(secrets, extra...) {
+			assert.NotContains(t, s, secret, "a rendering leaks a secret")
+		}
+	}
+}
+
+// drain ranges over seq, keeping at most max items (0: no limit), and
+// returns the items, the errors, and whether an item came after an error.
+func drain[T any](seq iter.Seq2[T, error], max int) (items []T, errs []error, itemAfterErr bool) {
+	for v, err := range seq {
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		itemAfterErr = itemAfterErr || len(errs) > 0
+		items = append(items, v)
+		if max > 0 && len(items) >= max {
+			break
+		}
+	}
+	return items, errs, itemAfterErr
+}
+
+// requireStop checks the base *Error of err: the attempts the call made
+// and the reason it stopped.
+func requireStop(t testing.TB, err error, attempts int, reason retry.StopReason) *synthient.Error {
+	t.Helper()
+	var base *synthient.Error
+	require.ErrorAs(t, err, &base)
+	assert.Equal(t, attempts, base.Attempts, "Attempts of %v", err)
+	assert.Equal(t, reason, base.StopReason, "StopReason of %v", err)
+	return base
+}
+
+// requireConnErr checks that err is a *ConnectionError (a *TimeoutError
+// when timeout is set, a plain one otherwise) with the given NotSent, that
+// it holds no secret or URL, and that it does not also match *APIError.
+func requireConnErr(t testing.TB, err error, notSent, timeout bool) *synthient.ConnectionError {
+	t.Helper()
+	require.Error(t, err)
+	assertNoSecret(t, err, nil)
+	var ce *synthient.ConnectionError
+	require.ErrorAs(t, err, &ce)
+	assert.Equal(t, notSent, ce.NotSent, "ConnectionError.NotSent of %v", err)
+	assert.NotContains(t, err.Error(), "://", "the error holds a URL")
+	assert.NotContains(t, err.Error(), "/api/v4", "the error holds a URL")
+	var te *synthient.TimeoutError
+	if assert.Equal(t, timeout, errors.As(err, &te), "is %v a *TimeoutError", err) && timeout {
+		assert.True(t, te.Timeout())
+	}
+	var ae *synthient.APIError
+	assert.False(t, errors.As(err, &ae), "a network failure also matches *APIError")
+	return ce
+}
+
+// requireAPIErr checks that err reaches an *APIError with status, that
+// holds no secret.
+func requireAPIErr(t testing.TB, err error, status int) *synthient.APIError {
+	t.Helper()
+	require.Error(t, err)
+	assertNoSecret(t, err, nil)
+	var ae *synthient.APIError
+	require.ErrorAs(t, err, &ae)
+	assert.Equal(t, status, ae.Status, "APIError.Status of %v", err)
+	return ae
+}
+
+// requireInvalid checks that err matches ErrInvalidArgument: rejected
+// before anything was sent.
+func requireInvalid(t testing.TB, err error) {
+	t.Helper()
+	require.ErrorIs(t, err, synthient.ErrInvalidArgument)
+}
