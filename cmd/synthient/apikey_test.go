@@ -1,5 +1,7 @@
 package main
 
+// Tests of apikey.go: --api-key-file.
+
 import (
 	"context"
 	"io"
@@ -7,6 +9,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // --api-key-file reads the key from a file or stdin, trimmed of the
@@ -60,9 +65,7 @@ func TestAPIKeyFile(t *testing.T) {
 			srv := newServer(t)
 			dir := t.TempDir()
 			file := filepath.Join(dir, "key")
-			if err := os.WriteFile(file, []byte(strings.ReplaceAll(tt.content, "KEY", srv.APIKey)), 0o600); err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, os.WriteFile(file, []byte(strings.ReplaceAll(tt.content, "KEY", srv.APIKey)), 0o600))
 			paths := strings.NewReplacer("FILE", file, "MISSING", filepath.Join(dir, "missing"), "DIR", dir, "KEY", srv.APIKey)
 			var args []string
 			if tt.args[0] != "--fake" {
@@ -74,24 +77,16 @@ func TestAPIKeyFile(t *testing.T) {
 			c := call{args: args, env: map[string]string{"SYNTHIENT_API_KEY": tt.envKey},
 				stdin: strings.NewReader(strings.ReplaceAll(tt.stdin, "KEY", srv.APIKey))}
 			r := c.run(t)
-			wantCode(t, r, tt.code, args...)
+			requireCode(t, r, tt.code, args...)
 			if tt.code == exitOK {
-				if r.stderr != "" {
-					t.Errorf("stderr: %q", r.stderr)
-				}
+				assert.Empty(t, r.stderr, "stderr")
 				return
 			}
-			if want := paths.Replace(tt.stderr); !strings.Contains(r.stderr, want) {
-				t.Errorf("stderr does not hold %q:\n%s", want, r.stderr)
-			}
+			assert.Contains(t, r.stderr, paths.Replace(tt.stderr), "stderr")
 			for _, s := range []string{srv.APIKey, secretLine} {
-				if strings.Contains(r.stdout+r.stderr, s) {
-					t.Errorf("the output shows what the key file holds (%q):\nstdout:\n%s\nstderr:\n%s", s, r.stdout, r.stderr)
-				}
+				assert.NotContains(t, r.stdout+r.stderr, s, "the output shows what the key file holds")
 			}
-			if n := len(srv.Requests()); n != 0 {
-				t.Errorf("%d requests sent", n)
-			}
+			assert.Empty(t, srv.Requests(), "requests sent")
 		})
 	}
 }
@@ -127,9 +122,7 @@ func TestAPIKeyFileInterrupted(t *testing.T) {
 				c.args[3] = fifo
 				open = func() io.WriteCloser {
 					w, err := os.OpenFile(fifo, os.O_WRONLY, 0)
-					if err != nil {
-						t.Fatal(err)
-					}
+					require.NoError(t, err)
 					return w
 				}
 			} else {
@@ -143,9 +136,8 @@ func TestAPIKeyFileInterrupted(t *testing.T) {
 			if tt.sendPart {
 				w = open()
 				// On io.Pipe, Write returns once the command read it.
-				if _, err := w.Write([]byte("3f2a9c1e")); err != nil {
-					t.Fatal(err)
-				}
+				_, err := w.Write([]byte("3f2a9c1e"))
+				require.NoError(t, err)
 			}
 			cancel()
 			r := <-done // before the fix: blocked until the key file ends
@@ -153,13 +145,10 @@ func TestAPIKeyFileInterrupted(t *testing.T) {
 				w = open() // meets the open the command abandoned
 			}
 			w.Close() // the abandoned read ends
-			wantCode(t, r, exitInterrupt)
-			if r.stderr != "synthient: interrupted\n" || r.stdout != "" {
-				t.Errorf("stdout %q, stderr %q", r.stdout, r.stderr)
-			}
-			if n := len(srv.Requests()); n != 0 {
-				t.Errorf("%d requests sent", n)
-			}
+			requireCode(t, r, exitInterrupt)
+			assert.Equal(t, "synthient: interrupted\n", r.stderr, "stderr")
+			assert.Empty(t, r.stdout, "stdout")
+			assert.Empty(t, srv.Requests(), "requests sent")
 		})
 	}
 }

@@ -1,5 +1,7 @@
 package main
 
+// Tests of exports.go: exports list, meta and download.
+
 import (
 	"crypto/sha256"
 	"encoding/hex"
@@ -9,28 +11,20 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/synthient-go/synthient"
 	"github.com/synthient-go/synthient/synthienttest"
 )
 
-// makeFIFO creates a named pipe at path.
-func makeFIFO(t *testing.T, path string) {
-	t.Helper()
-	if err := syscall.Mkfifo(path, 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
-
 // makeSocket creates a Unix socket at path, listening until the test ends.
 func makeSocket(t *testing.T, path string) {
 	t.Helper()
 	ln, err := net.Listen("unix", path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	t.Cleanup(func() { ln.Close() })
 }
 
@@ -39,21 +33,39 @@ func makeSocket(t *testing.T, path string) {
 func makeLinkToFIFO(t *testing.T, path string) {
 	t.Helper()
 	makeFIFO(t, path+".fifo")
-	if err := os.Symlink(path+".fifo", path); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.Symlink(path+".fifo", path))
 }
 
 // makeLinkToFile creates a regular file beside path and a symbolic link
 // to it at path.
 func makeLinkToFile(t *testing.T, path string) {
 	t.Helper()
-	if err := os.WriteFile(path+".file", []byte("precious"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Symlink(path+".file", path); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.WriteFile(path+".file", []byte("precious"), 0o644))
+	require.NoError(t, os.Symlink(path+".file", path))
+}
+
+// The text output of exports list and meta matches its golden file.
+func TestGoldenExports(t *testing.T) {
+	t.Parallel()
+	checkGolden(t, []goldenCase{
+		{"exports_list", []string{"exports", "list", "proxies"}},
+		{"exports_list_page", []string{"exports", "list", "honeypot_http", "--limit", "3"}},
+		{"exports_list_all", []string{"exports", "list", "proxies", "--limit", "5", "--all"}},
+		{"exports_meta_latest", []string{"exports", "meta", "proxies", "latest"}},
+		{"exports_meta_daily", []string{"exports", "meta", "ja4t", "2026-06-09"}},
+		{"exports_meta_hourly", []string{"exports", "meta", "helio/dns", "2026-06-10/07"}},
+	})
+}
+
+// The download's one-line report.
+func TestGoldenDownload(t *testing.T) {
+	t.Parallel()
+	srv := newServer(t)
+	dir := t.TempDir()
+	out := filepath.Join(dir, "proxies.parquet")
+	r := runSrv(t, srv, "exports", "download", "proxies", "2026-06-09", "--out", out, "--verify")
+	requireCode(t, r, 0)
+	golden(t, "exports_download", strings.ReplaceAll(r.stdout, dir, "<DIR>"))
 }
 
 // exports download to an --out that exists and is not a regular file is
@@ -83,37 +95,28 @@ func TestDownloadRefusesSpecialOut(t *testing.T) {
 				srv := newServer(t)
 				// A short directory: a socket's path is limited to about 100 bytes.
 				dir, err := os.MkdirTemp("", "out")
-				if err != nil {
-					t.Fatal(err)
-				}
+				require.NoError(t, err)
 				t.Cleanup(func() { os.RemoveAll(dir) })
 				out := filepath.Join(dir, "f")
 				tt.make(t, out)
 				before, err := os.Lstat(out)
-				if err != nil {
-					t.Fatal(err)
-				}
+				require.NoError(t, err)
 				entriesBefore, _ := os.ReadDir(dir)
 				args := []string{"exports", "download", "proxies", "latest", "--out", out}
 				if force {
 					args = append(args, "--force")
 				}
 				r := runSrv(t, srv, args...)
-				wantCode(t, r, exitUsage, args...)
-				want := "--out " + out + " " + tt.what
-				if !strings.Contains(r.stderr, want) || !strings.Contains(r.stderr, "--out -") {
-					t.Errorf("stderr does not hold %q:\n%s", want, r.stderr)
-				}
-				if n := len(srv.Requests()); n != 0 {
-					t.Errorf("%d requests sent for an --out that is not a regular file", n)
-				}
+				requireCode(t, r, exitUsage, args...)
+				assert.Contains(t, r.stderr, "--out "+out+" "+tt.what, "stderr")
+				assert.Contains(t, r.stderr, "--out -", "stderr")
+				assert.Empty(t, srv.Requests(), "requests sent for an --out that is not a regular file")
 				after, err := os.Lstat(out)
-				if err != nil || after.Mode() != before.Mode() {
-					t.Errorf("--out changed from %v to %v (%v)", before.Mode(), after.Mode(), err)
+				if assert.NoError(t, err, "--out") {
+					assert.Equal(t, before.Mode(), after.Mode(), "--out changed")
 				}
-				if entries, _ := os.ReadDir(dir); len(entries) != len(entriesBefore) {
-					t.Errorf("%s holds %d entries, want the %d it held (no temporary file left)", dir, len(entries), len(entriesBefore))
-				}
+				entries, _ := os.ReadDir(dir)
+				assert.Len(t, entries, len(entriesBefore), "entries of %s: want the ones it held (no temporary file left)", dir)
 			})
 		}
 	}
@@ -128,38 +131,38 @@ func TestCheckOutFile(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	regular := filepath.Join(dir, "regular")
-	if err := os.WriteFile(regular, nil, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.WriteFile(regular, nil, 0o644))
 	link := filepath.Join(dir, "link")
-	if err := os.Symlink(regular, link); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.Symlink(regular, link))
 	tests := []struct {
+		name string
 		path string
 		want string // in the error; "" for none
 	}{
-		{os.DevNull, "is not a regular file (a device, a named pipe or a socket): refusing to replace it (--out - writes to stdout"},
-		{dir, "is a directory, not a regular file"},
-		{regular, ""},
-		{link, "is a symbolic link: refusing to replace it (name the file it points to; --out - writes to stdout"},
-		{filepath.Join(dir, strings.Repeat("a", 300)), "file name too long"},
-		{filepath.Join(dir, "missing"), ""},
-		{filepath.Join(dir, "missing", "f"), ""},
+		{"device", os.DevNull, "is not a regular file (a device, a named pipe or a socket): refusing to replace it (--out - writes to stdout"},
+		{"directory", dir, "is a directory, not a regular file"},
+		{"regular file", regular, ""},
+		{"symbolic link", link, "is a symbolic link: refusing to replace it (name the file it points to; --out - writes to stdout"},
+		{"name too long", filepath.Join(dir, strings.Repeat("a", 300)), "file name too long"},
+		{"missing", filepath.Join(dir, "missing"), ""},
+		{"in a missing directory", filepath.Join(dir, "missing", "f"), ""},
 	}
 	if fi, err := os.Lstat("/dev/stdout"); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
-		tests = append(tests, struct{ path, want string }{"/dev/stdout", "/dev/stdout is a symbolic link: refusing to replace it (name the file it points to; --out - writes to stdout"})
+		tests = append(tests, struct{ name, path, want string }{"link at dev stdout", "/dev/stdout", "/dev/stdout is a symbolic link: refusing to replace it (name the file it points to; --out - writes to stdout"})
 	}
 	for _, tt := range tests {
-		err := checkOutFile(tt.path)
-		switch {
-		case tt.want == "" && err != nil:
-			t.Errorf("checkOutFile(%s) = %v, want nil", tt.path, err)
-		case tt.want != "" && (err == nil || !strings.Contains(err.Error(), tt.want)):
-			t.Errorf("checkOutFile(%s) = %v, want an error holding %q", tt.path, err, tt.want)
-		case err != nil && exitCode(err) != exitUsage:
-			t.Errorf("checkOutFile(%s): exit code %d, want %d", tt.path, exitCode(err), exitUsage)
-		}
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			err := checkOutFile(tt.path)
+			if tt.want == "" {
+				assert.NoError(t, err, "checkOutFile(%s)", tt.path)
+				return
+			}
+			if assert.Error(t, err, "checkOutFile(%s)", tt.path) {
+				assert.Contains(t, err.Error(), tt.want, "checkOutFile(%s)", tt.path)
+				assert.Equal(t, exitUsage, exitCode(err), "exit code of %v", err)
+			}
+		})
 	}
 }
 
@@ -171,28 +174,25 @@ func TestDownloadToStdout(t *testing.T) {
 	srv := newServer(t, synthienttest.WithExportSize(4096))
 	var m synthient.ExportMeta
 	meta := runSrv(t, srv, "-o", "json", "exports", "meta", "proxies", "latest")
-	wantCode(t, meta, exitOK)
-	if err := json.Unmarshal([]byte(meta.stdout), &m); err != nil {
-		t.Fatalf("meta: %v", err)
-	}
+	requireCode(t, meta, exitOK)
+	require.NoError(t, json.Unmarshal([]byte(meta.stdout), &m), "meta")
 	for _, format := range []string{"text", "json"} {
 		t.Run(format, func(t *testing.T) {
 			t.Parallel()
 			args := []string{"-o", format, "exports", "download", "proxies", "latest", "--out", "-", "--verify"}
 			r := runSrv(t, srv, args...)
-			wantCode(t, r, exitOK, args...)
+			requireCode(t, r, exitOK, args...)
 			sum := sha256.Sum256([]byte(r.stdout))
-			if int64(len(r.stdout)) != m.Size || hex.EncodeToString(sum[:]) != m.Checksum {
-				t.Errorf("stdout holds %d bytes hashing to %x, want the export: %d bytes, %s", len(r.stdout), sum, m.Size, m.Checksum)
-			}
-			if !strings.Contains(r.stderr, m.ID) || !strings.Contains(r.stderr, "verified") {
-				t.Errorf("stderr %q: want the summary of the download", r.stderr)
-			}
+			assert.Equal(t, m.Size, int64(len(r.stdout)), "bytes on stdout")
+			assert.Equal(t, m.Checksum, hex.EncodeToString(sum[:]), "SHA-256 of stdout")
+			assert.Contains(t, r.stderr, m.ID, "stderr: want the summary of the download")
+			assert.Contains(t, r.stderr, "verified", "stderr: want the summary of the download")
 		})
 	}
-	if _, err := os.Lstat("-"); err == nil {
-		t.Error(`a file named "-" was created`)
-	}
+	t.Cleanup(func() {
+		_, err := os.Lstat("-")
+		assert.Error(t, err, `a file named "-" was created`)
+	})
 }
 
 // --out - never writes a binary export to a terminal: refused before any
@@ -202,13 +202,10 @@ func TestDownloadToStdoutRefusesATerminal(t *testing.T) {
 	srv := newServer(t)
 	args := []string{"exports", "download", "proxies", "latest", "--out", "-"}
 	r := call{args: args, env: map[string]string{"SYNTHIENT_API_KEY": srv.APIKey, "SYNTHIENT_BASE_URL": srv.URL}, ttyOut: true}.run(t)
-	wantCode(t, r, exitUsage, args...)
-	if r.stdout != "" || !strings.Contains(r.stderr, "terminal") {
-		t.Errorf("stdout %q, stderr %q: want nothing on stdout and the reason on stderr", r.stdout, r.stderr)
-	}
-	if n := len(srv.Requests()); n != 0 {
-		t.Errorf("%d requests sent", n)
-	}
+	requireCode(t, r, exitUsage, args...)
+	assert.Empty(t, r.stdout, "stdout")
+	assert.Contains(t, r.stderr, "terminal", "stderr: want the reason")
+	assert.Empty(t, srv.Requests(), "requests sent")
 }
 
 // --out - --verify on bytes that do not match the meta's checksum: the
@@ -221,13 +218,10 @@ func TestDownloadToStdoutVerifyFails(t *testing.T) {
 	srv.Inject(synthienttest.RouteStorage, 1, synthienttest.Fault{Status: 200, Body: strings.Repeat("x", size), ContentType: "application/octet-stream"})
 	args := []string{"exports", "download", "proxies", "latest", "--out", "-", "--verify"}
 	r := runSrv(t, srv, args...)
-	wantCode(t, r, exitAPI, args...)
-	if r.stdout != strings.Repeat("x", size) {
-		t.Errorf("stdout holds %d bytes, want the %d received", len(r.stdout), size)
-	}
-	if !strings.Contains(r.stderr, "checksum mismatch") || !strings.Contains(r.stderr, "discard") {
-		t.Errorf("stderr %q: want the mismatch and the advice to discard the output", r.stderr)
-	}
+	requireCode(t, r, exitAPI, args...)
+	assert.Equal(t, strings.Repeat("x", size), r.stdout, "stdout: want the bytes received")
+	assert.Contains(t, r.stderr, "checksum mismatch", "stderr")
+	assert.Contains(t, r.stderr, "discard", "stderr: want the advice to discard the output")
 }
 
 // An --out that cannot be created (under a regular file, through a loop
@@ -242,15 +236,11 @@ func TestDownloadOutCannotBeCreated(t *testing.T) {
 		want string
 	}{
 		{"under a regular file", func(t *testing.T, dir string) string {
-			if err := os.WriteFile(filepath.Join(dir, "reg"), nil, 0o644); err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, os.WriteFile(filepath.Join(dir, "reg"), nil, 0o644))
 			return filepath.Join(dir, "reg", "f.parquet")
 		}, "not a directory"},
 		{"through a loop of links", func(t *testing.T, dir string) string {
-			if err := os.Symlink("loop", filepath.Join(dir, "loop")); err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, os.Symlink("loop", filepath.Join(dir, "loop")))
 			return filepath.Join(dir, "loop", "f.parquet")
 		}, "too many levels of symbolic links"},
 		{"a name of 300 bytes", func(_ *testing.T, dir string) string {
@@ -266,16 +256,78 @@ func TestDownloadOutCannotBeCreated(t *testing.T) {
 			entries, _ := os.ReadDir(dir)
 			args := []string{"exports", "download", "proxies", "latest", "--out", out}
 			r := runSrv(t, srv, args...)
-			wantCode(t, r, exitUsage, args...)
-			if ls := lines(r.stderr); len(ls) != 1 || !strings.Contains(ls[0], tt.want) {
-				t.Errorf("stderr %q, want one line holding %q", r.stderr, tt.want)
+			requireCode(t, r, exitUsage, args...)
+			if ls := lines(r.stderr); assert.Len(t, ls, 1, "stderr lines") {
+				assert.Contains(t, ls[0], tt.want, "stderr")
 			}
-			if n := len(srv.Requests()); n != 0 {
-				t.Errorf("%d requests sent", n)
-			}
-			if after, _ := os.ReadDir(dir); len(after) != len(entries) {
-				t.Errorf("%s holds %d entries, want %d", dir, len(after), len(entries))
-			}
+			assert.Empty(t, srv.Requests(), "requests sent")
+			after, _ := os.ReadDir(dir)
+			assert.Len(t, after, len(entries), "entries of %s", dir)
 		})
 	}
+}
+
+// An --out that cannot be created exits 2 before anything is sent; bytes
+// that are not the export (here, fewer than the meta's size, caught
+// before --verify) exit 3; neither leaves a file.
+func TestDownloadFailuresExitCodes(t *testing.T) {
+	t.Parallel()
+	srv := newServer(t)
+	dir := t.TempDir()
+	for _, out := range []string{filepath.Join(dir, "missing", "f.parquet"), dir} {
+		r := runSrv(t, srv, "exports", "download", "proxies", "latest", "--out", out, "--force")
+		requireCode(t, r, exitUsage)
+		assert.Len(t, lines(r.stderr), 1, "--out %s: stderr lines", out)
+		assert.Contains(t, r.stderr, out, "--out %s: stderr", out)
+	}
+	assert.Empty(t, srv.Requests(), "requests sent for unusable --out paths")
+
+	srv.Inject(synthienttest.RouteStorage, 1, synthienttest.Fault{Status: 200, Body: "not the export", ContentType: "application/octet-stream"})
+	out := filepath.Join(dir, "f.parquet")
+	r := runSrv(t, srv, "exports", "download", "proxies", "latest", "--out", out, "--verify")
+	requireCode(t, r, exitAPI)
+	assert.Contains(t, r.stderr, "size mismatch", "stderr")
+	entries, _ := os.ReadDir(dir)
+	assert.Empty(t, entries, "%s holds entries after failed downloads", dir)
+}
+
+// exports download onto an existing file without --force exits 2, leaves
+// the file alone and sends nothing; with --force it overwrites it.
+func TestDownloadExistingFile(t *testing.T) {
+	t.Parallel()
+	srv := newServer(t)
+	out := filepath.Join(t.TempDir(), "proxies.parquet")
+	require.NoError(t, os.WriteFile(out, []byte("precious"), 0o644))
+	r := runSrv(t, srv, "exports", "download", "proxies", "latest", "--out", out, "--verify")
+	requireCode(t, r, exitUsage)
+	if ls := lines(r.stderr); assert.NotEmpty(t, ls, "stderr") {
+		assert.Contains(t, ls[0], out, "stderr")
+		assert.Contains(t, ls[0], "exists", "stderr")
+	}
+	b, _ := os.ReadFile(out)
+	assert.Equal(t, "precious", string(b), "the file was changed")
+	assert.Empty(t, srv.Requests(), "requests sent")
+	parts, _ := filepath.Glob(out + "*.part")
+	assert.Empty(t, parts, "temporary files were left")
+
+	r = runSrv(t, srv, "exports", "download", "proxies", "latest", "--out", out, "--verify", "--force")
+	requireCode(t, r, 0)
+	b, err := os.ReadFile(out)
+	require.NoError(t, err)
+	assert.True(t, strings.HasPrefix(string(b), "PAR1") && strings.HasSuffix(string(b), "PAR1"),
+		"the file is not the export (%d bytes, starts %q)", len(b), b[:min(8, len(b))])
+}
+
+// With stderr on a terminal, a download draws a progress bar there, and
+// stdout is as without one.
+func TestDownloadProgressOnTerminal(t *testing.T) {
+	t.Parallel()
+	srv := newServer(t)
+	out := filepath.Join(t.TempDir(), "f.parquet")
+	c := against(srv, "exports", "download", "proxies", "latest", "--out", out)
+	c.terminal = true
+	r := c.run(t)
+	requireCode(t, r, 0)
+	assert.Contains(t, r.stderr, "downloading", "no progress bar on stderr")
+	assert.True(t, strings.HasPrefix(r.stdout, "wrote "), "stdout: %q", r.stdout)
 }

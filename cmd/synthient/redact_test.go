@@ -1,12 +1,16 @@
 package main
 
+// Tests of redact.go: the redactor, and keys never echoed.
+
 import (
 	"encoding/json"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // keyShapes finds every substring shaped like a key, in either case,
@@ -36,9 +40,11 @@ func TestKeyShapes(t *testing.T) {
 		{"", nil},
 	}
 	for _, tt := range tests {
-		if got := keyShapes(tt.s); !slices.Equal(got, tt.want) {
-			t.Errorf("keyShapes(%q) = %q, want %q", tt.s, got, tt.want)
+		got := keyShapes(tt.s)
+		if len(got) == 0 {
+			got = nil // none: nil and empty alike
 		}
+		assert.Equal(t, tt.want, got, "keyShapes(%q)", tt.s)
 	}
 }
 
@@ -85,11 +91,10 @@ func TestRedactor(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			if got := string(r.redact([]byte(tt.in))); got != tt.want {
-				t.Errorf("redact(%q) = %q, want %q", tt.in, got, tt.want)
-			}
-			if json.Valid([]byte(tt.in)) && !json.Valid(r.redact([]byte(tt.in))) {
-				t.Errorf("redact(%q) is no longer JSON", tt.in)
+			got := r.redact([]byte(tt.in))
+			assert.Equal(t, tt.want, string(got), "redact(%q)", tt.in)
+			if json.Valid([]byte(tt.in)) {
+				assert.True(t, json.Valid(got), "redact(%q) = %q is no longer JSON", tt.in, got)
 			}
 		})
 	}
@@ -104,17 +109,11 @@ func TestKeyArgumentNeverEchoed(t *testing.T) {
 	const configured = "sk_live_not_a_uuid_0123456789" // a key of another shape
 	dir := t.TempDir()
 	keyFile := filepath.Join(dir, "key")
-	if err := os.WriteFile(keyFile, []byte(configured+"\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.WriteFile(keyFile, []byte(configured+"\n"), 0o600))
 	addrFile := filepath.Join(dir, "addrs")
-	if err := os.WriteFile(addrFile, []byte(pasted+"\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.WriteFile(addrFile, []byte(pasted+"\n"), 0o600))
 	headerFile := filepath.Join(dir, "header")
-	if err := os.WriteFile(headerFile, []byte("x-api-key: "+pasted+"\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.WriteFile(headerFile, []byte("x-api-key: "+pasted+"\n"), 0o600))
 	out := filepath.Join(dir, "f.parquet")
 	tests := []struct {
 		name   string
@@ -163,18 +162,11 @@ func TestKeyArgumentNeverEchoed(t *testing.T) {
 				c.env = map[string]string{"SYNTHIENT_API_KEY": tt.envKey}
 			}
 			r := c.run(t)
-			wantCode(t, r, tt.code, c.args...)
-			for what, s := range map[string]string{"stdout": r.stdout, "stderr": r.stderr} {
-				if strings.Contains(s, tt.secret) {
-					t.Errorf("%s echoes the key:\n%s", what, s)
-				}
-			}
-			if !strings.Contains(r.stdout+r.stderr, redacted) {
-				t.Errorf("no %s in the output:\nstdout:\n%s\nstderr:\n%s", redacted, r.stdout, r.stderr)
-			}
-			if n := len(srv.Requests()); n != 0 {
-				t.Errorf("%d requests sent", n)
-			}
+			requireCode(t, r, tt.code, c.args...)
+			assert.NotContains(t, r.stdout, tt.secret, "stdout echoes the key")
+			assert.NotContains(t, r.stderr, tt.secret, "stderr echoes the key")
+			assert.Contains(t, r.stdout+r.stderr, redacted, "the output")
+			assert.Empty(t, srv.Requests(), "requests sent")
 		})
 	}
 }
@@ -215,12 +207,9 @@ func FuzzRedactJSON(f *testing.F) {
 		}
 		r := &redactor{}
 		r.add(secret)
-		if out := r.redact(in); !json.Valid(out) {
-			t.Fatalf("redact(%q) with the secret %q = %q: no longer JSON", in, secret, out)
-		}
+		out := r.redact(in)
+		require.True(t, json.Valid(out), "redact(%q) with the secret %q = %q: no longer JSON", in, secret, out)
 		line := writeAll(t, r, appendJSON(nil, in))
-		if !json.Valid([]byte(line)) {
-			t.Fatalf("the stream line %q with the secret %q is printed as %q: no longer JSON", in, secret, line)
-		}
+		require.True(t, json.Valid([]byte(line)), "the stream line %q with the secret %q is printed as %q: no longer JSON", in, secret, line)
 	})
 }

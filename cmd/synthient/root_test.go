@@ -1,143 +1,496 @@
 package main
 
+// Tests of root.go: the global flags and the environment, --fake, exit
+// codes, and what run does to every command's output (one error line,
+// escapes and redaction, write errors).
+
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
-	"net/http"
-	"net/http/httptest"
-	"net/http/httputil"
-	"net/url"
+	"net"
+	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 	"syscall"
 	"testing"
-	"unicode/utf8"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/synthient-go/synthient"
 	"github.com/synthient-go/synthient/synthienttest"
 )
 
-// hostileText is what a hostile server puts in every string it can: a
-// window title (OSC 0), a clipboard write (OSC 52), a hyperlink (OSC 8), a
-// clear screen by CSI as the C1 control U+009B and as a lone 0x9b byte,
-// a line separator and DEL.
-const hostileText = "\x1b]0;pwned\x07 \x1b]52;c;BASE64\x07 \x1b]8;;http://evil\x1b\\ \u009b2J \x9b2J \u2028 \x7f"
-
-// hostileHeader is the X-Request-Id of a hostile answer: a header value
-// cannot hold C0 controls or DEL, but a C1 control and a lone byte pass.
-const hostileHeader = "req\u009b2J\x9b2J"
-
-// jsonInner returns s as the inside of a JSON string literal that escapes
-// only what JSON requires (quote, backslash, C0 controls), so that C1
-// controls, U+2028, DEL and bytes that are not UTF-8 stay raw, as a
-// hostile server would send them.
-func jsonInner(s string) string {
-	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		switch c := s[i]; {
-		case c == '"' || c == '\\':
-			b.WriteByte('\\')
-			b.WriteByte(c)
-		case c < 0x20:
-			b.WriteString(`\u00`)
-			b.WriteString(strconv.FormatInt(int64(c)>>4, 16) + strconv.FormatInt(int64(c)&15, 16))
-		default:
-			b.WriteByte(c)
-		}
-	}
-	return b.String()
-}
-
-// hostileMarker is appended to every string of an answer, then replaced
-// by the raw hostile text.
-const hostileMarker = "@HOSTILE@"
-
-// poison appends hostileMarker to every string in v but those that must
-// parse (addresses, export ids, times).
-func poison(v any, key string) any {
-	switch v := v.(type) {
-	case string:
-		if key == "ip" || key == "id" || key == "created_at" {
-			return v
-		}
-		return v + hostileMarker
-	case []any:
-		for i := range v {
-			v[i] = poison(v[i], key)
-		}
-	case map[string]any:
-		for k, x := range v {
-			v[k] = poison(x, k)
-		}
-	}
-	return v
-}
-
-// hostileFront returns a base URL in front of srv that appends hostileText
-// to every string of the API's JSON answers, answers a success with
-// hostileHeader as its X-Request-Id and an error with none (so the
-// problem's instance is the request id).
-func hostileFront(t *testing.T, srv *synthienttest.Server) string {
+// closedURL returns a base URL on a loopback port nothing listens on.
+func closedURL(t testing.TB) string {
 	t.Helper()
-	return hostileFrontWith(t, srv, hostileText)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	addr := ln.Addr().String()
+	ln.Close()
+	return "http://" + addr + "/api/v4"
 }
 
-// hostileFrontWith is hostileFront appending text.
-func hostileFrontWith(t *testing.T, srv *synthienttest.Server, text string) string {
-	t.Helper()
-	target, err := url.Parse(srv.URL)
-	if err != nil {
-		t.Fatal(err)
+// slicesReplace returns s with every old replaced by new.
+func slicesReplace(s []string, old, new string) []string {
+	out := make([]string, len(s))
+	for i, v := range s {
+		if v == old {
+			v = new
+		}
+		out[i] = v
 	}
-	target.Path = ""
-	tr := &http.Transport{}
-	t.Cleanup(tr.CloseIdleConnections)
-	proxy := &httputil.ReverseProxy{
-		Rewrite:        func(pr *httputil.ProxyRequest) { pr.SetURL(target) },
-		Transport:      tr,
-		FlushInterval:  -1,
-		ModifyResponse: func(resp *http.Response) error { return poisonResponse(resp, text) },
-	}
-	front := httptest.NewServer(proxy)
-	t.Cleanup(front.Close)
-	return front.URL + "/api/v4"
+	return out
 }
 
-func poisonResponse(resp *http.Response, text string) error {
-	if resp.StatusCode >= 400 {
-		resp.Header.Del("X-Request-Id")
-		return nil
+func ptrTo[T any](v T) *T { return &v }
+
+// Usage errors and invalid arguments exit 2, with a message, and send
+// nothing to the API.
+func TestExitCodeUsage(t *testing.T) {
+	t.Parallel()
+	srv := newServer(t)
+	dir := t.TempDir()
+	out := filepath.Join(dir, "x.parquet")
+	tests := []struct {
+		name string
+		args []string
+		want string // in stderr
+	}{
+		{"unknown command", []string{"bogus"}, `unknown command "bogus"`},
+		{"unknown exports subcommand", []string{"exports", "delete", "proxies"}, `unknown command "delete"`},
+		{"unknown lookup subcommand", []string{"lookup", "ipz", "1.1.1.1"}, `unknown command "ipz"`},
+		{"unknown flag", []string{"account", "--bogus"}, "unknown flag: --bogus"},
+		{"unknown shorthand", []string{"-z", "account"}, "unknown shorthand"},
+		{"flag needs an argument", []string{"account", "--timeout"}, "flag needs an argument"},
+		{"bad duration", []string{"--timeout", "soon", "account"}, "invalid argument"},
+		{"bad integer", []string{"lookup", "domain", "example.com", "--limit", "many"}, "invalid argument"},
+		{"lookup ip without address", []string{"lookup", "ip"}, "accepts 1 arg(s), received 0"},
+		{"lookup ip with two addresses", []string{"lookup", "ip", "1.1.1.1", "8.8.8.8"}, "accepts 1 arg(s), received 2"},
+		{"lookup domain without name", []string{"lookup", "domain"}, "accepts 1 arg(s)"},
+		{"account with an argument", []string{"account", "extra"}, "unknown command"},
+		{"exports meta without id", []string{"exports", "meta", "proxies"}, "accepts 2 arg(s), received 1"},
+		{"exports list without feed", []string{"exports", "list"}, "accepts 1 arg(s)"},
+		{"stream without feed", []string{"stream"}, "accepts 1 arg(s)"},
+		{"bad --output", []string{"--output", "yaml", "account"}, `--output must be text or json, not "yaml"`},
+		{"bad -o", []string{"-o", "xml", "lookup", "ip", "1.1.1.1"}, "--output must be text or json"},
+		{"invalid IP", []string{"lookup", "ip", "999.1.1.1"}, `"999.1.1.1" is not an IP address`},
+		{"hostname for IP", []string{"lookup", "ip", "example.com"}, "is not an IP address"},
+		{"IP with zone", []string{"lookup", "ip", "fe80::1%eth0"}, "zone"},
+		{"invalid feed list", []string{"exports", "list", "nope"}, `unknown feed "nope"`},
+		{"invalid feed meta", []string{"exports", "meta", "nope", "latest"}, `unknown feed "nope"`},
+		{"invalid feed download", []string{"exports", "download", "nope", "latest", "--out", out}, `unknown feed "nope"`},
+		{"invalid feed stream", []string{"stream", "nope"}, `unknown feed "nope"`},
+		{"invalid export id", []string{"exports", "meta", "proxies", "yesterday"}, `export id "yesterday"`},
+		{"export id with bad date", []string{"exports", "meta", "proxies", "2026-13-01"}, `export id "2026-13-01"`},
+		{"export id with bad hour", []string{"exports", "meta", "proxies", "2026-06-10/24"}, `export id "2026-06-10/24"`},
+		{"download with bad id", []string{"exports", "download", "proxies", "2026-06-10/x", "--out", out}, `export id "2026-06-10/x"`},
+		{"download without --out", []string{"exports", "download", "proxies", "latest"}, "--out"},
+		{"--concurrency 0", []string{"lookup", "ips", "--file", "-", "--concurrency", "0"}, "--concurrency must be 1 to 64, not 0"},
+		{"--concurrency 65", []string{"lookup", "ips", "--file", "-", "--concurrency", "65"}, "--concurrency must be 1 to 64"},
+		{"lookup ips without --file", []string{"lookup", "ips"}, "--file"},
+		{"lookup ips with missing file", []string{"lookup", "ips", "--file", filepath.Join(dir, "missing.txt")}, "missing.txt"},
+		{"lookup ips with an argument", []string{"lookup", "ips", "1.1.1.1"}, "unknown command"},
+		{"--max-retries 17", []string{"--max-retries", "17", "account"}, "--max-retries must be 0 to 16"},
+		{"negative --max-events", []string{"stream", "proxies", "--max-events", "-1"}, "must not be negative"},
+		{"negative --duration", []string{"stream", "proxies", "--duration", "-1s"}, "must not be negative"},
+		{"--fake with --base-url", []string{"--fake", "health"}, "cannot be combined with --base-url"},
+		{"demo with --output json", []string{"-o", "json", "demo"}, "--output json does not apply"},
 	}
-	resp.Header["X-Request-Id"] = []string{hostileHeader}
-	if !strings.HasPrefix(resp.Header.Get("Content-Type"), "application/json") {
-		return nil
+	// Not parallel: each case counts the requests the shared fake saw.
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			before := len(srv.Requests())
+			r := runSrv(t, srv, tt.args...)
+			requireCode(t, r, exitUsage, tt.args...)
+			assert.Contains(t, r.stderr, tt.want, "stderr")
+			assert.True(t, strings.HasPrefix(r.stderr, "synthient: "), "stderr does not start with \"synthient: \":\n%s", r.stderr)
+			assert.Len(t, lines(r.stderr), 1, "stderr lines")
+			assert.Empty(t, r.stdout, "stdout")
+			assert.Empty(t, srv.Requests()[before:], "requests sent for a usage error")
+		})
 	}
-	body, err := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	if err != nil {
-		return err
+	_, err := os.Stat(out)
+	assert.Error(t, err, "%s was created", out)
+}
+
+// --fake with an explicit --api-key is a usage error, not a key silently
+// ignored.
+func TestFakeWithAPIKey(t *testing.T) {
+	t.Parallel()
+	r := call{args: []string{"account", "--fake", "--api-key", "sk-conflicting"}}.run(t)
+	requireCode(t, r, exitUsage)
+	assert.Contains(t, r.stderr, "cannot be combined with --api-key", "stderr")
+	assert.Empty(t, r.stdout, "stdout")
+}
+
+// Without a key, every command that needs one exits 2 naming
+// SYNTHIENT_API_KEY, and sends nothing.
+func TestNoAPIKey(t *testing.T) {
+	t.Parallel()
+	srv := newServer(t)
+	envs := []struct {
+		name string
+		env  map[string]string
+	}{
+		{"no environment", nil},
+		{"SYNTHIENT_BASE_URL only", map[string]string{"SYNTHIENT_BASE_URL": srv.URL}},
+		{"SYNTHIENT_API_KEY empty", map[string]string{"SYNTHIENT_API_KEY": ""}},
 	}
-	dec := json.NewDecoder(bytes.NewReader(body))
-	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err != nil {
-		return err
+	for _, args := range [][]string{
+		{"account"},
+		{"lookup", "ip", "1.1.1.1"},
+		{"lookup", "domain", "example.com"},
+		{"lookup", "ips", "--file", "-"},
+		{"exports", "list", "proxies"},
+		{"exports", "meta", "proxies", "latest"},
+		{"stream", "proxies", "--max-events", "1"},
+	} {
+		for _, e := range envs {
+			t.Run(strings.Join(args, " ")+"/"+e.name, func(t *testing.T) {
+				r := call{args: args, env: e.env, stdin: strings.NewReader("1.1.1.1\n")}.run(t)
+				requireCode(t, r, exitUsage, args...)
+				assert.Contains(t, r.stderr, "SYNTHIENT_API_KEY", "stderr")
+			})
+		}
 	}
-	if body, err = json.Marshal(poison(v, "")); err != nil {
-		return err
+	assert.Empty(t, srv.Requests(), "requests sent without a key")
+}
+
+// SYNTHIENT_BASE_URL and SYNTHIENT_API_KEY are read through getenv; the
+// flags win over them.
+func TestEnvironmentAndFlags(t *testing.T) {
+	t.Parallel()
+	srv := newServer(t)
+	env := map[string]string{"SYNTHIENT_API_KEY": srv.APIKey, "SYNTHIENT_BASE_URL": srv.URL}
+	r := runArgs(t, env, "account")
+	requireCode(t, r, 0)
+	assert.Contains(t, r.stdout, "Grace Hopper", "account through the environment")
+
+	// --api-key over a wrong SYNTHIENT_API_KEY.
+	env["SYNTHIENT_API_KEY"] = "00000000-0000-4000-8000-000000000000"
+	r = runArgs(t, env, "--api-key", srv.APIKey, "account")
+	requireCode(t, r, 0)
+
+	// --base-url over a SYNTHIENT_BASE_URL that leads nowhere.
+	env = map[string]string{"SYNTHIENT_API_KEY": srv.APIKey, "SYNTHIENT_BASE_URL": closedURL(t)}
+	r = runArgs(t, env, "--base-url", srv.URL, "health")
+	requireCode(t, r, 0)
+	assert.Equal(t, "ok\n", r.stdout, "health")
+
+	// health needs no key.
+	r = runArgs(t, nil, "--base-url", srv.URL, "health")
+	requireCode(t, r, 0)
+}
+
+// An API error exits 3 with one stderr line: the status, the problem's
+// detail or title, the request id and the Retry-After when set.
+func TestExitCodeAPIError(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name   string
+		route  string
+		fault  *synthienttest.Fault
+		args   []string
+		want   []string
+		absent []string
+	}{
+		{
+			name:   "403 on lookup ip",
+			route:  synthienttest.RouteLookupIP,
+			fault:  &synthienttest.Fault{Status: 403},
+			args:   []string{"lookup", "ip", "1.1.1.1"},
+			want:   []string{"403 Forbidden", "Injected fault."},
+			absent: []string{"retry after"},
+		},
+		{
+			name:  "404 on account",
+			route: synthienttest.RouteAccount,
+			fault: &synthienttest.Fault{Status: 404},
+			args:  []string{"account"},
+			want:  []string{"404 Not Found", "Injected fault."},
+		},
+		{
+			name:   "429 without Retry-After",
+			route:  synthienttest.RouteLookupIP,
+			fault:  &synthienttest.Fault{Status: 429},
+			args:   []string{"lookup", "ip", "8.8.8.8"},
+			want:   []string{"429 Too Many Requests", "Injected fault.", "rate_limited_without_retry_after"},
+			absent: []string{"retry after"},
+		},
+		{
+			name:  "429 with a Retry-After past the maximum",
+			route: synthienttest.RouteLookupDomain,
+			fault: &synthienttest.Fault{Status: 429, RetryAfter: "120"},
+			args:  []string{"lookup", "domain", "example.com"},
+			want:  []string{"429 Too Many Requests", "retry after 2m0s", "retry_after_exceeds_max"},
+		},
+		{
+			name:  "503 on a billed lookup",
+			route: synthienttest.RouteLookupIP,
+			fault: &synthienttest.Fault{Status: 503},
+			args:  []string{"lookup", "ip", "8.8.8.8"},
+			want:  []string{"503 Service Unavailable", "may_have_been_processed"},
+		},
+		{
+			name:  "text/plain 500 body on account, no retries",
+			route: synthienttest.RouteAccount,
+			fault: &synthienttest.Fault{Status: 500, Body: "upstream exploded\n  badly"},
+			args:  []string{"--max-retries", "0", "account"},
+			want:  []string{"500 Internal Server Error", "upstream exploded badly"},
+		},
+		{
+			name: "real 404 for an export that does not exist",
+			args: []string{"exports", "meta", "proxies", "2020-01-01"},
+			want: []string{"404 Not Found"},
+		},
+		{
+			name:  "403 on a download",
+			route: synthienttest.RouteStorage,
+			fault: &synthienttest.Fault{Status: 403},
+			args:  []string{"exports", "download", "proxies", "latest", "--out", "OUT"},
+			want:  []string{"403 Forbidden"},
+		},
+		{
+			name:  "403 on a stream with --reconnect stops",
+			route: synthienttest.RouteStream,
+			fault: &synthienttest.Fault{Status: 403},
+			args:  []string{"stream", "proxies", "--reconnect", "--max-events", "3"},
+			want:  []string{"403 Forbidden", "Injected fault."},
+		},
 	}
-	body = bytes.ReplaceAll(body, []byte(hostileMarker), []byte(jsonInner(text)))
-	resp.Body = io.NopCloser(bytes.NewReader(body))
-	resp.ContentLength = int64(len(body))
-	resp.Header.Set("Content-Length", strconv.Itoa(len(body)))
-	return nil
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			srv := newServer(t)
+			if tt.fault != nil {
+				srv.Inject(tt.route, 1, *tt.fault)
+			}
+			args := slicesReplace(tt.args, "OUT", filepath.Join(t.TempDir(), "f.parquet"))
+			r := runSrv(t, srv, args...)
+			requireCode(t, r, exitAPI, args...)
+			ls := lines(r.stderr)
+			require.Len(t, ls, 1, "stderr lines")
+			line := ls[0]
+			// The request id of the failed request.
+			var id string
+			for _, req := range srv.Requests() {
+				if req.Status >= 400 {
+					id = req.RequestID
+				}
+			}
+			for _, w := range append([]string{"synthient: ", "request id " + id}, tt.want...) {
+				assert.Contains(t, line, w, "stderr line")
+			}
+			for _, a := range tt.absent {
+				assert.NotContains(t, line, a, "stderr line")
+			}
+			assert.Empty(t, r.stdout, "stdout")
+		})
+	}
+}
+
+// A key the API does not know is a 401 (exit 3), and the key is never
+// printed; nor is it with -v.
+func TestExitCodeUnknownKey(t *testing.T) {
+	t.Parallel()
+	srv := newServer(t)
+	keys := []struct{ name, key string }{
+		{"unknown key", "00000000-0000-4000-8000-00000000beef"},
+		{"not a UUID", "not-a-uuid-secret-key"},
+	}
+	for _, k := range keys {
+		key := k.key
+		for _, args := range [][]string{{"account"}, {"-v", "lookup", "ip", "1.1.1.1"}} {
+			t.Run(k.name+"/"+strings.Join(args, " "), func(t *testing.T) {
+				r := call{args: append([]string{"--base-url", srv.URL}, args...), env: map[string]string{"SYNTHIENT_API_KEY": key}}.run(t)
+				requireCode(t, r, exitAPI, args...)
+				assert.Equal(t, 1, strings.Count(r.stderr, "401 Unauthorized"), "401 Unauthorized in stderr:\n%s", r.stderr)
+				// And passed as a flag.
+				r = call{args: append([]string{"--base-url", srv.URL, "--api-key", key}, args...)}.run(t)
+				requireCode(t, r, exitAPI, args...)
+			})
+		}
+	}
+}
+
+// A connection error exits 4 with one line.
+func TestExitCodeConnectionRefused(t *testing.T) {
+	t.Parallel()
+	base := closedURL(t)
+	env := map[string]string{"SYNTHIENT_API_KEY": "11111111-2222-4333-8444-555555555555"}
+	for _, args := range [][]string{
+		{"lookup", "ip", "1.1.1.1"},
+		{"--max-retries", "0", "account"},
+		{"--max-retries", "0", "exports", "list", "proxies"},
+		{"health"},
+	} {
+		t.Run(strings.Join(args, " "), func(t *testing.T) {
+			t.Parallel()
+			r := runArgs(t, env, append([]string{"--base-url", base}, args...)...)
+			requireCode(t, r, exitConnection, args...)
+			ls := lines(r.stderr)
+			require.Len(t, ls, 1, "stderr lines")
+			assert.Contains(t, ls[0], "connection failed", "stderr")
+		})
+	}
+}
+
+// A response that does not come within --timeout exits 4, promptly.
+func TestExitCodeTimeout(t *testing.T) {
+	t.Parallel()
+	srv := newServer(t)
+	srv.Inject(synthienttest.RouteLookupIP, 1, synthienttest.Fault{Kind: synthienttest.FaultSlowHeaders, Delay: 20 * time.Second})
+	args := []string{"--timeout", "100ms", "--max-retries", "0", "lookup", "ip", "1.1.1.1"}
+	r := runSrv(t, srv, args...)
+	requireCode(t, r, exitConnection, args...)
+	if ls := lines(r.stderr); assert.Len(t, ls, 1, "stderr lines") {
+		assert.Contains(t, ls[0], "timed out", "stderr")
+	}
+	assert.LessOrEqual(t, r.elapsed, 5*time.Second, "took too long with --timeout 100ms")
+
+	// A connection closed after the request is a connection error too.
+	srv.Inject(synthienttest.RouteLookupIP, 1, synthienttest.Fault{Kind: synthienttest.FaultCloseAfterRequest})
+	r = runSrv(t, srv, "lookup", "ip", "1.1.1.1")
+	requireCode(t, r, exitConnection)
+}
+
+// Cancelling the context (Ctrl-C) exits 130.
+func TestExitCodeInterrupt(t *testing.T) {
+	t.Parallel()
+	srv := newServer(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	c := against(srv, "stream", "proxies")
+	c.ctx, c.stdout = ctx, &syncBuffer{}
+	done := make(chan result, 1)
+	go func() { done <- c.run(t) }()
+	require.Eventually(t, func() bool { return strings.Count(c.stdout.String(), "\n") >= 2 }, 10*time.Second, 10*time.Millisecond, "two stream events")
+	cancel()
+	select {
+	case r := <-done:
+		requireCode(t, r, exitInterrupt)
+		assert.Equal(t, "synthient: interrupted\n", r.stderr, "stderr")
+	case <-time.After(10 * time.Second):
+		require.FailNow(t, "stream did not stop within 10s of the cancellation")
+	}
+}
+
+// An error is one line with one "synthient: " prefix: the SDK's errors
+// already start with "synthient: ", and the command must not add a
+// second.
+func TestErrorLineHasOnePrefix(t *testing.T) {
+	t.Parallel()
+	srv := newServer(t)
+	out := filepath.Join(t.TempDir(), "f.parquet")
+	require.NoError(t, os.WriteFile(out, nil, 0o644))
+	tests := []struct {
+		name string
+		c    call
+	}{
+		{"connection refused", call{args: []string{"--base-url", closedURL(t), "lookup", "ip", "1.1.1.1"}, env: keyEnv(srv)}},
+		{"bad export id", against(srv, "exports", "meta", "proxies", "2026-13-01")},
+		{"download onto a file", against(srv, "exports", "download", "proxies", "latest", "--out", out)},
+		{"IP with zone", against(srv, "lookup", "ip", "fe80::1%eth0")},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := tt.c.run(t)
+			require.NotEqual(t, 0, r.code, "synthient %s succeeded", strings.Join(tt.c.args, " "))
+			assert.NotContains(t, r.stderr, "synthient: synthient:", "doubled prefix")
+		})
+	}
+}
+
+// --fake runs every command against an in-process fake, with no key.
+func TestFakeEveryCommand(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	addrFile := filepath.Join(dir, "addrs.txt")
+	require.NoError(t, os.WriteFile(addrFile, []byte("# test\n1.1.1.1\n8.8.8.8\n\n2606:4700:4700::1111\n"), 0o644))
+	out := filepath.Join(dir, "export.parquet")
+	tests := []struct {
+		args  []string
+		stdin string
+		check func(t *testing.T, r result)
+	}{
+		{args: []string{"lookup", "ip", "1.1.1.1"}, check: contains("IP", "1.1.1.1", "Network", "AS13335")},
+		{args: []string{"lookup", "ip", "203.0.113.7", "-o", "json"}, check: contains(`"ip":"203.0.113.7"`, `"risk_score"`)},
+		{args: []string{"lookup", "ips", "--file", addrFile}, check: func(t *testing.T, r result) {
+			ls := lines(r.stdout)
+			require.Len(t, ls, 4, "table:\n%s", r.stdout)
+			for i, prefix := range []string{"IP ", "1.1.1.1 ", "8.8.8.8 ", "2606:4700:4700::1111 "} {
+				assert.True(t, strings.HasPrefix(ls[i], prefix), "line %d does not start with %q:\n%s", i+1, prefix, r.stdout)
+			}
+		}},
+		{args: []string{"lookup", "ips", "--file", "-", "--concurrency", "2", "-o", "json"}, stdin: "9.9.9.9\n1.0.0.1\n", check: func(t *testing.T, r result) {
+			assert.Equal(t, []string{"9.9.9.9", "1.0.0.1"}, ndjsonIPs(t, r.stdout), "results")
+		}},
+		{args: []string{"lookup", "domain", "example.com", "--limit", "3"}, check: func(t *testing.T, r result) {
+			assert.Contains(t, r.stdout, "Domain          example.com", "domain")
+			assert.Equal(t, 3, strings.Count(r.stdout, ".example.com  "), "recent events:\n%s", r.stdout)
+		}},
+		{args: []string{"account"}, check: contains("Name", "Grace Hopper", "Credits", "50000", "Scopes", "BASIC")},
+		{args: []string{"health"}, check: func(t *testing.T, r result) {
+			assert.Equal(t, "ok\n", r.stdout, "health")
+		}},
+		{args: []string{"exports", "list", "proxies"}, check: contains("ID", "KIND", "SIZE", "hourly", "daily")},
+		{args: []string{"exports", "list", "torrents", "--limit", "2"}, check: func(t *testing.T, r result) {
+			ls := lines(r.stdout)
+			require.Len(t, ls, 5, "a page of 2:\n%s", r.stdout)
+			assert.True(t, strings.HasPrefix(ls[4], "more: --cursor "), "a page of 2:\n%s", r.stdout)
+		}},
+		{args: []string{"exports", "list", "ja4t", "--limit", "2", "--all"}, check: func(t *testing.T, r result) {
+			assert.GreaterOrEqual(t, len(lines(r.stdout)), 4, "--all:\n%s", r.stdout)
+			assert.NotContains(t, r.stdout, "more:", "--all")
+		}},
+		{args: []string{"exports", "meta", "proxies", "latest"}, check: contains("Stream", "proxies", "SHA-256", "Columns")},
+		{args: []string{"exports", "download", "proxies", "latest", "--out", out}, check: downloaded(out, "")},
+		{args: []string{"exports", "download", "proxies", "latest", "--out", out, "--verify", "--force"}, check: downloaded(out, "SHA-256 verified")},
+		{args: []string{"stream", "proxies", "--max-events", "3"}, check: events(3, 3)},
+		{args: []string{"stream", "helio/http", "--duration", "300ms"}, check: events(1, 100)},
+		{args: []string{"stream", "anonymizers", "--reconnect", "--max-events", "3"}, check: events(3, 3)},
+	}
+	// Not parallel: the second download replaces the first one's file.
+	for _, tt := range tests {
+		t.Run(strings.ReplaceAll(strings.Join(tt.args, " "), dir, "DIR"), func(t *testing.T) {
+			args := append([]string{"--fake"}, tt.args...)
+			r := call{args: args, stdin: strings.NewReader(tt.stdin)}.run(t)
+			requireCode(t, r, 0, args...)
+			assert.Empty(t, r.stderr, "stderr")
+			tt.check(t, r)
+		})
+	}
+}
+
+// contains checks that stdout holds each of want.
+func contains(want ...string) func(t *testing.T, r result) {
+	return func(t *testing.T, r result) {
+		t.Helper()
+		for _, w := range want {
+			assert.Contains(t, r.stdout, w, "stdout")
+		}
+	}
+}
+
+// downloaded checks a download's report (with note) and that path holds a
+// Parquet export and no temporary file was left beside it.
+func downloaded(path, note string) func(t *testing.T, r result) {
+	return func(t *testing.T, r result) {
+		t.Helper()
+		assert.True(t, strings.HasPrefix(r.stdout, "wrote "+path+": proxies "), "stdout: %q", r.stdout)
+		assert.Contains(t, r.stdout, note, "stdout")
+		b, err := os.ReadFile(path)
+		require.NoError(t, err)
+		assert.True(t, len(b) >= 8 && string(b[:4]) == "PAR1" && string(b[len(b)-4:]) == "PAR1", "%s is not a Parquet export (%d bytes)", path, len(b))
+		parts, _ := filepath.Glob(path + "*.part")
+		assert.Empty(t, parts, "temporary files were left")
+	}
 }
 
 // hostileProblem is a problem+json error body with hostileText in every
@@ -150,49 +503,6 @@ func hostileProblem(status int) synthienttest.Fault {
 		ContentType: "application/problem+json",
 		Body: `{"type":"about:blank","status":` + strconv.Itoa(status) + `,"title":"T` + h + `","detail":"D` + h +
 			`","instance":"I` + h + `","errors":{"f` + h + `":["M` + h + jsonInner("\nsynthient: forged line") + `"]}}`,
-	}
-}
-
-// hostileStream is an NDJSON stream body whose events hold hostileText,
-// with tabs between tokens.
-func hostileStream() synthienttest.Fault {
-	h := jsonInner(hostileText)
-	return synthienttest.Fault{
-		Status:      200,
-		ContentType: "application/x-ndjson",
-		Body:        `{"ip":"1.1.1.1",` + "\t" + `"provider":"P` + h + `"}` + "\n" + `{"ip":"8.8.8.8","type":["T` + h + `"]}` + "\n",
-	}
-}
-
-// checkTerminalSafe fails the test if out holds a control character other
-// than tab and newline, DEL, a C1 control or a byte that is not UTF-8.
-func checkTerminalSafe(t testing.TB, what, out string) {
-	t.Helper()
-	if !utf8.ValidString(out) {
-		t.Errorf("%s holds bytes that are not UTF-8: %q", what, out)
-	}
-	for i, r := range out {
-		if r == '\t' || r == '\n' {
-			continue
-		}
-		if r < 0x20 || (r >= 0x7f && r <= 0x9f) {
-			t.Errorf("%s holds the raw control %U at byte %d: %q", what, r, i, out)
-			return
-		}
-	}
-}
-
-// checkJSONLines fails the test unless every line of out is valid JSON
-// without a raw U+2028 or U+2029.
-func checkJSONLines(t *testing.T, out string) {
-	t.Helper()
-	for i, l := range lines(out) {
-		if !json.Valid([]byte(l)) {
-			t.Errorf("line %d is not JSON: %q", i+1, l)
-		}
-		if strings.ContainsAny(l, "\u2028\u2029") {
-			t.Errorf("line %d holds a raw U+2028 or U+2029: %q", i+1, l)
-		}
 	}
 }
 
@@ -238,7 +548,7 @@ func TestHostileServerOutput(t *testing.T) {
 				args := append([]string{"--base-url", hostileFront(t, srv), "-o", output},
 					slicesReplace(tt.args, "OUT", filepath.Join(t.TempDir(), "f.parquet"))...)
 				r := call{args: args, env: keyEnv(srv), stdin: strings.NewReader(tt.stdin)}.run(t)
-				wantCode(t, r, tt.code, args...)
+				requireCode(t, r, tt.code, args...)
 				checkTerminalSafe(t, "stdout", r.stdout)
 				checkTerminalSafe(t, "stderr", r.stderr)
 				if output == "json" || tt.name == "stream" {
@@ -256,77 +566,25 @@ func TestHostileServerOutput(t *testing.T) {
 func checkHostileVisible(t *testing.T, r result, asJSON, onStderr bool) {
 	t.Helper()
 	if onStderr {
-		if !strings.Contains(r.stderr, `\x1b]0;pwned\x07`) || !strings.Contains(r.stderr, `\u009b2J`) {
-			t.Errorf("stderr does not show the hostile text escaped:\n%s", r.stderr)
-		}
-		for _, l := range lines(r.stderr) {
-			if strings.HasPrefix(l, "synthient: forged") {
-				t.Errorf("a server string forged a line of its own on stderr:\n%s", r.stderr)
-			}
-		}
+		assert.Contains(t, r.stderr, `\x1b]0;pwned\x07`, "stderr does not show the hostile text escaped")
+		assert.Contains(t, r.stderr, `\u009b2J`, "stderr does not show the hostile text escaped")
+		assertNoForgedLine(t, "stderr", r.stderr)
 		return
 	}
 	want := `\x1b]0;pwned\x07`
 	if asJSON {
 		want = `\u001b]0;pwned\u0007`
 	}
-	if !strings.Contains(r.stdout, want) {
-		t.Errorf("stdout does not show the hostile text as %s:\n%s", want, r.stdout)
+	assert.Contains(t, r.stdout, want, "stdout does not show the hostile text escaped")
+}
+
+// assertNoForgedLine checks that no line of out is one a server string
+// forged ("synthient: forged line").
+func assertNoForgedLine(t *testing.T, what, out string) {
+	t.Helper()
+	for _, l := range lines(out) {
+		assert.False(t, strings.HasPrefix(l, "synthient: forged"), "a server string forged a line of its own on %s:\n%s", what, out)
 	}
-}
-
-func ptrTo[T any](v T) *T { return &v }
-
-// A stream line is printed as the server's JSON with only the escapes
-// added: it decodes to the same values (a byte that is not UTF-8 decodes
-// to U+FFFD either way), in text and in JSON output.
-func TestStreamLinesStayJSON(t *testing.T) {
-	t.Parallel()
-	for _, output := range []string{"text", "json"} {
-		t.Run(output, func(t *testing.T) {
-			t.Parallel()
-			srv := newServer(t)
-			fault := hostileStream()
-			srv.Inject(synthienttest.RouteStream, 1, fault)
-			r := runSrv(t, srv, "-o", output, "stream", "proxies")
-			wantCode(t, r, 0)
-			in, out := lines(fault.Body), lines(r.stdout)
-			if len(out) != len(in) {
-				t.Fatalf("%d lines, want %d:\n%s", len(out), len(in), r.stdout)
-			}
-			for i := range in {
-				want, err := decodeJSON([]byte(in[i]))
-				if err != nil {
-					t.Fatal(err)
-				}
-				got, err := decodeJSON([]byte(out[i]))
-				if err != nil {
-					t.Fatalf("line %d is not JSON (%v): %q", i+1, err, out[i])
-				}
-				if !jsonEqual(want, got) {
-					t.Errorf("line %d decodes to %q, want %q", i+1, got, want)
-				}
-			}
-			checkTerminalSafe(t, "stdout", r.stdout)
-		})
-	}
-}
-
-// decodeJSON decodes one JSON document, numbers as json.Number (a number
-// too big for a float64 is still valid JSON).
-func decodeJSON(b []byte) (any, error) {
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.UseNumber()
-	var v any
-	err := dec.Decode(&v)
-	return v, err
-}
-
-// jsonEqual compares two decoded JSON values.
-func jsonEqual(a, b any) bool {
-	x, _ := json.Marshal(a)
-	y, _ := json.Marshal(b)
-	return bytes.Equal(x, y)
 }
 
 // A problem detail that echoes the key is redacted before it is cut to
@@ -358,17 +616,11 @@ func TestErrorDetailEchoesKey(t *testing.T) {
 			c := call{args: append([]string{"--base-url", srv.URL, "--max-retries", "0"}, tt.args...),
 				env: map[string]string{"SYNTHIENT_API_KEY": key}, stdin: strings.NewReader(tt.stdin)}
 			r := c.run(t)
-			if r.code == exitOK {
-				t.Fatalf("exit 0; stderr:\n%s", r.stderr)
-			}
-			for what, out := range map[string]string{"stdout": r.stdout, "stderr": r.stderr} {
-				if strings.Contains(strings.ToLower(out), key[:8]) {
-					t.Errorf("%s shows part of the key:\n%s", what, out)
-				}
-			}
-			if !strings.Contains(r.stderr, "Invalid API key: ") || !strings.Contains(r.stderr, "[redac") {
-				t.Errorf("stderr does not show the redacted detail:\n%s", r.stderr)
-			}
+			require.NotEqual(t, exitOK, r.code, "exit 0; stderr:\n%s", r.stderr)
+			assert.NotContains(t, strings.ToLower(r.stdout), key[:8], "stdout shows part of the key")
+			assert.NotContains(t, strings.ToLower(r.stderr), key[:8], "stderr shows part of the key")
+			assert.Contains(t, r.stderr, "Invalid API key: ", "stderr does not show the redacted detail")
+			assert.Contains(t, r.stderr, "[redac", "stderr does not show the redacted detail")
 		})
 	}
 }
@@ -397,22 +649,14 @@ func TestServerNewlineForgesNoLine(t *testing.T) {
 			args := append([]string{"--base-url", hostileFrontWith(t, srv, forged)},
 				slicesReplace(tt.args, "OUT", filepath.Join(t.TempDir(), "f.parquet"))...)
 			r := call{args: args, env: keyEnv(srv)}.run(t)
-			wantCode(t, r, exitOK, args...)
-			outputs := map[string]string{"stderr": r.stderr}
+			requireCode(t, r, exitOK, args...)
+			assertNoForgedLine(t, "stderr", r.stderr)
 			text := r.stderr
 			if !slices.Contains(tt.args, "-") { // else stdout is the export
-				outputs["stdout"], text = r.stdout, r.stdout
+				assertNoForgedLine(t, "stdout", r.stdout)
+				text = r.stdout
 			}
-			for what, out := range outputs {
-				for _, l := range lines(out) {
-					if strings.HasPrefix(l, "synthient: forged") {
-						t.Errorf("a server string forged a line of its own on %s:\n%s", what, out)
-					}
-				}
-			}
-			if !strings.Contains(text, tt.want) {
-				t.Errorf("the output does not hold %q:\n%s", tt.want, text)
-			}
+			assert.Contains(t, text, tt.want, "the output")
 		})
 	}
 }
@@ -445,10 +689,10 @@ func TestStdoutWriteErrorExits1(t *testing.T) {
 				c.ctx = ctx
 			}
 			r := c.run(t)
-			wantCode(t, r, exitFailure, tt.args...)
-			if ls := lines(r.stderr); len(ls) != 1 || !strings.Contains(ls[0], "no space left on device") {
-				t.Errorf("stderr %q, want one line with the write error", r.stderr)
-			}
+			requireCode(t, r, exitFailure, tt.args...)
+			ls := lines(r.stderr)
+			require.Len(t, ls, 1, "stderr lines: want one with the write error")
+			assert.Contains(t, ls[0], "no space left on device", "stderr")
 		})
 	}
 }
@@ -475,8 +719,9 @@ func TestExitCodeFileErrors(t *testing.T) {
 		{"a file error without the SDK's", fmt.Errorf("reading the addresses: %w", pathErr(syscall.EIO)), exitFailure},
 	}
 	for _, tt := range tests {
-		if got := exitCode(tt.err); got != tt.want {
-			t.Errorf("%s: exitCode(%v) = %d, want %d", tt.name, tt.err, got, tt.want)
-		}
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			assert.Equal(t, tt.want, exitCode(tt.err), "exitCode(%v)", tt.err)
+		})
 	}
 }

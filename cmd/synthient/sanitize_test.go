@@ -1,5 +1,7 @@
 package main
 
+// Tests of sanitize.go: the escapes of text and JSON, and the safeWriter.
+
 import (
 	"bytes"
 	"encoding/json"
@@ -10,6 +12,9 @@ import (
 	"sync"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 func TestAppendText(t *testing.T) {
@@ -36,12 +41,8 @@ func TestAppendText(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			if got := string(appendText(nil, []byte(tt.in), true)); got != tt.layout {
-				t.Errorf("appendText(%q, layout) = %q, want %q", tt.in, got, tt.layout)
-			}
-			if got := escapeCell(tt.in); got != tt.oneLine {
-				t.Errorf("escapeCell(%q) = %q, want %q", tt.in, got, tt.oneLine)
-			}
+			assert.Equal(t, tt.layout, string(appendText(nil, []byte(tt.in), true)), "appendText(%q, layout)", tt.in)
+			assert.Equal(t, tt.oneLine, escapeCell(tt.in), "escapeCell(%q)", tt.in)
 		})
 	}
 }
@@ -65,34 +66,12 @@ func TestAppendJSON(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			got := string(appendJSON(nil, []byte(tt.in)))
-			if got != tt.want {
-				t.Errorf("appendJSON(%q) = %q, want %q", tt.in, got, tt.want)
-			}
-			if json.Valid([]byte(tt.in)) && !json.Valid([]byte(got)) {
-				t.Errorf("appendJSON(%q) = %q is no longer valid JSON", tt.in, got)
+			assert.Equal(t, tt.want, got, "appendJSON(%q)", tt.in)
+			if json.Valid([]byte(tt.in)) {
+				assert.True(t, json.Valid([]byte(got)), "appendJSON(%q) = %q is no longer valid JSON", tt.in, got)
 			}
 		})
 	}
-}
-
-// writeAll writes p to a safeWriter in pieces cut at the given offsets,
-// flushes it, and returns what came out.
-func writeAll(t testing.TB, secrets *redactor, p []byte, cuts ...int) string {
-	t.Helper()
-	var out bytes.Buffer
-	w := newSafeWriter(&out, secrets)
-	prev := 0
-	for _, c := range append(cuts, len(p)) {
-		c = min(max(c, prev), len(p))
-		if n, err := w.Write(p[prev:c]); err != nil || n != c-prev {
-			t.Fatalf("Write: %d, %v", n, err)
-		}
-		prev = c
-	}
-	if err := w.Flush(); err != nil {
-		t.Fatal(err)
-	}
-	return out.String()
 }
 
 // The safeWriter escapes a character or redacts a secret that arrives in
@@ -116,9 +95,7 @@ func TestSafeWriterSplitWrites(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			if got := writeAll(t, secrets, []byte(tt.in), tt.cuts...); got != tt.want {
-				t.Errorf("got %q, want %q", got, tt.want)
-			}
+			assert.Equal(t, tt.want, writeAll(t, secrets, []byte(tt.in), tt.cuts...))
 		})
 	}
 }
@@ -130,18 +107,13 @@ func TestSafeWriterLongLine(t *testing.T) {
 	var out bytes.Buffer
 	w := newSafeWriter(&out, &redactor{})
 	long := strings.Repeat("a", maxPending-1) + "\u009b" // the C1 control ends past maxPending
-	if _, err := w.Write([]byte(long[:maxPending])); err != nil {
-		t.Fatal(err)
-	}
-	if out.Len() != maxPending-1 {
-		t.Fatalf("%d bytes written before the newline, want %d (up to the cut character)", out.Len(), maxPending-1)
-	}
-	if _, err := w.Write([]byte(long[maxPending:] + "\n")); err != nil {
-		t.Fatal(err)
-	}
-	if got := out.String(); got != long[:maxPending-1]+`\u009b`+"\n" {
-		t.Errorf("ends %q", got[len(got)-10:])
-	}
+	_, err := w.Write([]byte(long[:maxPending]))
+	require.NoError(t, err)
+	require.Equal(t, maxPending-1, out.Len(), "bytes written before the newline: want those up to the cut character")
+	_, err = w.Write([]byte(long[maxPending:] + "\n"))
+	require.NoError(t, err)
+	got := out.String()
+	assert.True(t, got == long[:maxPending-1]+`\u009b`+"\n", "ends %q", got[max(0, len(got)-10):])
 }
 
 // Lines written at once from several goroutines come out whole (run with
@@ -162,13 +134,9 @@ func TestSafeWriterConcurrent(t *testing.T) {
 	}
 	wg.Wait()
 	ls := lines(out.String())
-	if len(ls) != 400 {
-		t.Fatalf("%d lines, want 400", len(ls))
-	}
+	require.Len(t, ls, 400, "lines")
 	for _, l := range ls {
-		if !strings.HasPrefix(l, "goroutine ") || !strings.HasSuffix(l, ` \x1b`) {
-			t.Fatalf("mixed line %q", l)
-		}
+		require.True(t, strings.HasPrefix(l, "goroutine ") && strings.HasSuffix(l, ` \x1b`), "mixed line %q", l)
 	}
 }
 
@@ -178,19 +146,13 @@ func TestSafeWriterError(t *testing.T) {
 	t.Parallel()
 	boom := errors.New("boom")
 	w := newSafeWriter(failWriter{boom}, &redactor{})
-	if _, err := w.Write([]byte("line\n")); !errors.Is(err, boom) {
-		t.Errorf("Write: %v", err)
-	}
+	_, err := w.Write([]byte("line\n"))
+	assert.ErrorIs(t, err, boom, "Write")
 	w = newSafeWriter(failWriter{boom}, &redactor{})
-	if _, err := w.Write([]byte("unfinished")); err != nil {
-		t.Errorf("Write of an unfinished line: %v", err)
-	}
-	if err := w.Flush(); !errors.Is(err, boom) {
-		t.Errorf("Flush: %v", err)
-	}
+	_, err = w.Write([]byte("unfinished"))
+	assert.NoError(t, err, "Write of an unfinished line")
+	assert.ErrorIs(t, w.Flush(), boom, "Flush")
 }
-
-type failWriter struct{ err error }
 
 // The first write error is sticky: a writer that fails once and then
 // works again gets nothing more, and every later Write and Flush returns
@@ -213,18 +175,11 @@ func TestSafeWriterErrorSticky(t *testing.T) {
 			w := newSafeWriter(fw, &redactor{})
 			w.Write([]byte(tt.first))
 			w.Flush()
-			if !fw.failed {
-				t.Fatal("nothing was written")
-			}
-			if _, err := w.Write([]byte("more\n")); !errors.Is(err, boom) {
-				t.Errorf("Write after the error: %v, want %v", err, boom)
-			}
-			if err := w.Flush(); !errors.Is(err, boom) {
-				t.Errorf("Flush after the error: %v, want %v", err, boom)
-			}
-			if out.Len() != 0 {
-				t.Errorf("written after the error: %q", out.String())
-			}
+			require.True(t, fw.failed, "nothing was written")
+			_, err := w.Write([]byte("more\n"))
+			assert.ErrorIs(t, err, boom, "Write after the error")
+			assert.ErrorIs(t, w.Flush(), boom, "Flush after the error")
+			assert.Empty(t, out.String(), "written after the error")
 		})
 	}
 }
@@ -244,8 +199,6 @@ func (f *failOnceWriter) Write(p []byte) (int, error) {
 	return f.w.Write(p)
 }
 
-func (w failWriter) Write([]byte) (int, error) { return 0, w.err }
-
 // FuzzSanitize: no control character survives appendText or appendJSON,
 // valid JSON stays valid JSON with the same values, and a safeWriter
 // prints the same whether a text comes in one write or two.
@@ -258,14 +211,11 @@ func FuzzSanitize(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, in []byte, cut uint16) {
 		checkTerminalSafe(t, "appendText", string(appendText(nil, in, true)))
-		if one := escapeCell(string(in)); strings.ContainsAny(one, "\t\n") {
-			t.Errorf("escapeCell(%q) = %q keeps a tab or newline", in, one)
-		}
+		one := escapeCell(string(in))
+		assert.False(t, strings.ContainsAny(one, "\t\n"), "escapeCell(%q) = %q keeps a tab or newline", in, one)
 		checkJSONEscaped(t, in, appendJSON(nil, in))
 		whole := writeAll(t, &redactor{}, in)
-		if split := writeAll(t, &redactor{}, in, int(cut)); split != whole {
-			t.Errorf("written in two at %d: %q, in one: %q", cut, split, whole)
-		}
+		assert.Equal(t, whole, writeAll(t, &redactor{}, in, int(cut)), "written in two at %d, and in one", cut)
 		checkTerminalSafe(t, "safeWriter", whole)
 	})
 }
@@ -273,29 +223,18 @@ func FuzzSanitize(f *testing.F) {
 // checkJSONEscaped checks appendJSON's output out for the input in.
 func checkJSONEscaped(t *testing.T, in, out []byte) {
 	t.Helper()
-	if !utf8.Valid(out) {
-		t.Fatalf("appendJSON(%q) = %q is not UTF-8", in, out)
-	}
+	require.True(t, utf8.Valid(out), "appendJSON(%q) = %q is not UTF-8", in, out)
 	for _, r := range string(out) {
-		if r < 0x20 || (r >= 0x7f && r <= 0x9f) || r == '\u2028' || r == '\u2029' {
-			t.Fatalf("appendJSON(%q) = %q holds %U", in, out, r)
-		}
+		bad := r < 0x20 || (r >= 0x7f && r <= 0x9f) || r == '\u2028' || r == '\u2029'
+		require.False(t, bad, "appendJSON(%q) = %q holds %U", in, out, r)
 	}
 	if !json.Valid(in) {
 		return
 	}
-	if !json.Valid(out) {
-		t.Fatalf("appendJSON(%q) = %q is no longer valid JSON", in, out)
-	}
+	require.True(t, json.Valid(out), "appendJSON(%q) = %q is no longer valid JSON", in, out)
 	want, err := decodeJSON(in)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	got, err := decodeJSON(out)
-	if err != nil {
-		t.Fatalf("appendJSON(%q) = %q is not JSON: %v", in, out, err)
-	}
-	if !jsonEqual(want, got) {
-		t.Errorf("appendJSON(%q) = %q decodes to %v, want %v", in, out, got, want)
-	}
+	require.NoError(t, err, "appendJSON(%q) = %q is not JSON", in, out)
+	assert.True(t, jsonEqual(want, got), "appendJSON(%q) = %q decodes to %v, want %v", in, out, got, want)
 }

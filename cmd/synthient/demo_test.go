@@ -1,0 +1,31 @@
+package main
+
+// Tests of demo.go: the guided demo.
+
+import (
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+)
+
+// The guided demo runs on its own fake, shows a retry and refused retries
+// with their reasons, and ends well under a minute.
+func TestDemo(t *testing.T) {
+	t.Parallel()
+	r := call{args: []string{"demo"}}.run(t)
+	requireCode(t, r, 0, "demo")
+	for _, want := range []string{
+		"retry in",
+		"stop: may_have_been_processed",
+		"retry_after_exceeds_max",
+		"429", "503", "502",
+		"AllExports walked",
+		"verified; API key sent to storage: false",
+		"Done in",
+	} {
+		assert.Contains(t, r.stdout, want, "demo output")
+	}
+	assert.Empty(t, r.stderr, "stderr")
+	assert.LessOrEqual(t, r.elapsed, 30*time.Second, "the demo took too long")
+}
