@@ -474,6 +474,31 @@ func TestBatchInterruptWhileReading(t *testing.T) {
 	}
 }
 
+// A chunk's results are printed as soon as it is looked up, while the
+// addresses after it are still being read (a pipe that has not ended).
+func TestBatchPrintsWhileReading(t *testing.T) {
+	t.Parallel()
+	srv := newServer(t)
+	pr, pw := io.Pipe()
+	defer pw.Close()
+	in := addrs(1001)
+	c := batchCall(srv, "")
+	c.stdin, c.stdout = pr, &syncBuffer{}
+	done := make(chan result, 1)
+	go func() { done <- c.run(t) }()
+	_, err := io.WriteString(pw, strings.Join(in[:1000], "\n")+"\n")
+	require.NoError(t, err)
+	require.Eventually(t, func() bool { return len(lines(c.stdout.String())) == 1000 }, 10*time.Second, 10*time.Millisecond,
+		"the results of the first chunk, before the input ends")
+	_, err = io.WriteString(pw, in[1000]+"\n")
+	require.NoError(t, err)
+	pw.Close()
+	r := <-done
+	requireCode(t, r, 0)
+	assertAddrs(t, in, ndjsonIPs(t, r.stdout), "results")
+	assert.Equal(t, 2, srv.Arrivals(synthienttest.RouteLookupIPs), "batch requests")
+}
+
 // An interrupt while a chunk is in flight exits 130 (not 3, as if the API
 // had failed), and the addresses not looked up are still reported.
 func TestBatchInterruptInFlight(t *testing.T) {
