@@ -36,7 +36,7 @@ func TestAPIKeyFile(t *testing.T) {
 		{name: "no newline", content: "KEY", args: []string{"--api-key-file", "FILE", "account"}},
 		{name: "stdin", args: []string{"--api-key-file", "-", "account"}, stdin: "KEY\n"},
 		{name: "over SYNTHIENT_API_KEY", content: "KEY\n", args: []string{"--api-key-file", "FILE", "account"},
-			envKey: "00000000-0000-4000-8000-000000000000"},
+			envKey: unknownKey},
 		{name: "health", content: "KEY\n", args: []string{"--api-key-file", "FILE", "health"}},
 		{name: "empty file", content: "", args: []string{"--api-key-file", "FILE", "account"},
 			code: exitUsage, stderr: "--api-key-file: FILE is empty"},

@@ -4,13 +4,15 @@ package main
 // every run checks (call, result, requireCode), the fake API on a fixed
 // clock (newServer), the golden files, a reverse proxy in front of the
 // fake (proxyTo, serveFront) and the hostile server built on it, and the
-// helpers two test files share: named pipes, failing writers, the JSON
-// and terminal checks. A helper one test file uses stays in that file.
+// helpers two test files share: key constants, named pipes, failing
+// writers, the JSON and terminal checks. A helper one test file uses
+// stays in that file.
 
 import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"io"
 	"net/http"
@@ -35,6 +37,17 @@ import (
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata")
+
+// Keys shaped like the API's (UUIDs) that no output may show.
+const (
+	// configuredKey is a key a test configures (SYNTHIENT_API_KEY).
+	configuredKey = "123e4567-e89b-12d3-a456-426614174000"
+	// pastedKey is a key where it does not belong: an argument, a line of
+	// an input file, a server's answer.
+	pastedKey = "3f2a9c1e-7b4d-4e8f-9a6b-1c2d3e4f5a6b"
+	// unknownKey is a key the fake does not know.
+	unknownKey = "00000000-0000-4000-8000-000000000000"
+)
 
 // testNow is the fixed time of the fakes the golden tests run against:
 // 14:20 UTC, so the current day has 14 completed hourly exports.
@@ -425,6 +438,9 @@ func makeFIFO(t *testing.T, path string) {
 
 // failWriter fails every write with err.
 type failWriter struct{ err error }
+
+// errNoSpace is the error of a stdout that cannot be written.
+var errNoSpace = errors.New("no space left on device")
 
 func (w failWriter) Write([]byte) (int, error) { return 0, w.err }
 

@@ -611,8 +611,7 @@ func TestBatchFailedIsInput(t *testing.T) {
 // it (at byte 80 of a line, or of a line too long to read).
 func TestBatchInvalidLineEchoesKey(t *testing.T) {
 	t.Parallel()
-	const key = "123e4567-e89b-12d3-a456-426614174000"
-	const pasted = "3f2a9c1e-7b4d-4e8f-9a6b-1c2d3e4f5a6b"
+	const key, pasted = configuredKey, pastedKey
 	pad := strings.Repeat("x", 70) + " " // a key after it straddles byte 80
 	tests := []struct {
 		name, line, secret string

@@ -17,7 +17,7 @@ import (
 // whatever surrounds it, overlapping ones included.
 func TestKeyShapes(t *testing.T) {
 	t.Parallel()
-	const k = "3f2a9c1e-7b4d-4e8f-9a6b-1c2d3e4f5a6b"
+	const k = pastedKey
 	tests := []struct {
 		s    string
 		want []string
@@ -50,10 +50,7 @@ func TestKeyShapes(t *testing.T) {
 
 func TestRedactor(t *testing.T) {
 	t.Parallel()
-	const (
-		pasted = "3f2a9c1e-7b4d-4e8f-9a6b-1c2d3e4f5a6b"
-		key    = "123e4567-e89b-12d3-a456-426614174000"
-	)
+	const pasted, key = pastedKey, configuredKey
 	tests := []struct {
 		name, in, want string
 	}{
@@ -105,7 +102,7 @@ func TestRedactor(t *testing.T) {
 // SDK's: it is printed as [redacted].
 func TestKeyArgumentNeverEchoed(t *testing.T) {
 	t.Parallel()
-	const pasted = "3f2a9c1e-7b4d-4e8f-9a6b-1c2d3e4f5a6b"
+	const pasted = pastedKey
 	const configured = "sk_live_not_a_uuid_0123456789" // a key of another shape
 	dir := t.TempDir()
 	keyFile := filepath.Join(dir, "key")

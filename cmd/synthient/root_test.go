@@ -6,7 +6,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io/fs"
 	"net"
@@ -173,7 +172,7 @@ func TestEnvironmentAndFlags(t *testing.T) {
 	assert.Contains(t, r.stdout, "Grace Hopper", "account through the environment")
 
 	// --api-key over a wrong SYNTHIENT_API_KEY.
-	env["SYNTHIENT_API_KEY"] = "00000000-0000-4000-8000-000000000000"
+	env["SYNTHIENT_API_KEY"] = unknownKey
 	r = runArgs(t, env, "--api-key", srv.APIKey, "account")
 	requireCode(t, r, 0)
 
@@ -593,7 +592,7 @@ func assertNoForgedLine(t *testing.T, what, out string) {
 // the command and in the report of a failed batch.
 func TestErrorDetailEchoesKey(t *testing.T) {
 	t.Parallel()
-	const key = "123e4567-e89b-12d3-a456-426614174000"
+	const key = configuredKey
 	pad := "Invalid API key: " + strings.Repeat("x", 265) + " " // the key starts at byte 283
 	tests := []struct {
 		name   string
@@ -682,7 +681,7 @@ func TestStdoutWriteErrorExits1(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			c := call{args: tt.args, stdoutTo: failWriter{errors.New("no space left on device")}}
+			c := call{args: tt.args, stdoutTo: failWriter{errNoSpace}}
 			if tt.interrupted {
 				ctx, cancel := context.WithCancel(context.Background())
 				cancel()
@@ -692,7 +691,7 @@ func TestStdoutWriteErrorExits1(t *testing.T) {
 			requireCode(t, r, exitFailure, tt.args...)
 			ls := lines(r.stderr)
 			require.Len(t, ls, 1, "stderr lines: want one with the write error")
-			assert.Contains(t, ls[0], "no space left on device", "stderr")
+			assert.Contains(t, ls[0], errNoSpace.Error(), "stderr")
 		})
 	}
 }

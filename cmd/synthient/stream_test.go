@@ -3,7 +3,6 @@ package main
 // Tests of stream.go: the stream command.
 
 import (
-	"errors"
 	"strings"
 	"testing"
 
@@ -51,11 +50,11 @@ func TestStreamReconnectWriteError(t *testing.T) {
 	t.Parallel()
 	srv := newServer(t)
 	c := against(srv, "stream", "proxies", "--reconnect", "--duration", "1m")
-	c.stdoutTo = failWriter{errors.New("no space left on device")}
+	c.stdoutTo = failWriter{errNoSpace}
 	r := c.run(t)
 	requireCode(t, r, exitFailure, c.args...)
 	if ls := lines(r.stderr); assert.Len(t, ls, 1, "stderr lines: want one with the write error") {
-		assert.Contains(t, ls[0], "no space left on device", "stderr")
+		assert.Contains(t, ls[0], errNoSpace.Error(), "stderr")
 	}
 	assert.NotContains(t, r.stderr, "reconnecting", "stderr")
 	assert.Equal(t, 1, srv.Arrivals(synthienttest.RouteStream), "streams opened")
@@ -93,7 +92,7 @@ func TestStreamLinesStayJSON(t *testing.T) {
 // still valid JSON, in both output formats.
 func TestStreamLineWithKeyStaysJSON(t *testing.T) {
 	t.Parallel()
-	const key = "123e4567-e89b-12d3-a456-426614174000"
+	const key = configuredKey
 	for _, output := range []string{"text", "json"} {
 		t.Run(output, func(t *testing.T) {
 			t.Parallel()
