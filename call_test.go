@@ -8,6 +8,8 @@ package synthient_test
 //     transport inside synctest bubbles: time is fake there, so a test
 //     waits out a 60 s Retry-After at once and asserts the exact fake time
 //     it took;
+//   - the attempt log: one event per decision, its level and fields, and
+//     nothing of the address, the domain, the query or the key;
 //   - the loop against real loopback servers (apiServer, rawServer):
 //     replays, connections closed or refused, malformed answers, the idle
 //     pool, error bodies, request headers, redirects, the response hook, a
@@ -461,21 +463,6 @@ func assertSameRequests(t *testing.T, op opCase, m *mockAPI) {
 	}
 }
 
-func TestNegativeMaxRetriesIsInvalid(t *testing.T) {
-	t.Parallel()
-	for _, n := range []int{-1, -100, math.MinInt} {
-		c, err := synthient.NewClient(testKey, synthient.WithMaxRetries(n))
-		assert.ErrorIs(t, err, synthient.ErrInvalidArgument, "WithMaxRetries(%d)", n)
-		assert.Nil(t, c, "WithMaxRetries(%d): a client was returned with the error", n)
-	}
-	for _, n := range []int{0, 1, 16, 1000} {
-		c, err := synthient.NewClient(testKey, synthient.WithMaxRetries(n))
-		if assert.NoError(t, err, "WithMaxRetries(%d)", n) {
-			c.Close()
-		}
-	}
-}
-
 // TestWaitIsTheLongerOfBackoffAndRetryAfter checks wait = max(backoff,
 // Retry-After) for a class of each kind.
 func TestWaitIsTheLongerOfBackoffAndRetryAfter(t *testing.T) {
@@ -826,6 +813,140 @@ func TestCancelledContextSendsNothing(t *testing.T) {
 			assert.Zero(t, m.GetTotalCallCount(), "requests sent")
 		})
 	}
+}
+
+// ---- The attempt log ----
+
+func TestLoggerRetriesThenSuccess(t *testing.T) {
+	t.Parallel()
+	synctest.Test(t, func(t *testing.T) {
+		logger, logs := newLogger()
+		m := newOpMock(t, opNamed("Account"), problem(503, "X-Request-Id", "req-1"), problem(503), opSucceeds)
+		_, err := m.Client(t, synthient.WithLogger(logger)).Account(context.Background())
+		require.NoError(t, err, "Account")
+		events := parseLog(t, logs.String())
+		require.Len(t, events, 3, "events:\n%s", logs)
+		common := map[string]any{"method": "GET", "route": "/account/me", "class": "standard", "max_attempts": 3,
+			"reason": nil, "retry_after": nil}
+		for i, e := range events {
+			assertLogFields(t, i, e, common)
+			assertLogFields(t, i, e, map[string]any{"attempt": i + 1})
+		}
+		for i := range 2 {
+			assertLogFields(t, i, events[i], map[string]any{"level": "DEBUG", "decision": "retry", "status": 503})
+			if assert.IsType(t, float64(0), events[i]["wait"], "event %d: wait", i) {
+				assert.Positive(t, events[i]["wait"].(float64), "event %d: wait", i)
+			}
+		}
+		assertLogFields(t, 0, events[0], map[string]any{"request_id": "req-1"})
+		assertLogFields(t, 2, events[2], map[string]any{"level": "DEBUG", "decision": "done", "status": 200, "wait": nil})
+	})
+}
+
+func TestLoggerStopAtInfo(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name   string
+		op     string
+		script []httpmock.Responder
+		want   []map[string]any
+	}{
+		{"billed_503", "LookupIP", []httpmock.Responder{problem(503)}, []map[string]any{
+			{"level": "INFO", "decision": "stop", "reason": "may_have_been_processed", "status": 503,
+				"method": "GET", "route": "/lookup/ip/{ip}", "class": "billed", "attempt": 1, "max_attempts": 3},
+		}},
+		{"standard_503_exhausted", "Account", []httpmock.Responder{problem(503)}, []map[string]any{
+			{"level": "DEBUG", "decision": "retry", "attempt": 1},
+			{"level": "DEBUG", "decision": "retry", "attempt": 2},
+			{"level": "INFO", "decision": "stop", "reason": "attempts_exhausted", "status": 503, "attempt": 3, "max_attempts": 3},
+		}},
+		{"429_without_retry_after", "LookupIPs", []httpmock.Responder{problem(429)}, []map[string]any{
+			{"level": "INFO", "decision": "stop", "reason": "rate_limited_without_retry_after", "status": 429,
+				"method": "POST", "route": "/lookup/ips", "retry_after": nil},
+		}},
+		{"429_retry_after_61", "Health", []httpmock.Responder{problem(429, "Retry-After", "61")}, []map[string]any{
+			{"level": "INFO", "decision": "stop", "reason": "retry_after_exceeds_max", "status": 429,
+				"route": "/health", "class": "billed", "retry_after": float64(61 * time.Second)},
+		}},
+		{"429_retry_after_1_then_200", "LookupDomain", []httpmock.Responder{problem(429, "Retry-After", "1"), opSucceeds}, []map[string]any{
+			{"level": "DEBUG", "decision": "retry", "status": 429, "route": "/lookup/domain/{domain}",
+				"retry_after": float64(time.Second), "wait": float64(time.Second)},
+			{"level": "DEBUG", "decision": "done", "status": 200, "retry_after": nil, "reason": nil},
+		}},
+		{"dial_error", "LookupIP", []httpmock.Responder{httpmock.NewErrorResponder(dialRefused())}, []map[string]any{
+			{"level": "INFO", "decision": "stop", "reason": "not_retryable", "status": nil, "error": "dial"},
+		}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			synctest.Test(t, func(t *testing.T) {
+				logger, logs := newLogger()
+				op := opNamed(tc.op)
+				m := newOpMock(t, op, tc.script...)
+				_ = op.call(context.Background(), m.Client(t, synthient.WithLogger(logger)))
+				events := parseLog(t, logs.String())
+				require.Len(t, events, len(tc.want), "events:\n%s", logs)
+				for i, w := range tc.want {
+					assertLogFields(t, i, events[i], w)
+				}
+			})
+		})
+	}
+}
+
+// TestLoggerTimeLeft: with a deadline, each decision logs the time left
+// before it; without one, none.
+func TestLoggerTimeLeft(t *testing.T) {
+	t.Parallel()
+	synctest.Test(t, func(t *testing.T) {
+		logger, logs := newLogger()
+		m := newOpMock(t, opNamed("Account"), problem(503), opSucceeds)
+		c := m.Client(t, synthient.WithLogger(logger))
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		_, err := c.Account(ctx)
+		require.NoError(t, err, "Account with a deadline")
+		_, err = c.Account(context.Background())
+		require.NoError(t, err, "Account without a deadline")
+		events := parseLog(t, logs.String())
+		require.Len(t, events, 3, "events:\n%s", logs)
+		for i, e := range events[:2] {
+			if assert.IsType(t, float64(0), e["time_left"], "event %d: time_left", i) {
+				left := e["time_left"].(float64)
+				assert.Positive(t, left, "event %d: time_left", i)
+				assert.LessOrEqual(t, left, float64(10*time.Second), "event %d: time_left", i)
+			}
+		}
+		assertLogFields(t, 2, events[2], map[string]any{"decision": "done", "time_left": nil})
+	})
+}
+
+// TestLoggerHoldsNoAddressKeyOrQuery checks that the route is logged as a
+// template, and that neither the address, the domain, the query nor the key
+// appears.
+func TestLoggerHoldsNoAddressKeyOrQuery(t *testing.T) {
+	t.Parallel()
+	synctest.Test(t, func(t *testing.T) {
+		logger, logs := newLogger()
+		lookup := opCase{method: http.MethodGet, path: "/api/v4/lookup/ip/198.51.100.23", success: `{"ip":"198.51.100.23"}`}
+		m := newOpMock(t, lookup, problem(429, "Retry-After", "0"), opSucceeds)
+		_, err := m.Client(t, synthient.WithLogger(logger)).LookupIP(context.Background(), netip.MustParseAddr("198.51.100.23"))
+		require.NoError(t, err, "LookupIP")
+		domain := opCase{method: http.MethodGet, path: "/api/v4/lookup/domain/secret-target.example", success: `{"domain":"secret-target.example"}`}
+		m2 := newOpMock(t, domain, problem(429, "Retry-After", "0"), opSucceeds)
+		_, err = m2.Client(t, synthient.WithLogger(logger)).LookupDomain(context.Background(), "secret-target.example",
+			&synthient.DomainLookupParams{Limit: 9})
+		require.NoError(t, err, "LookupDomain")
+		out := logs.String()
+		events := parseLog(t, out)
+		require.Len(t, events, 4, "events:\n%s", out)
+		assert.Equal(t, "/lookup/ip/{ip}", events[0]["route"], "LookupIP's route")
+		assert.Equal(t, "/lookup/domain/{domain}", events[2]["route"], "LookupDomain's route")
+		for _, s := range []string{"198.51.100.23", "secret-target", "limit", "?", testKey, "api.test"} {
+			assert.NotContains(t, out, s, "the log")
+		}
+	})
 }
 
 // ---- The loop against loopback servers ----

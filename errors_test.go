@@ -272,61 +272,6 @@ func TestEveryTypedErrorReachesTheBaseError(t *testing.T) {
 	}
 }
 
-// TestDecodeErrorIsNeverRetried checks that a 2xx body that does not
-// match the schema gives a *DecodeError after one request, for every
-// operation (Account included, although it retries 5xx).
-func TestDecodeErrorIsNeverRetried(t *testing.T) {
-	t.Parallel()
-	wrongTypes := map[string]string{
-		"LookupIP":     `{"ip":12,"network":"none"}`,
-		"LookupIPs":    `{"results":{"ip":"1.2.3.4"}}`,
-		"LookupDomain": `{"domain":7,"stats":[]}`,
-		"Health":       `{"status":true}`,
-		"Account":      `{"email":5,"scopes":"BASIC"}`,
-	}
-	for _, op := range operations() {
-		bodies := []struct{ name, body string }{
-			{"invalid_json", `{"ip": "1.2.3.4",`},
-			{"empty_body", ""},
-			{"wrong_types", wrongTypes[op.name]},
-			{"json_array", `[]`},
-			{"json_null", `null`},
-			{"empty_object", `{}`},
-		}
-		for _, b := range bodies {
-			t.Run(op.name+"/"+b.name, func(t *testing.T) {
-				t.Parallel()
-				m := newOpMock(t, op, answer(200, b.body, "Content-Type", "application/json"), opSucceeds)
-				err := op.call(context.Background(), m.Client(t))
-				var de *synthient.DecodeError
-				require.ErrorAs(t, err, &de)
-				assert.Equal(t, 200, de.Status, "DecodeError.Status")
-				assert.Equal(t, 1, m.GetTotalCallCount(), "requests: a decoding failure is never retried")
-				var base *synthient.Error
-				require.ErrorAs(t, err, &base)
-				assert.Equal(t, op.name, base.Op, "Error.Op")
-				assert.Equal(t, 1, base.Attempts, "Error.Attempts")
-			})
-		}
-	}
-}
-
-// TestErrClosed checks that after Close every method fails with an error
-// matching ErrClosed and sends nothing.
-func TestErrClosed(t *testing.T) {
-	t.Parallel()
-	m := newOpMock(t, opNamed("Account"))
-	c := m.Client(t)
-	require.NoError(t, c.Close(), "Close")
-	assert.NoError(t, c.Close(), "second Close")
-	for _, op := range operations() {
-		err := op.call(context.Background(), c)
-		assert.ErrorIs(t, err, synthient.ErrClosed, "%s after Close", op.name)
-		assert.NotErrorIs(t, err, synthient.ErrInvalidArgument, "%s after Close", op.name)
-	}
-	assert.Zero(t, m.GetTotalCallCount(), "requests sent after Close")
-}
-
 // TestKeyNeverInErrorsOrLogs runs every operation into each kind of
 // failure with a Debug logger, and then a call cancelled during a wait,
 // one whose deadline is too short for the wait, one with a query, one
