@@ -280,14 +280,48 @@ func TestEveryTypedErrorReachesTheBaseError(t *testing.T) {
 // no query.
 func TestKeyNeverInErrorsOrLogs(t *testing.T) {
 	t.Parallel()
-	type keyCase struct {
-		name   string
-		op     opCase
-		script []httpmock.Responder
-		call   func(context.Context, *synthient.Client) error // nil: op.call
-		fails  bool
-		logs   bool // the call logs at least one line
+	for _, tc := range keyCases() {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			synctest.Test(t, func(t *testing.T) {
+				logger, logs := newLogger()
+				m := newOpMock(t, tc.op, tc.script...)
+				c := m.Client(t, synthient.WithLogger(logger))
+				call := tc.call
+				if call == nil {
+					call = tc.op.call
+				}
+				err := call(context.Background(), c)
+				if tc.fails {
+					require.Error(t, err)
+				} else {
+					require.NoError(t, err)
+				}
+				assertNoSecret(t, err, logs)
+				out := logs.String()
+				if tc.logs {
+					assert.NotEmpty(t, out, "the log")
+				}
+				assert.NotContains(t, out, "limit=", "the log holds a query")
+				assert.NotContains(t, out, "?", "the log holds a query")
+			})
+		})
 	}
+}
+
+// keyCase is one case of TestKeyNeverInErrorsOrLogs.
+type keyCase struct {
+	name   string
+	op     opCase
+	script []httpmock.Responder
+	call   callFunc // nil: op.call
+	fails  bool
+	logs   bool // the call logs at least one line
+}
+
+// keyCases returns the cases of TestKeyNeverInErrorsOrLogs: each failure
+// on every operation, then the five special calls.
+func keyCases() []keyCase {
 	var cases []keyCase
 	for _, sc := range []struct {
 		name   string
@@ -339,33 +373,7 @@ func TestKeyNeverInErrorsOrLogs(t *testing.T) {
 				return callAccount(ctx, c)
 			}},
 	)
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			t.Parallel()
-			synctest.Test(t, func(t *testing.T) {
-				logger, logs := newLogger()
-				m := newOpMock(t, tc.op, tc.script...)
-				c := m.Client(t, synthient.WithLogger(logger))
-				call := tc.call
-				if call == nil {
-					call = tc.op.call
-				}
-				err := call(context.Background(), c)
-				if tc.fails {
-					require.Error(t, err)
-				} else {
-					require.NoError(t, err)
-				}
-				assertNoSecret(t, err, logs)
-				out := logs.String()
-				if tc.logs {
-					assert.NotEmpty(t, out, "the log")
-				}
-				assert.NotContains(t, out, "limit=", "the log holds a query")
-				assert.NotContains(t, out, "?", "the log holds a query")
-			})
-		})
-	}
+	return cases
 }
 
 // The *Error that errors.As builds over a typed error names the operation

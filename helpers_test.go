@@ -1,9 +1,9 @@
 package synthient_test
 
-// The package's test helpers: clients, log capture, contexts, the
-// operations and calls the tests make, the feeds' URL segments, the one
-// secret scanner, the typed-error checks, the byte comparison and the
-// sequence drain. The test servers and their responders are in
+// The package's test helpers: clients (of a base URL, with a checked log,
+// of the fake API), contexts, the operations and calls the tests make, the
+// feeds' URL segments, log capture, the one secret scanner, the
+// typed-error checks, the sequence drain and the byte comparison. The test servers and their responders are in
 // servers_test.go. A helper used by one test file stays in that file; what
 // two files need lives here.
 
