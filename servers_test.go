@@ -2,13 +2,6 @@ package synthient_test
 
 // The package's test servers. Pick by what the test needs to control:
 //
-//   - mockAPI: an httpmock transport, no network at all. newOpMock serves
-//     one operation of the table in helpers_test.go with a script of
-//     responders (answer, answerJSON, problem, httpmock's error responders);
-//     newMockAPI(t, r) answers every request through one responder. It
-//     records each request with its arrival time, which inside a synctest
-//     bubble is fake: the pick for the retry rules, the typed errors, the
-//     log, and what a call sends (path, query, headers, body).
 //   - apiServer: a real net/http server on loopback (http, https, or https
 //     offering HTTP/2) whose handler gets each request's arrival number; it
 //     records the requests (unless withoutLog) and counts arrivals and new
@@ -18,6 +11,13 @@ package synthient_test
 //     what net/http's server cannot do: close a connection after reading a
 //     request, reset it mid-body, send a malformed head or a chunked body
 //     cut short, hold a TLS handshake.
+//   - mockAPI: an httpmock transport, no network at all. newOpMock serves
+//     one operation of the table in helpers_test.go with a script of
+//     responders (answer, answerJSON, problem, httpmock's error responders);
+//     newMockAPI(t, r) answers every request through one responder. It
+//     records each request with its arrival time, which inside a synctest
+//     bubble is fake: the pick for the retry rules, the typed errors, the
+//     log, and what a call sends (path, query, headers, body).
 //   - synthienttest.Server: the fake API (fakeClient in helpers_test.go),
 //     for end-to-end behaviour across operations with injected faults.
 //
@@ -51,6 +51,8 @@ import (
 
 	"github.com/synthient-go/synthient"
 )
+
+// ---- apiServer ----
 
 // request is what an apiServer recorded of one request.
 type request struct {
@@ -225,6 +227,8 @@ func serveNDJSON(body string) func(int, http.ResponseWriter, *http.Request) {
 		_, _ = w.Write([]byte(body))
 	}
 }
+
+// ---- rawServer ----
 
 // rawServer is a loopback TCP server that speaks HTTP/1.1 by hand. Each
 // accepted connection runs serve in its own goroutine; the connection is
@@ -435,6 +439,8 @@ func chunked(parts ...[]byte) []byte {
 	}
 	return b
 }
+
+// ---- mockAPI ----
 
 // mockOrigin is the origin of the API a mockAPI serves, mockBase its base
 // URL. Nothing is ever dialled.
