@@ -24,6 +24,7 @@ import (
 	"context"
 	"crypto/tls"
 	"crypto/x509"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -816,6 +817,40 @@ func TestCancelledContextSendsNothing(t *testing.T) {
 }
 
 // ---- The attempt log ----
+
+// logEvent is one decoded JSON log line.
+type logEvent map[string]any
+
+// parseLog decodes every line of a JSON log.
+func parseLog(t testing.TB, out string) []logEvent {
+	t.Helper()
+	var events []logEvent
+	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
+		if line == "" {
+			continue
+		}
+		var e logEvent
+		require.NoError(t, json.Unmarshal([]byte(line), &e), "log line %q", line)
+		events = append(events, e)
+	}
+	return events
+}
+
+// assertLogFields checks the members of event i given in want; a nil
+// value wants the member absent.
+func assertLogFields(t testing.TB, i int, e logEvent, want map[string]any) {
+	t.Helper()
+	for k, v := range want {
+		got, ok := e[k]
+		if v == nil {
+			assert.False(t, ok, "event %d: %s = %v, want it absent", i, k, got)
+			continue
+		}
+		if assert.True(t, ok, "event %d: no %s (want %v) in %v", i, k, v, e) {
+			assert.Equal(t, fmt.Sprint(v), fmt.Sprint(got), "event %d: %s", i, k)
+		}
+	}
+}
 
 func TestLoggerRetriesThenSuccess(t *testing.T) {
 	t.Parallel()

@@ -10,7 +10,6 @@ package synthient_test
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"iter"
@@ -244,43 +243,9 @@ func newLogger() (*slog.Logger, *logBuffer) {
 	return slog.New(slog.NewJSONHandler(b, &slog.HandlerOptions{Level: slog.LevelDebug})), b
 }
 
-// logEvent is one decoded JSON log line.
-type logEvent map[string]any
-
-// parseLog decodes every line of a JSON log.
-func parseLog(t testing.TB, out string) []logEvent {
-	t.Helper()
-	var events []logEvent
-	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
-		if line == "" {
-			continue
-		}
-		var e logEvent
-		require.NoError(t, json.Unmarshal([]byte(line), &e), "log line %q", line)
-		events = append(events, e)
-	}
-	return events
-}
-
 // attemptEvents counts the attempt events of a log.
 func attemptEvents(logs *logBuffer) int {
 	return strings.Count(logs.String(), `"msg":"synthient: attempt"`)
-}
-
-// assertLogFields checks the members of event i given in want; a nil
-// value wants the member absent.
-func assertLogFields(t testing.TB, i int, e logEvent, want map[string]any) {
-	t.Helper()
-	for k, v := range want {
-		got, ok := e[k]
-		if v == nil {
-			assert.False(t, ok, "event %d: %s = %v, want it absent", i, k, got)
-			continue
-		}
-		if assert.True(t, ok, "event %d: no %s (want %v) in %v", i, k, v, e) {
-			assert.Equal(t, fmt.Sprint(v), fmt.Sprint(got), "event %d: %s", i, k)
-		}
-	}
 }
 
 // ---- Errors ----
