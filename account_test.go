@@ -29,10 +29,11 @@ const accountExample = `{
 
 func TestAccountDecodesEveryField(t *testing.T) {
 	t.Parallel()
-	c, api := newRecording(t, answerJSON(http.StatusOK, accountExample))
+	api := newMockAPI(t, answerJSON(http.StatusOK, accountExample))
+	c := api.Client(t)
 	got, err := c.Account(context.Background())
 	require.NoError(t, err)
-	a := api.requireOne(t, http.MethodGet, "/api/v4/account/me")
+	a := api.RequireOne(t, http.MethodGet, "/api/v4/account/me")
 	assert.Equal(t, testKey, a.Header.Get("X-Api-Key"))
 	require.NotNil(t, got.APIKey, "APIKey")
 	created := time.Date(2026, 9, 1, 12, 0, 0, 0, time.UTC)
@@ -49,7 +50,7 @@ func TestAccountDecodesEveryField(t *testing.T) {
 	without := strings.Replace(accountExample, `,
   "api_key": {"id": "7d3b0a52-1c9e-4f0b-8a6d-2e5f4c3b2a19", "name": "ci-key", "created_at": "2026-09-01T12:00:00Z"}`, "", 1)
 	require.NotEqual(t, accountExample, without, "the example has no api_key to remove")
-	c, _ = newRecording(t, answerJSON(http.StatusOK, without))
+	c = newMockAPI(t, answerJSON(http.StatusOK, without)).Client(t)
 	got, err = c.Account(context.Background())
 	require.NoError(t, err, "without api_key")
 	assert.Nil(t, got.APIKey, "APIKey, when absent")
@@ -60,12 +61,13 @@ func TestHealth(t *testing.T) {
 	t.Parallel()
 	t.Run("ok", func(t *testing.T) {
 		t.Parallel()
-		c, api := newRecording(t, answerJSON(http.StatusOK, `{"status":"ok"}`))
+		api := newMockAPI(t, answerJSON(http.StatusOK, `{"status":"ok"}`))
+		c := api.Client(t)
 		h, err := c.Health(context.Background())
 		require.NoError(t, err)
 		assert.Equal(t, "ok", h.Status, "Status")
 		assert.Empty(t, h.Problems, "Problems")
-		a := api.requireOne(t, http.MethodGet, "/api/v4/health")
+		a := api.RequireOne(t, http.MethodGet, "/api/v4/health")
 		assert.NotContains(t, a.Header, http.CanonicalHeaderKey("X-Api-Key"), "X-Api-Key sent to /health")
 		for k, vs := range a.Header {
 			for _, v := range vs {
@@ -76,7 +78,8 @@ func TestHealth(t *testing.T) {
 	t.Run("unhealthy", func(t *testing.T) {
 		t.Parallel()
 		unhealthy := answerJSON(http.StatusServiceUnavailable, `{"status":"unhealthy","problems":["lookup backend unreachable","feed store down"]}`)
-		c, api := newRecording(t, unhealthy.Then(answerJSON(http.StatusOK, `{"status":"ok"}`)))
+		api := newMockAPI(t, unhealthy.Then(answerJSON(http.StatusOK, `{"status":"ok"}`)))
+		c := api.Client(t)
 		_, err := c.Health(context.Background())
 		ae := requireAPIErr(t, err, http.StatusServiceUnavailable)
 		assert.Contains(t, ae.Detail, "lookup backend unreachable", "Detail, want both problems")

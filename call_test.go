@@ -8,6 +8,8 @@ package synthient_test
 //     transport inside synctest bubbles: time is fake there, so a test
 //     waits out a 60 s Retry-After at once and asserts the exact fake time
 //     it took;
+//   - the attempt log: one event per decision, its level and fields, and
+//     nothing of the address, the domain, the query or the key;
 //   - the loop against real loopback servers (apiServer, rawServer):
 //     replays, connections closed or refused, malformed answers, the idle
 //     pool, error bodies, request headers, redirects, the response hook, a
@@ -30,7 +32,6 @@ import (
 	"net"
 	"net/http"
 	"net/netip"
-	"net/url"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -50,194 +51,7 @@ import (
 	"github.com/synthient-go/synthient/synthienttest"
 )
 
-// ---- The operations ----
-
-// opCase is one operation of the billed or standard class.
-type opCase struct {
-	name    string
-	billed  bool
-	method  string
-	path    string // the path the request must have
-	success string // a 200 body that decodes
-	call    func(context.Context, *synthient.Client) error
-}
-
-var testIP = netip.MustParseAddr("1.2.3.4")
-
-func operations() []opCase {
-	return []opCase{
-		{
-			name: "LookupIP", billed: true, method: http.MethodGet, path: "/api/v4/lookup/ip/1.2.3.4",
-			success: `{"ip":"1.2.3.4"}`,
-			call: func(ctx context.Context, c *synthient.Client) error {
-				_, err := c.LookupIP(ctx, testIP)
-				return err
-			},
-		},
-		{
-			name: "LookupIPs", billed: true, method: http.MethodPost, path: "/api/v4/lookup/ips",
-			success: `{"results":[{"ip":"1.2.3.4"}]}`,
-			call: func(ctx context.Context, c *synthient.Client) error {
-				_, err := c.LookupIPs(ctx, []netip.Addr{testIP})
-				return err
-			},
-		},
-		{
-			name: "LookupDomain", billed: true, method: http.MethodGet, path: "/api/v4/lookup/domain/example.org",
-			success: `{"domain":"example.org","status":"active"}`,
-			call: func(ctx context.Context, c *synthient.Client) error {
-				_, err := c.LookupDomain(ctx, "example.org", nil)
-				return err
-			},
-		},
-		{
-			name: "Health", billed: true, method: http.MethodGet, path: "/api/v4/health",
-			success: `{"status":"ok"}`,
-			call: func(ctx context.Context, c *synthient.Client) error {
-				_, err := c.Health(ctx)
-				return err
-			},
-		},
-		{
-			name: "Account", billed: false, method: http.MethodGet, path: "/api/v4/account/me",
-			success: `{"first_name":"Grace","email":"grace@example.com","scopes":["BASIC"]}`,
-			call: func(ctx context.Context, c *synthient.Client) error {
-				_, err := c.Account(ctx)
-				return err
-			},
-		},
-	}
-}
-
-func opNamed(name string) opCase {
-	for _, op := range operations() {
-		if op.name == name {
-			return op
-		}
-	}
-	panic("no operation " + name)
-}
-
-// ---- The mocked API ----
-
-const (
-	// mockOrigin is the origin of the mocked API.
-	mockOrigin = "https://api.test"
-	// mockBase is the base URL of the mocked API.
-	mockBase = mockOrigin + "/api/v4"
-)
-
-// opMock is an httpmock transport that serves the route of one operation
-// with a script of responders, each once and in turn, the last one for
-// every later request (httpmock's Responder.Then); any other request fails
-// the test. It also records each request with its (fake) arrival time,
-// which httpmock does not keep, for the waits between attempts.
-type opMock struct {
-	*httpmock.MockTransport
-	route string // "METHOD URL" of the operation: its GetCallCountInfo key
-
-	mu   sync.Mutex
-	reqs []mockRequest
-}
-
-// mockRequest is one request that reached an opMock.
-type mockRequest struct {
-	at     time.Time
-	method string
-	path   string
-	header http.Header
-	body   string
-}
-
-// opSucceeds, in a script, stands for the operation's 200 with its success
-// body.
-var opSucceeds httpmock.Responder
-
-// newOpMock returns an opMock of op that answers with script (by default,
-// the operation's success).
-func newOpMock(t testing.TB, op opCase, script ...httpmock.Responder) *opMock {
-	success := httpmock.NewJsonResponderOrPanic(http.StatusOK, json.RawMessage(op.success)).SetContentLength()
-	if len(script) == 0 {
-		script = []httpmock.Responder{opSucceeds}
-	}
-	var inTurn httpmock.Responder
-	for _, r := range script {
-		if r == nil {
-			r = success
-		}
-		if inTurn == nil {
-			inTurn = r
-		} else {
-			inTurn = inTurn.Then(r)
-		}
-	}
-	m := &opMock{MockTransport: httpmock.NewMockTransport()}
-	url := mockOrigin + op.path
-	m.route = op.method + " " + url
-	m.RegisterResponder(op.method, url, m.record(inTurn))
-	m.RegisterNoResponder(httpmock.NewNotFoundResponder(t.Error))
-	return m
-}
-
-// record is next, recording each request first.
-func (m *opMock) record(next httpmock.Responder) httpmock.Responder {
-	return func(req *http.Request) (*http.Response, error) {
-		var body []byte
-		if req.Body != nil {
-			body, _ = io.ReadAll(req.Body)
-		}
-		m.mu.Lock()
-		m.reqs = append(m.reqs, mockRequest{
-			at: time.Now(), method: req.Method, path: req.URL.Path, header: req.Header.Clone(), body: string(body),
-		})
-		m.mu.Unlock()
-		return next(req)
-	}
-}
-
-// client returns a client of the mocked API (see newClient); opts come
-// last and win.
-func (m *opMock) client(t testing.TB, opts ...synthient.Option) *synthient.Client {
-	t.Helper()
-	return newClient(t, mockBase, append([]synthient.Option{synthient.WithTransport(m.MockTransport)}, opts...)...)
-}
-
-// calls returns the number of requests that reached the operation's route.
-func (m *opMock) calls() int { return m.GetCallCountInfo()[m.route] }
-
-// requests returns the recorded requests, in arrival order.
-func (m *opMock) requests() []mockRequest {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	return slices.Clone(m.reqs)
-}
-
-// gaps returns the (fake) time between consecutive requests.
-func (m *opMock) gaps() []time.Duration {
-	reqs := m.requests()
-	var out []time.Duration
-	for i := 1; i < len(reqs); i++ {
-		out = append(out, reqs[i].at.Sub(reqs[i-1].at))
-	}
-	return out
-}
-
-// answer is an answer with a status, a body, its Content-Length and header
-// pairs (a key may repeat to give it several values).
-func answer(status int, body string, kv ...string) httpmock.Responder {
-	h := http.Header{}
-	for i := 0; i+1 < len(kv); i += 2 {
-		h.Add(kv[i], kv[i+1])
-	}
-	return httpmock.NewStringResponder(status, body).HeaderAdd(h).SetContentLength()
-}
-
-// problem is an error status with a problem+json body and header pairs.
-func problem(status int, kv ...string) httpmock.Responder {
-	body := fmt.Sprintf(`{"type":"https://docs.synthient.com/errors/test","title":%q,"status":%d}`,
-		http.StatusText(status), status)
-	return answer(status, body, append([]string{"Content-Type", "application/problem+json"}, kv...)...)
-}
+// ---- The retry rules ----
 
 // retryAfterDate answers 429 with a Retry-After HTTP-date after past the
 // answer's Date, which is the (fake) current time shifted by skew and is
@@ -260,15 +74,6 @@ func hangUntilDone(req *http.Request) (*http.Response, error) {
 	<-req.Context().Done()
 	return nil, req.Context().Err()
 }
-
-// timeoutError is a transport error that says a wait ran out.
-type timeoutError struct{}
-
-func (timeoutError) Error() string   { return "i/o timeout" }
-func (timeoutError) Timeout() bool   { return true }
-func (timeoutError) Temporary() bool { return true }
-
-// ---- The retry rules ----
 
 // randOne makes the jitter draw 1: the wait is exactly b(k).
 var randOne = synthient.WithRandom(func() float64 { return 1 })
@@ -315,7 +120,7 @@ func ruleCases() []ruleCase {
 	type script = []httpmock.Responder
 	var (
 		reset   = httpmock.NewErrorResponder(errors.New("read tcp: connection reset by peer"))
-		refused = httpmock.NewErrorResponder(&net.OpError{Op: "dial", Net: "tcp", Err: syscall.ECONNREFUSED})
+		refused = httpmock.NewErrorResponder(dialRefused())
 	)
 	ok2 := outcome{2, ""}
 	cases := []ruleCase{
@@ -591,7 +396,7 @@ func TestRetryRules(t *testing.T) {
 				t.Parallel()
 				synctest.Test(t, func(t *testing.T) {
 					m := newOpMock(t, op, rc.script...)
-					c := m.client(t, rc.opts...)
+					c := m.Client(t, rc.opts...)
 					start := time.Now()
 					err := op.call(context.Background(), c)
 					elapsed := time.Since(start)
@@ -602,13 +407,13 @@ func TestRetryRules(t *testing.T) {
 	}
 }
 
-func checkRule(t *testing.T, op opCase, rc ruleCase, m *opMock, err error, elapsed time.Duration) {
+func checkRule(t *testing.T, op opCase, rc ruleCase, m *mockAPI, err error, elapsed time.Duration) {
 	t.Helper()
 	want := rc.standard
 	if op.billed {
 		want = rc.billed
 	}
-	assert.Equal(t, want.arrivals, m.calls(), "requests that reached the API (err: %v)", err)
+	assert.Equal(t, want.arrivals, m.GetTotalCallCount(), "requests that reached the API (err: %v)", err)
 	assertSameRequests(t, op, m)
 	if want.reason == "" {
 		require.NoError(t, err)
@@ -642,34 +447,19 @@ func checkRule(t *testing.T, op opCase, rc ruleCase, m *opMock, err error, elaps
 // assertSameRequests checks that every request of a call, retries
 // included, is the same: method, path, body, and the key (none for
 // Health).
-func assertSameRequests(t *testing.T, op opCase, m *opMock) {
+func assertSameRequests(t *testing.T, op opCase, m *mockAPI) {
 	t.Helper()
 	wantBody := ""
 	if op.method == http.MethodPost {
 		wantBody = `{"ips":["1.2.3.4"]}`
 	}
-	for i, r := range m.requests() {
-		assert.Equal(t, op.method+" "+op.path, r.method+" "+r.path, "request %d", i+1)
-		assert.Equal(t, wantBody, r.body, "request %d: body", i+1)
+	for i, r := range m.Requests() {
+		assert.Equal(t, op.method+" "+op.path, r.Method+" "+r.URL.Path, "request %d", i+1)
+		assert.Equal(t, wantBody, r.Body, "request %d: body", i+1)
 		if op.name == "Health" {
-			assert.NotContains(t, r.header, "X-Api-Key", "request %d: X-Api-Key sent to /health", i+1)
+			assert.NotContains(t, r.Header, "X-Api-Key", "request %d: X-Api-Key sent to /health", i+1)
 		} else {
-			assert.Equal(t, []string{testKey}, r.header.Values("X-Api-Key"), "request %d: X-Api-Key", i+1)
-		}
-	}
-}
-
-func TestNegativeMaxRetriesIsInvalid(t *testing.T) {
-	t.Parallel()
-	for _, n := range []int{-1, -100, math.MinInt} {
-		c, err := synthient.NewClient(testKey, synthient.WithMaxRetries(n))
-		assert.ErrorIs(t, err, synthient.ErrInvalidArgument, "WithMaxRetries(%d)", n)
-		assert.Nil(t, c, "WithMaxRetries(%d): a client was returned with the error", n)
-	}
-	for _, n := range []int{0, 1, 16, 1000} {
-		c, err := synthient.NewClient(testKey, synthient.WithMaxRetries(n))
-		if assert.NoError(t, err, "WithMaxRetries(%d)", n) {
-			c.Close()
+			assert.Equal(t, []string{testKey}, r.Header.Values("X-Api-Key"), "request %d: X-Api-Key", i+1)
 		}
 	}
 }
@@ -694,9 +484,9 @@ func TestWaitIsTheLongerOfBackoffAndRetryAfter(t *testing.T) {
 				t.Parallel()
 				synctest.Test(t, func(t *testing.T) {
 					m := newOpMock(t, op, problem(429, "Retry-After", tc.retryAfter), opSucceeds)
-					c := m.client(t, synthient.WithBackoff(10*time.Second, 30*time.Second), randOne)
+					c := m.Client(t, synthient.WithBackoff(10*time.Second, 30*time.Second), randOne)
 					require.NoError(t, op.call(context.Background(), c))
-					assert.Equal(t, []time.Duration{tc.want}, m.gaps(), "waits")
+					assert.Equal(t, []time.Duration{tc.want}, m.Gaps(), "waits")
 				})
 			})
 		}
@@ -740,9 +530,9 @@ func TestBackoffSchedule(t *testing.T) {
 				synctest.Test(t, func(t *testing.T) {
 					n := len(tc.want)
 					m := newOpMock(t, op, append(slices.Repeat([]httpmock.Responder{failures[name]}, n), opSucceeds)...)
-					c := m.client(t, append([]synthient.Option{synthient.WithMaxRetries(n)}, tc.opts...)...)
+					c := m.Client(t, append([]synthient.Option{synthient.WithMaxRetries(n)}, tc.opts...)...)
 					require.NoError(t, op.call(context.Background(), c))
-					assert.Equal(t, tc.want, m.gaps(), "waits")
+					assert.Equal(t, tc.want, m.Gaps(), "waits")
 				})
 			})
 		}
@@ -753,10 +543,10 @@ func TestBackoffSchedule(t *testing.T) {
 		synctest.Test(t, func(t *testing.T) {
 			op := opNamed("Account")
 			m := newOpMock(t, op, append(slices.Repeat([]httpmock.Responder{problem(503)}, 6), opSucceeds)...)
-			c := m.client(t, synthient.WithMaxRetries(6), synthient.WithBackoff(s, 30*s))
+			c := m.Client(t, synthient.WithMaxRetries(6), synthient.WithBackoff(s, 30*s))
 			require.NoError(t, op.call(context.Background(), c))
 			ceilings := []time.Duration{s, 2 * s, 4 * s, 8 * s, 16 * s, 30 * s}
-			got := m.gaps()
+			got := m.Gaps()
 			require.Len(t, got, len(ceilings), "waits %v", got)
 			for k, b := range ceilings {
 				assert.GreaterOrEqual(t, got[k], b*3/4, "wait %d", k)
@@ -803,11 +593,11 @@ func TestRetryBudget(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				op := opNamed(tc.op)
 				m := newOpMock(t, op, tc.script...)
-				c := m.client(t, tc.opts...)
+				c := m.Client(t, tc.opts...)
 				start := time.Now()
 				err := op.call(context.Background(), c)
 				assert.Equal(t, tc.elapsed, time.Since(start), "fake time the call took")
-				assert.Equal(t, tc.arrivals, m.calls(), "requests")
+				assert.Equal(t, tc.arrivals, m.GetTotalCallCount(), "requests")
 				if tc.reason == "" {
 					require.NoError(t, err)
 					return
@@ -856,7 +646,7 @@ func TestDeadlineStopsBeforeAWaitThatWouldPassIt(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				op := opNamed(tc.op)
 				m := newOpMock(t, op, tc.script...)
-				c := m.client(t, tc.opts...)
+				c := m.Client(t, tc.opts...)
 				ctx, cancel := context.WithTimeout(context.Background(), 5*s)
 				defer cancel()
 				start := time.Now()
@@ -864,10 +654,10 @@ func TestDeadlineStopsBeforeAWaitThatWouldPassIt(t *testing.T) {
 				assert.Equal(t, tc.elapsed, time.Since(start), "fake time the call took")
 				if tc.reason == "" {
 					require.NoError(t, err)
-					assert.Equal(t, 2, m.calls(), "requests")
+					assert.Equal(t, 2, m.GetTotalCallCount(), "requests")
 					return
 				}
-				assert.Equal(t, 1, m.calls(), "requests")
+				assert.Equal(t, 1, m.GetTotalCallCount(), "requests")
 				requireStop(t, err, 1, tc.reason)
 				ae := requireAPIErr(t, err, tc.status)
 				if tc.retryAfter != nil {
@@ -906,7 +696,7 @@ func TestCancelDuringAWait(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				op := opNamed(tc.op)
 				m := newOpMock(t, op, tc.script...)
-				c := m.client(t, tc.opts...)
+				c := m.Client(t, tc.opts...)
 				ctx, cancel := context.WithCancel(context.Background())
 				defer cancel()
 				go func() {
@@ -918,7 +708,7 @@ func TestCancelDuringAWait(t *testing.T) {
 				elapsed := time.Since(start)
 				requireContextErr(t, err, context.Canceled, tc.status)
 				assert.Equal(t, 5*s, elapsed, "fake time before the call returned: the moment of the cancel")
-				assert.Equal(t, 1, m.calls(), "requests")
+				assert.Equal(t, 1, m.GetTotalCallCount(), "requests")
 				base := requireStop(t, err, 1, retry.ContextDone)
 				assert.Equal(t, op.name, base.Op, "Error.Op")
 			})
@@ -944,7 +734,7 @@ func TestDeadlineExpiringDuringAWait(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				op := opNamed(name)
 				m := newOpMock(t, op, problem(429, "Retry-After", "30"), opSucceeds)
-				c := m.client(t)
+				c := m.Client(t)
 				ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 				defer cancel()
 				start := time.Now()
@@ -952,7 +742,7 @@ func TestDeadlineExpiringDuringAWait(t *testing.T) {
 				elapsed := time.Since(start)
 				requireContextErr(t, err, context.DeadlineExceeded, 429)
 				assert.Equal(t, 5*time.Second, elapsed, "fake time before the call returned")
-				assert.Equal(t, 1, m.calls(), "requests")
+				assert.Equal(t, 1, m.GetTotalCallCount(), "requests")
 			})
 		})
 	}
@@ -981,7 +771,7 @@ func TestContextEndsDuringARequest(t *testing.T) {
 			t.Parallel()
 			synctest.Test(t, func(t *testing.T) {
 				m := newOpMock(t, op, hangUntilDone)
-				c := m.client(t)
+				c := m.Client(t)
 				ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 				defer cancel()
 				start := time.Now()
@@ -989,20 +779,20 @@ func TestContextEndsDuringARequest(t *testing.T) {
 				require.ErrorIs(t, err, context.DeadlineExceeded)
 				assert.Equal(t, 5*time.Second, time.Since(start), "fake time before the call returned")
 				requireStop(t, err, 1, retry.ContextDone)
-				assert.Equal(t, 1, m.calls(), "requests")
+				assert.Equal(t, 1, m.GetTotalCallCount(), "requests")
 			})
 		})
 		t.Run(op.name+"/retry", func(t *testing.T) {
 			t.Parallel()
 			synctest.Test(t, func(t *testing.T) {
 				m := newOpMock(t, op, problem(429, "Retry-After", "1"), hangUntilDone)
-				c := m.client(t)
+				c := m.Client(t)
 				ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 				defer cancel()
 				err := op.call(ctx, c)
 				requireContextErr(t, err, context.DeadlineExceeded, 429)
 				requireStop(t, err, 2, retry.ContextDone)
-				assert.Equal(t, 2, m.calls(), "requests")
+				assert.Equal(t, 2, m.GetTotalCallCount(), "requests")
 			})
 		})
 	}
@@ -1016,7 +806,7 @@ func TestCancelledContextSendsNothing(t *testing.T) {
 		t.Run(op.name, func(t *testing.T) {
 			t.Parallel()
 			m := newOpMock(t, op)
-			c := m.client(t)
+			c := m.Client(t)
 			ctx, cancel := context.WithCancel(context.Background())
 			cancel()
 			err := op.call(ctx, c)
@@ -1026,16 +816,178 @@ func TestCancelledContextSendsNothing(t *testing.T) {
 	}
 }
 
+// ---- The attempt log ----
+
+// logEvent is one decoded JSON log line.
+type logEvent map[string]any
+
+// parseLog decodes every line of a JSON log.
+func parseLog(t testing.TB, out string) []logEvent {
+	t.Helper()
+	var events []logEvent
+	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
+		if line == "" {
+			continue
+		}
+		var e logEvent
+		require.NoError(t, json.Unmarshal([]byte(line), &e), "log line %q", line)
+		events = append(events, e)
+	}
+	return events
+}
+
+// assertLogFields checks the members of event i given in want; a nil
+// value wants the member absent.
+func assertLogFields(t testing.TB, i int, e logEvent, want map[string]any) {
+	t.Helper()
+	for k, v := range want {
+		got, ok := e[k]
+		if v == nil {
+			assert.False(t, ok, "event %d: %s = %v, want it absent", i, k, got)
+			continue
+		}
+		if assert.True(t, ok, "event %d: no %s (want %v) in %v", i, k, v, e) {
+			assert.Equal(t, fmt.Sprint(v), fmt.Sprint(got), "event %d: %s", i, k)
+		}
+	}
+}
+
+func TestLoggerRetriesThenSuccess(t *testing.T) {
+	t.Parallel()
+	synctest.Test(t, func(t *testing.T) {
+		logger, logs := newLogger()
+		m := newOpMock(t, opNamed("Account"), problem(503, "X-Request-Id", "req-1"), problem(503), opSucceeds)
+		_, err := m.Client(t, synthient.WithLogger(logger)).Account(context.Background())
+		require.NoError(t, err, "Account")
+		events := parseLog(t, logs.String())
+		require.Len(t, events, 3, "events:\n%s", logs)
+		common := map[string]any{"method": "GET", "route": "/account/me", "class": "standard", "max_attempts": 3,
+			"reason": nil, "retry_after": nil}
+		for i, e := range events {
+			assertLogFields(t, i, e, common)
+			assertLogFields(t, i, e, map[string]any{"attempt": i + 1})
+		}
+		for i := range 2 {
+			assertLogFields(t, i, events[i], map[string]any{"level": "DEBUG", "decision": "retry", "status": 503})
+			if assert.IsType(t, float64(0), events[i]["wait"], "event %d: wait", i) {
+				assert.Positive(t, events[i]["wait"].(float64), "event %d: wait", i)
+			}
+		}
+		assertLogFields(t, 0, events[0], map[string]any{"request_id": "req-1"})
+		assertLogFields(t, 2, events[2], map[string]any{"level": "DEBUG", "decision": "done", "status": 200, "wait": nil})
+	})
+}
+
+func TestLoggerStopAtInfo(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name   string
+		op     string
+		script []httpmock.Responder
+		want   []map[string]any
+	}{
+		{"billed_503", "LookupIP", []httpmock.Responder{problem(503)}, []map[string]any{
+			{"level": "INFO", "decision": "stop", "reason": "may_have_been_processed", "status": 503,
+				"method": "GET", "route": "/lookup/ip/{ip}", "class": "billed", "attempt": 1, "max_attempts": 3},
+		}},
+		{"standard_503_exhausted", "Account", []httpmock.Responder{problem(503)}, []map[string]any{
+			{"level": "DEBUG", "decision": "retry", "attempt": 1},
+			{"level": "DEBUG", "decision": "retry", "attempt": 2},
+			{"level": "INFO", "decision": "stop", "reason": "attempts_exhausted", "status": 503, "attempt": 3, "max_attempts": 3},
+		}},
+		{"429_without_retry_after", "LookupIPs", []httpmock.Responder{problem(429)}, []map[string]any{
+			{"level": "INFO", "decision": "stop", "reason": "rate_limited_without_retry_after", "status": 429,
+				"method": "POST", "route": "/lookup/ips", "retry_after": nil},
+		}},
+		{"429_retry_after_61", "Health", []httpmock.Responder{problem(429, "Retry-After", "61")}, []map[string]any{
+			{"level": "INFO", "decision": "stop", "reason": "retry_after_exceeds_max", "status": 429,
+				"route": "/health", "class": "billed", "retry_after": float64(61 * time.Second)},
+		}},
+		{"429_retry_after_1_then_200", "LookupDomain", []httpmock.Responder{problem(429, "Retry-After", "1"), opSucceeds}, []map[string]any{
+			{"level": "DEBUG", "decision": "retry", "status": 429, "route": "/lookup/domain/{domain}",
+				"retry_after": float64(time.Second), "wait": float64(time.Second)},
+			{"level": "DEBUG", "decision": "done", "status": 200, "retry_after": nil, "reason": nil},
+		}},
+		{"dial_error", "LookupIP", []httpmock.Responder{httpmock.NewErrorResponder(dialRefused())}, []map[string]any{
+			{"level": "INFO", "decision": "stop", "reason": "not_retryable", "status": nil, "error": "dial"},
+		}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			synctest.Test(t, func(t *testing.T) {
+				logger, logs := newLogger()
+				op := opNamed(tc.op)
+				m := newOpMock(t, op, tc.script...)
+				_ = op.call(context.Background(), m.Client(t, synthient.WithLogger(logger)))
+				events := parseLog(t, logs.String())
+				require.Len(t, events, len(tc.want), "events:\n%s", logs)
+				for i, w := range tc.want {
+					assertLogFields(t, i, events[i], w)
+				}
+			})
+		})
+	}
+}
+
+// TestLoggerTimeLeft: with a deadline, each decision logs the time left
+// before it; without one, none.
+func TestLoggerTimeLeft(t *testing.T) {
+	t.Parallel()
+	synctest.Test(t, func(t *testing.T) {
+		logger, logs := newLogger()
+		m := newOpMock(t, opNamed("Account"), problem(503), opSucceeds)
+		c := m.Client(t, synthient.WithLogger(logger))
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		_, err := c.Account(ctx)
+		require.NoError(t, err, "Account with a deadline")
+		_, err = c.Account(context.Background())
+		require.NoError(t, err, "Account without a deadline")
+		events := parseLog(t, logs.String())
+		require.Len(t, events, 3, "events:\n%s", logs)
+		for i, e := range events[:2] {
+			if assert.IsType(t, float64(0), e["time_left"], "event %d: time_left", i) {
+				left := e["time_left"].(float64)
+				assert.Positive(t, left, "event %d: time_left", i)
+				assert.LessOrEqual(t, left, float64(10*time.Second), "event %d: time_left", i)
+			}
+		}
+		assertLogFields(t, 2, events[2], map[string]any{"decision": "done", "time_left": nil})
+	})
+}
+
+// TestLoggerHoldsNoAddressKeyOrQuery checks that the route is logged as a
+// template, and that neither the address, the domain, the query nor the key
+// appears.
+func TestLoggerHoldsNoAddressKeyOrQuery(t *testing.T) {
+	t.Parallel()
+	synctest.Test(t, func(t *testing.T) {
+		logger, logs := newLogger()
+		lookup := opCase{method: http.MethodGet, path: "/api/v4/lookup/ip/198.51.100.23", success: `{"ip":"198.51.100.23"}`}
+		m := newOpMock(t, lookup, problem(429, "Retry-After", "0"), opSucceeds)
+		_, err := m.Client(t, synthient.WithLogger(logger)).LookupIP(context.Background(), netip.MustParseAddr("198.51.100.23"))
+		require.NoError(t, err, "LookupIP")
+		domain := opCase{method: http.MethodGet, path: "/api/v4/lookup/domain/secret-target.example", success: `{"domain":"secret-target.example"}`}
+		m2 := newOpMock(t, domain, problem(429, "Retry-After", "0"), opSucceeds)
+		_, err = m2.Client(t, synthient.WithLogger(logger)).LookupDomain(context.Background(), "secret-target.example",
+			&synthient.DomainLookupParams{Limit: 9})
+		require.NoError(t, err, "LookupDomain")
+		out := logs.String()
+		events := parseLog(t, out)
+		require.Len(t, events, 4, "events:\n%s", out)
+		assert.Equal(t, "/lookup/ip/{ip}", events[0]["route"], "LookupIP's route")
+		assert.Equal(t, "/lookup/domain/{domain}", events[2]["route"], "LookupDomain's route")
+		for _, s := range []string{"198.51.100.23", "secret-target", "limit", "?", testKey, "api.test"} {
+			assert.NotContains(t, out, s, "the log")
+		}
+	})
+}
+
 // ---- The loop against loopback servers ----
 
-const (
-	sampleIPJSON      = `{"ip":"203.0.113.7","network":{"asn":64500,"isp":"Example ISP","type":"DATACENTER","org":null,"domain":null,"abuse_email":null,"abuse_phone":null}}`
-	sampleAccountJSON = `{"first_name":"Ada","last_name":"Lovelace","email":"ada@example.com","organization":{"id":"org_1","name":"Example","relation":"OWNER"},"scopes":["BASIC"],"lookup_quota":{"credits":1000,"resets_in":3600}}`
-)
-
-// sampleIP is the address the loopback tests look up; sampleIPJSON
-// describes it.
-var sampleIP = netip.MustParseAddr("203.0.113.7")
+// sampleIPJSON describes sampleIP.
+const sampleIPJSON = `{"ip":"203.0.113.7","network":{"asn":64500,"isp":"Example ISP","type":"DATACENTER","org":null,"domain":null,"abuse_email":null,"abuse_phone":null}}`
 
 // sampleBody is the success body for a request path.
 func sampleBody(path string) string {
@@ -1043,29 +995,6 @@ func sampleBody(path string) string {
 		return sampleAccountJSON
 	}
 	return sampleIPJSON
-}
-
-// loggedClient is newClient with a Debug logger, whose output is checked
-// for secrets when the test ends.
-func loggedClient(t *testing.T, baseURL string, opts ...synthient.Option) (*synthient.Client, *logBuffer) {
-	t.Helper()
-	lg, logs := newLogger()
-	c := newClient(t, baseURL, append([]synthient.Option{synthient.WithLogger(lg)}, opts...)...)
-	t.Cleanup(func() { assertNoSecret(t, nil, logs) })
-	return c, logs
-}
-
-// callFunc is one call of a client, its result dropped.
-type callFunc func(context.Context, *synthient.Client) error
-
-func callLookupIP(ctx context.Context, c *synthient.Client) error {
-	_, err := c.LookupIP(ctx, sampleIP)
-	return err
-}
-
-func callAccount(ctx context.Context, c *synthient.Client) error {
-	_, err := c.Account(ctx)
-	return err
 }
 
 // TestLoopbackKeepAliveNoReplay: net/http re-sends a body-less GET on its
@@ -1803,37 +1732,43 @@ func TestBodyCloseEveryPath(t *testing.T) {
 		synthienttest.WithMaxEvents(4),
 	)
 	t.Cleanup(srv.Close)
-
 	base := &http.Transport{}
 	t.Cleanup(base.CloseIdleConnections)
 	tr := &closeCounter{rt: base}
-	errHook := errors.New("hook refuses the response")
-	// newClient's key is not the fake's: these clients carry srv.APIKey.
-	client := func(opts ...synthient.Option) *synthient.Client {
-		c, err := synthient.NewClient(srv.APIKey, append([]synthient.Option{synthient.WithBaseURL(srv.URL), fastBackoff, synthient.WithTransport(tr)}, opts...)...)
-		require.NoError(t, err, "NewClient")
-		t.Cleanup(func() { c.Close() })
-		return c
+	for _, sc := range bodyCloseScenarios(t, srv, tr) {
+		t.Run(sc.name, func(t *testing.T) {
+			o0, c0 := tr.opened.Load(), tr.closed.Load()
+			sc.run(t)
+			opened, closed := tr.opened.Load()-o0, tr.closed.Load()-c0
+			assert.Equal(t, sc.bodies, opened, "bodies the transport handed out")
+			assert.Equal(t, opened, closed, "bodies closed when the call returned")
+		})
 	}
-	c := client()
-	hooked := client(synthient.WithResponseHook(func(*synthient.ResponseInfo) error { return errHook }))
+}
 
+// bodyCloseScenario is one way a call ends.
+type bodyCloseScenario struct {
+	name   string
+	bodies int64 // bodies the transport must hand out
+	run    func(t *testing.T)
+}
+
+// bodyCloseScenarios returns the scenarios of TestBodyCloseEveryPath, on
+// clients of the fake srv over tr, in the order they run: a scenario
+// injects the faults of its own call.
+func bodyCloseScenarios(t *testing.T, srv *synthienttest.Server, tr http.RoundTripper) []bodyCloseScenario {
+	errHook := errors.New("hook refuses the response")
+	c := fakeClient(t, srv, synthient.WithTransport(tr))
+	hooked := fakeClient(t, srv, synthient.WithTransport(tr),
+		synthient.WithResponseHook(func(*synthient.ResponseInfo) error { return errHook }))
 	ctx := context.Background()
 	ip := netip.MustParseAddr("203.0.113.9")
-	status := func(s int) synthienttest.Fault {
-		return synthienttest.Fault{Kind: synthienttest.FaultStatus, Status: s}
-	}
 	requireConn := func(t *testing.T, err error) {
 		t.Helper()
 		var ce *synthient.ConnectionError
 		require.ErrorAs(t, err, &ce)
 	}
-
-	for _, sc := range []struct {
-		name   string
-		bodies int64 // bodies the transport must hand out
-		run    func(t *testing.T)
-	}{
+	return []bodyCloseScenario{
 		{"LookupIP", 1, func(t *testing.T) {
 			_, err := c.LookupIP(ctx, ip)
 			require.NoError(t, err)
@@ -1860,12 +1795,12 @@ func TestBodyCloseEveryPath(t *testing.T) {
 			requireAPIErr(t, err, 429)
 		}},
 		{"503_retried_then_exhausted", 3, func(t *testing.T) {
-			srv.Inject(synthienttest.RouteAccount, 3, status(503))
+			srv.Inject(synthienttest.RouteAccount, 3, statusFault(503))
 			_, err := c.Account(ctx)
 			requireAPIErr(t, err, 503)
 		}},
 		{"404", 1, func(t *testing.T) {
-			srv.Inject(synthienttest.RouteExportMeta, 1, status(404))
+			srv.Inject(synthienttest.RouteExportMeta, 1, statusFault(404))
 			_, err := c.ExportMeta(ctx, synthient.FeedProxies, "2026-06-09")
 			requireAPIErr(t, err, 404)
 		}},
@@ -1874,7 +1809,7 @@ func TestBodyCloseEveryPath(t *testing.T) {
 			require.ErrorIs(t, err, errHook)
 		}},
 		{"hook_error_on_error_status", 1, func(t *testing.T) {
-			srv.Inject(synthienttest.RouteLookupIP, 1, status(500))
+			srv.Inject(synthienttest.RouteLookupIP, 1, statusFault(500))
 			_, err := hooked.LookupIP(ctx, ip)
 			require.ErrorIs(t, err, errHook)
 		}},
@@ -1896,7 +1831,7 @@ func TestBodyCloseEveryPath(t *testing.T) {
 			assert.NotZero(t, n, "bytes downloaded")
 		}},
 		{"download_storage_500", 2, func(t *testing.T) {
-			srv.Inject(synthienttest.RouteStorage, 1, status(500))
+			srv.Inject(synthienttest.RouteStorage, 1, statusFault(500))
 			_, err := c.DownloadExport(ctx, synthient.FeedProxies, "2026-06-10/13", io.Discard)
 			requireAPIErr(t, err, 500)
 		}},
@@ -1943,7 +1878,7 @@ func TestBodyCloseEveryPath(t *testing.T) {
 			requireConn(t, errs[len(errs)-1])
 		}},
 		{"stream_open_exhausted", 3, func(t *testing.T) {
-			srv.Inject(synthienttest.RouteStream, 3, status(502))
+			srv.Inject(synthienttest.RouteStream, 3, statusFault(502))
 			_, errs, itemAfterErr := drain(c.StreamProxies(ctx), 0)
 			require.NotEmpty(t, errs, "want a 502 *APIError")
 			assert.False(t, itemAfterErr, "an event after the error")
@@ -1954,14 +1889,6 @@ func TestBodyCloseEveryPath(t *testing.T) {
 			require.Empty(t, errs)
 			assert.Len(t, listed, 1, "exports listed")
 		}},
-	} {
-		t.Run(sc.name, func(t *testing.T) {
-			o0, c0 := tr.opened.Load(), tr.closed.Load()
-			sc.run(t)
-			opened, closed := tr.opened.Load()-o0, tr.closed.Load()-c0
-			assert.Equal(t, sc.bodies, opened, "bodies the transport handed out")
-			assert.Equal(t, opened, closed, "bodies closed when the call returned")
-		})
 	}
 }
 
@@ -2043,192 +1970,4 @@ func TestWithRetryQuota(t *testing.T) {
 		_, err := synthient.NewClient(testKey, synthient.WithRetryQuota(bad[0], bad[1], bad[2]))
 		assert.ErrorIs(t, err, synthient.ErrInvalidArgument, "WithRetryQuota%v", bad)
 	}
-}
-
-// Deprecated harness: remove once no file uses it.
-//
-// The scripted mock that client_test.go, errors_test.go and lookup_test.go
-// still use; new tests use opMock (above).
-
-// reply is one scripted answer of the mocked API.
-type reply struct {
-	status int
-	header http.Header
-	body   string
-	err    error // the transport fails with err instead of answering
-	// success answers 200 with the operation's success body.
-	success bool
-	// dated sets Date to the (fake) current time plus skew, and Retry-After
-	// to the HTTP-date dated after that Date; with noDate no Date is sent.
-	dated  time.Duration
-	skew   time.Duration
-	noDate bool
-	// hang answers only when the request's context ends, with its error.
-	hang bool
-}
-
-// succeed answers 200 with the operation's success body.
-var succeed = reply{success: true}
-
-// respond is an answer with a status, a body and header pairs (a key may
-// repeat to give it several values).
-func respond(status int, body string, kv ...string) reply {
-	h := http.Header{}
-	for i := 0; i+1 < len(kv); i += 2 {
-		h.Add(kv[i], kv[i+1])
-	}
-	return reply{status: status, header: h, body: body}
-}
-
-// jsonReply is an application/json answer.
-func jsonReply(status int, body string, kv ...string) reply {
-	return respond(status, body, append([]string{"Content-Type", "application/json"}, kv...)...)
-}
-
-// problemReply is an error status with a problem+json body.
-func problemReply(status int, kv ...string) reply {
-	body := fmt.Sprintf(`{"type":"https://docs.synthient.com/errors/test","title":%q,"status":%d}`,
-		http.StatusText(status), status)
-	return respond(status, body, append([]string{"Content-Type", "application/problem+json"}, kv...)...)
-}
-
-// failWith makes the transport return err.
-func failWith(err error) reply { return reply{err: err} }
-
-// repeat returns n copies of r.
-func repeat(n int, r reply) []reply {
-	out := make([]reply, n)
-	for i := range out {
-		out[i] = r
-	}
-	return out
-}
-
-// arrival is one request that reached the mocked API.
-type arrival struct {
-	at     time.Time
-	method string
-	url    url.URL
-	header http.Header
-	body   []byte
-}
-
-// mockAPI is an httpmock transport that answers every request from a
-// script (the last reply repeats) or a handler, and records the arrivals.
-type mockAPI struct {
-	mt      *httpmock.MockTransport
-	success string
-
-	mu       sync.Mutex
-	script   []reply
-	handler  func(arrival) reply
-	arrivals []arrival
-}
-
-func newMock(success string, script ...reply) *mockAPI {
-	m := &mockAPI{mt: httpmock.NewMockTransport(), success: success, script: script}
-	m.mt.RegisterNoResponder(m.serve)
-	return m
-}
-
-func (m *mockAPI) serve(req *http.Request) (*http.Response, error) {
-	var body []byte
-	if req.Body != nil {
-		body, _ = io.ReadAll(req.Body)
-	}
-	a := arrival{at: time.Now(), method: req.Method, url: *req.URL, header: req.Header.Clone(), body: body}
-	m.mu.Lock()
-	n := len(m.arrivals)
-	m.arrivals = append(m.arrivals, a)
-	handler := m.handler
-	r := succeed
-	if len(m.script) > 0 {
-		r = m.script[min(n, len(m.script)-1)]
-	}
-	m.mu.Unlock()
-	if handler != nil {
-		r = handler(a)
-	}
-	if r.hang {
-		<-req.Context().Done()
-		return nil, req.Context().Err()
-	}
-	if r.err != nil {
-		return nil, r.err
-	}
-	if r.success {
-		r = jsonReply(http.StatusOK, m.success)
-	}
-	h := r.header.Clone()
-	if h == nil {
-		h = http.Header{}
-	}
-	if r.dated != 0 {
-		date := time.Now().UTC().Add(r.skew)
-		if !r.noDate {
-			h.Set("Date", date.Format(http.TimeFormat))
-		}
-		h.Set("Retry-After", date.Add(r.dated).Format(http.TimeFormat))
-	}
-	return &http.Response{
-		Status:        fmt.Sprintf("%d %s", r.status, http.StatusText(r.status)),
-		StatusCode:    r.status,
-		Proto:         "HTTP/1.1",
-		ProtoMajor:    1,
-		ProtoMinor:    1,
-		Header:        h,
-		Body:          io.NopCloser(strings.NewReader(r.body)),
-		ContentLength: int64(len(r.body)),
-		Request:       req,
-	}, nil
-}
-
-// client returns a client of the mocked API (tiny backoffs, closed at the
-// end of the test); opts come after the defaults and override them.
-func (m *mockAPI) client(t testing.TB, opts ...synthient.Option) *synthient.Client {
-	t.Helper()
-	return newClient(t, mockBase, append([]synthient.Option{synthient.WithTransport(m.mt)}, opts...)...)
-}
-
-func (m *mockAPI) count() int {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	return len(m.arrivals)
-}
-
-func (m *mockAPI) got() []arrival {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	return append([]arrival(nil), m.arrivals...)
-}
-
-// gaps returns the time between consecutive arrivals.
-func (m *mockAPI) gaps() []time.Duration {
-	as := m.got()
-	var out []time.Duration
-	for i := 1; i < len(as); i++ {
-		out = append(out, as[i].at.Sub(as[i-1].at))
-	}
-	return out
-}
-
-// baseOf returns the *synthient.Error that every failure of a request
-// reaches with errors.As.
-func baseOf(t testing.TB, err error) *synthient.Error {
-	t.Helper()
-	var e *synthient.Error
-	if !errors.As(err, &e) {
-		t.Fatalf("errors.As(%T %v, *synthient.Error) = false", err, err)
-	}
-	return e
-}
-
-// apiErrorOf returns the *APIError of err.
-func apiErrorOf(t testing.TB, err error) *synthient.APIError {
-	t.Helper()
-	var ae *synthient.APIError
-	if !errors.As(err, &ae) {
-		t.Fatalf("errors.As(%T %v, *synthient.APIError) = false", err, err)
-	}
-	return ae
 }

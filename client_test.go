@@ -1,8 +1,8 @@
 package synthient_test
 
 // Tests of client.go: NewClient and its options, one client shared by many
-// goroutines, the client's logger, and how a client prints. Last, the soak:
-// the whole client under load against the fake API, with faults.
+// goroutines, Close, and how a client prints. Last, the soak: the whole
+// client under load against the fake API, with faults.
 
 import (
 	"bytes"
@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math"
 	"math/rand/v2"
 	"net/http"
 	"net/netip"
@@ -22,10 +23,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
-	"testing/synctest"
 	"time"
 
-	"github.com/jarcoal/httpmock"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -142,6 +141,21 @@ func TestNewClientAcceptsValidOptions(t *testing.T) {
 	}
 }
 
+func TestNegativeMaxRetriesIsInvalid(t *testing.T) {
+	t.Parallel()
+	for _, n := range []int{-1, -100, math.MinInt} {
+		c, err := synthient.NewClient(testKey, synthient.WithMaxRetries(n))
+		assert.ErrorIs(t, err, synthient.ErrInvalidArgument, "WithMaxRetries(%d)", n)
+		assert.Nil(t, c, "WithMaxRetries(%d): a client was returned with the error", n)
+	}
+	for _, n := range []int{0, 1, 16, 1000} {
+		c, err := synthient.NewClient(testKey, synthient.WithMaxRetries(n))
+		if assert.NoError(t, err, "WithMaxRetries(%d)", n) {
+			c.Close()
+		}
+	}
+}
+
 // TestUserAgentAndBaseURLReachTheRequest: a base URL with a trailing slash
 // still reaches the operation's URL (the mock answers that URL alone), and
 // the User-Agent carries the application's product after the SDK's.
@@ -151,10 +165,10 @@ func TestUserAgentAndBaseURLReachTheRequest(t *testing.T) {
 	c := newClient(t, mockBase+"/", synthient.WithTransport(m.MockTransport), synthient.WithUserAgent("my-app/1.0"))
 	_, err := c.Account(context.Background())
 	require.NoError(t, err, "Account")
-	require.Equal(t, 1, m.calls(), "requests to GET https://api.test/api/v4/account/me")
-	reqs := m.requests()
+	require.Equal(t, 1, m.GetTotalCallCount(), "requests to GET https://api.test/api/v4/account/me")
+	reqs := m.Requests()
 	require.Len(t, reqs, 1, "requests")
-	assert.Equal(t, "synthient-go/"+synthient.Version+" my-app/1.0", reqs[0].header.Get("User-Agent"), "User-Agent")
+	assert.Equal(t, "synthient-go/"+synthient.Version+" my-app/1.0", reqs[0].Header.Get("User-Agent"), "User-Agent")
 }
 
 // TestConcurrentCalls shares one client among 50 goroutines (run with
@@ -202,136 +216,20 @@ func TestConcurrentCalls(t *testing.T) {
 	assert.Equal(t, 4*n, srv.Arrivals(), "requests the server saw")
 }
 
-func TestLoggerRetriesThenSuccess(t *testing.T) {
+// TestErrClosed checks that after Close every method fails with an error
+// matching ErrClosed and sends nothing.
+func TestErrClosed(t *testing.T) {
 	t.Parallel()
-	synctest.Test(t, func(t *testing.T) {
-		logger, logs := newLogger()
-		m := newOpMock(t, opNamed("Account"), problem(503, "X-Request-Id", "req-1"), problem(503), opSucceeds)
-		_, err := m.client(t, synthient.WithLogger(logger)).Account(context.Background())
-		require.NoError(t, err, "Account")
-		events := parseLog(t, logs.String())
-		require.Len(t, events, 3, "events:\n%s", logs)
-		common := map[string]any{"method": "GET", "route": "/account/me", "class": "standard", "max_attempts": 3,
-			"reason": nil, "retry_after": nil}
-		for i, e := range events {
-			assertLogFields(t, i, e, common)
-			assertLogFields(t, i, e, map[string]any{"attempt": i + 1})
-		}
-		for i := range 2 {
-			assertLogFields(t, i, events[i], map[string]any{"level": "DEBUG", "decision": "retry", "status": 503})
-			if assert.IsType(t, float64(0), events[i]["wait"], "event %d: wait", i) {
-				assert.Positive(t, events[i]["wait"].(float64), "event %d: wait", i)
-			}
-		}
-		assertLogFields(t, 0, events[0], map[string]any{"request_id": "req-1"})
-		assertLogFields(t, 2, events[2], map[string]any{"level": "DEBUG", "decision": "done", "status": 200, "wait": nil})
-	})
-}
-
-func TestLoggerStopAtInfo(t *testing.T) {
-	t.Parallel()
-	cases := []struct {
-		name   string
-		op     string
-		script []httpmock.Responder
-		want   []map[string]any
-	}{
-		{"billed_503", "LookupIP", []httpmock.Responder{problem(503)}, []map[string]any{
-			{"level": "INFO", "decision": "stop", "reason": "may_have_been_processed", "status": 503,
-				"method": "GET", "route": "/lookup/ip/{ip}", "class": "billed", "attempt": 1, "max_attempts": 3},
-		}},
-		{"standard_503_exhausted", "Account", []httpmock.Responder{problem(503)}, []map[string]any{
-			{"level": "DEBUG", "decision": "retry", "attempt": 1},
-			{"level": "DEBUG", "decision": "retry", "attempt": 2},
-			{"level": "INFO", "decision": "stop", "reason": "attempts_exhausted", "status": 503, "attempt": 3, "max_attempts": 3},
-		}},
-		{"429_without_retry_after", "LookupIPs", []httpmock.Responder{problem(429)}, []map[string]any{
-			{"level": "INFO", "decision": "stop", "reason": "rate_limited_without_retry_after", "status": 429,
-				"method": "POST", "route": "/lookup/ips", "retry_after": nil},
-		}},
-		{"429_retry_after_61", "Health", []httpmock.Responder{problem(429, "Retry-After", "61")}, []map[string]any{
-			{"level": "INFO", "decision": "stop", "reason": "retry_after_exceeds_max", "status": 429,
-				"route": "/health", "class": "billed", "retry_after": float64(61 * time.Second)},
-		}},
-		{"429_retry_after_1_then_200", "LookupDomain", []httpmock.Responder{problem(429, "Retry-After", "1"), opSucceeds}, []map[string]any{
-			{"level": "DEBUG", "decision": "retry", "status": 429, "route": "/lookup/domain/{domain}",
-				"retry_after": float64(time.Second), "wait": float64(time.Second)},
-			{"level": "DEBUG", "decision": "done", "status": 200, "retry_after": nil, "reason": nil},
-		}},
-		{"dial_error", "LookupIP", []httpmock.Responder{httpmock.NewErrorResponder(dialRefused())}, []map[string]any{
-			{"level": "INFO", "decision": "stop", "reason": "not_retryable", "status": nil, "error": "dial"},
-		}},
+	m := newOpMock(t, opNamed("Account"))
+	c := m.Client(t)
+	require.NoError(t, c.Close(), "Close")
+	assert.NoError(t, c.Close(), "second Close")
+	for _, op := range operations() {
+		err := op.call(context.Background(), c)
+		assert.ErrorIs(t, err, synthient.ErrClosed, "%s after Close", op.name)
+		assert.NotErrorIs(t, err, synthient.ErrInvalidArgument, "%s after Close", op.name)
 	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			t.Parallel()
-			synctest.Test(t, func(t *testing.T) {
-				logger, logs := newLogger()
-				op := opNamed(tc.op)
-				m := newOpMock(t, op, tc.script...)
-				_ = op.call(context.Background(), m.client(t, synthient.WithLogger(logger)))
-				events := parseLog(t, logs.String())
-				require.Len(t, events, len(tc.want), "events:\n%s", logs)
-				for i, w := range tc.want {
-					assertLogFields(t, i, events[i], w)
-				}
-			})
-		})
-	}
-}
-
-// TestLoggerTimeLeft: with a deadline, each decision logs the time left
-// before it; without one, none.
-func TestLoggerTimeLeft(t *testing.T) {
-	t.Parallel()
-	synctest.Test(t, func(t *testing.T) {
-		logger, logs := newLogger()
-		m := newOpMock(t, opNamed("Account"), problem(503), opSucceeds)
-		c := m.client(t, synthient.WithLogger(logger))
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		_, err := c.Account(ctx)
-		require.NoError(t, err, "Account with a deadline")
-		_, err = c.Account(context.Background())
-		require.NoError(t, err, "Account without a deadline")
-		events := parseLog(t, logs.String())
-		require.Len(t, events, 3, "events:\n%s", logs)
-		for i, e := range events[:2] {
-			if assert.IsType(t, float64(0), e["time_left"], "event %d: time_left", i) {
-				left := e["time_left"].(float64)
-				assert.Positive(t, left, "event %d: time_left", i)
-				assert.LessOrEqual(t, left, float64(10*time.Second), "event %d: time_left", i)
-			}
-		}
-		assertLogFields(t, 2, events[2], map[string]any{"decision": "done", "time_left": nil})
-	})
-}
-
-// TestLoggerHoldsNoAddressKeyOrQuery checks that the route is logged as a
-// template, and that neither the address, the domain, the query nor the key
-// appears.
-func TestLoggerHoldsNoAddressKeyOrQuery(t *testing.T) {
-	t.Parallel()
-	synctest.Test(t, func(t *testing.T) {
-		logger, logs := newLogger()
-		lookup := opCase{method: http.MethodGet, path: "/api/v4/lookup/ip/198.51.100.23", success: `{"ip":"198.51.100.23"}`}
-		m := newOpMock(t, lookup, problem(429, "Retry-After", "0"), opSucceeds)
-		_, err := m.client(t, synthient.WithLogger(logger)).LookupIP(context.Background(), netip.MustParseAddr("198.51.100.23"))
-		require.NoError(t, err, "LookupIP")
-		domain := opCase{method: http.MethodGet, path: "/api/v4/lookup/domain/secret-target.example", success: `{"domain":"secret-target.example"}`}
-		m2 := newOpMock(t, domain, problem(429, "Retry-After", "0"), opSucceeds)
-		_, err = m2.client(t, synthient.WithLogger(logger)).LookupDomain(context.Background(), "secret-target.example",
-			&synthient.DomainLookupParams{Limit: 9})
-		require.NoError(t, err, "LookupDomain")
-		out := logs.String()
-		events := parseLog(t, out)
-		require.Len(t, events, 4, "events:\n%s", out)
-		assert.Equal(t, "/lookup/ip/{ip}", events[0]["route"], "LookupIP's route")
-		assert.Equal(t, "/lookup/domain/{domain}", events[2]["route"], "LookupDomain's route")
-		for _, s := range []string{"198.51.100.23", "secret-target", "limit", "?", testKey, "api.test"} {
-			assert.NotContains(t, out, s, "the log")
-		}
-	})
+	assert.Zero(t, m.GetTotalCallCount(), "requests sent after Close")
 }
 
 // No fmt verb and no slog handler prints the client's API key: a client
@@ -526,6 +424,16 @@ func whyNotTyped(err error) string {
 	return fmt.Sprintf("a %T", err)
 }
 
+// The soak's size.
+const (
+	soakCalls      = 10_000
+	soakWorkers    = 64
+	soakMaxRetries = 2
+	soakSeed       = 20260610
+	// soakMaxOversized bounds the 16 MiB stream lines, which cost the most.
+	soakMaxOversized = 4
+)
+
 // TestSoak runs the load once, then checks it: nothing left behind, then
 // the calls of each kind in the mix, then the storage leg. It counts
 // goroutines and open files, so it runs alone (no t.Parallel).
@@ -533,97 +441,19 @@ func TestSoak(t *testing.T) {
 	if testing.Short() {
 		t.Skip("soak test: skipped with -short")
 	}
-	const (
-		calls      = 10_000
-		workers    = 64
-		maxRetries = 2
-		seed       = 20260610
-		// maxOversized bounds the 16 MiB stream lines, which cost the most.
-		maxOversized = 4
-	)
 	clk := synthienttest.NewManualClock(time.Date(2026, time.June, 10, 14, 20, 0, 0, time.UTC))
 	srv := synthienttest.NewServer(
 		synthienttest.WithClock(clk.Now),
 		synthienttest.WithoutRateLimits(),
 		synthienttest.WithCredits(1<<40),
-		synthienttest.WithStreamLimit(10*workers),
+		synthienttest.WithStreamLimit(10*soakWorkers),
 		synthienttest.WithEventInterval(2*time.Millisecond),
 		synthienttest.WithExportSize(4096),
 	)
 	defer srv.Close()
 
 	goroutines0, fds0 := runtime.NumGoroutine(), openFiles(t)
-
-	// The hook learns the status of every answer that reached the client,
-	// and whether a 429 carried a Retry-After (by request id), and counts
-	// the download redirects.
-	var (
-		seen      sync.Map // request id -> soakAnswer
-		redirects atomic.Int64
-	)
-	hook := func(ri *synthient.ResponseInfo) error {
-		seen.Store(ri.RequestID, soakAnswer{status: ri.Status, retryAfter: ri.Header.Get("Retry-After") != ""})
-		if ri.Status == http.StatusTemporaryRedirect {
-			redirects.Add(1)
-		}
-		return nil
-	}
-	// The default retry quota stays on: with nine calls in ten succeeding
-	// it rarely runs dry, and when it does the call stops with
-	// quota_exhausted, which the checks below accept.
-	c, err := synthient.NewClient(srv.APIKey,
-		synthient.WithBaseURL(srv.URL), fastBackoff,
-		synthient.WithMaxRetries(maxRetries),
-		synthient.WithTimeout(200*time.Millisecond),
-		synthient.WithResponseHook(hook),
-	)
-	require.NoError(t, err, "NewClient")
-
-	var (
-		next      atomic.Int64
-		oversized atomic.Int64
-		faulted   atomic.Int64
-		results   = make([]soakResult, calls)
-		wg        sync.WaitGroup
-	)
-	start := time.Now()
-	for range workers {
-		wg.Go(func() {
-			for {
-				i := int(next.Add(1) - 1)
-				if i >= calls {
-					return
-				}
-				rng := rand.New(rand.NewPCG(seed, uint64(i)))
-				k := 0
-				for w := rng.IntN(10); ; k++ {
-					if w -= soakMix[k].weight; w < 0 {
-						break
-					}
-				}
-				op := soakMix[k]
-				if rng.IntN(10) == 0 {
-					route := op.route
-					f := soakFaults[rng.IntN(len(soakFaults))]
-					switch {
-					case route == synthienttest.RouteDownload && rng.IntN(2) == 0:
-						route = synthienttest.RouteStorage
-					case route == synthienttest.RouteStream && rng.IntN(8) == 0 && oversized.Add(1) <= maxOversized:
-						f = soakOversizedLine
-					}
-					srv.Inject(route, 1, f)
-					faulted.Add(1)
-				}
-				feed := synthient.Feeds[rng.IntN(len(synthient.Feeds))]
-				path, err := op.call(c, rng, i, feed)
-				results[i] = soakResult{op: k, path: path, err: err}
-			}
-		})
-	}
-	wg.Wait()
-	elapsed := time.Since(start)
-	c.Close()
-
+	run := runSoak(t, srv)
 	goroutines := settle(runtime.NumGoroutine, goroutines0)
 	fds := settle(func() int { return openFiles(t) }, fds0+2)
 	t.Run("nothing_left_behind", func(t *testing.T) {
@@ -631,119 +461,20 @@ func TestSoak(t *testing.T) {
 		assert.LessOrEqual(t, fds, fds0+2, "open files after the soak (%d before)", fds0)
 	})
 
-	// The request log, by path and by route. An arrival justifies a retry
-	// of a standard call when its answer never reached the client (no
-	// answer, or none before the timeout) or was a 500, 502, 503, 504 or a
-	// 429 with Retry-After; of a billed call only in the last case.
-	log := srv.Requests()
-	byPath := map[string][]synthienttest.Request{}
-	arrivals := map[string]int{}
-	justified := map[string]int{}       // standard class
-	justifiedBilled := map[string]int{} // billed class
-	for _, r := range log {
-		arrivals[r.Route]++
-		byPath[r.Path] = append(byPath[r.Path], r)
-		v, ok := seen.Load(r.RequestID)
-		s, _ := v.(soakAnswer)
-		switch {
-		case !ok:
-			justified[r.Route]++
-		case s.status == http.StatusTooManyRequests && s.retryAfter:
-			justified[r.Route]++
-			justifiedBilled[r.Route]++
-		case s.status == 500, s.status == 502, s.status == 503, s.status == 504:
-			justified[r.Route]++
-		}
-	}
-	// retriedAfter429 reports whether an arrival's answer reached the
-	// client as a 429 with Retry-After.
-	retriedAfter429 := func(r synthienttest.Request) bool {
-		v, _ := seen.Load(r.RequestID)
-		s, ok := v.(soakAnswer)
-		return ok && s.status == http.StatusTooManyRequests && s.retryAfter
-	}
-
+	log := newSoakLog(srv.Requests(), run)
 	failures := map[string]int{}
 	downloads := 0
 	for k, op := range soakMix {
 		t.Run(op.name, func(t *testing.T) {
-			bad := 0
-			report := func(format string, args ...any) {
-				t.Helper()
-				if bad++; bad <= 20 {
-					t.Errorf(format, args...)
-				}
-			}
-			n, succeeded := 0, 0
-			for i, res := range results {
-				if res.op != k {
-					continue
-				}
-				n++
-				var base *synthient.Error
-				if res.err == nil {
-					succeeded++
-				} else {
-					if why := whyNotTyped(res.err); why != "" {
-						report("call %d: error %v is %s", i, res.err, why)
-						continue
-					}
-					errors.As(res.err, &base)
-					key := fmt.Sprintf("%T", res.err)
-					if base.StopReason != "" {
-						key += " " + string(base.StopReason)
-					}
-					failures[op.name+": "+key]++
-					limit := 1 + maxRetries
-					if op.route == synthienttest.RouteDownload {
-						limit++ // the storage request counts as an attempt
-					}
-					if base.Attempts < 1 || base.Attempts > limit {
-						report("call %d: %d attempts, want 1 to %d: %v", i, base.Attempts, limit, res.err)
-					}
-				}
-				if res.path == "" {
-					continue
-				}
-				// A billed call with a unique path: every arrival after the
-				// first follows a 429 that carried a Retry-After.
-				got := byPath[res.path]
-				switch {
-				case len(got) == 0 && res.err == nil:
-					report("call %d (%s): succeeded but never arrived", i, res.path)
-				case len(got) > 1+maxRetries:
-					report("call %d (%s): arrived %d times, more than 1+MaxRetries", i, res.path, len(got))
-				case base != nil && len(got) > base.Attempts:
-					report("call %d (%s): arrived %d times but the error counts %d attempts", i, res.path, len(got), base.Attempts)
-				}
-				for a := 1; a < len(got); a++ {
-					prev := got[a-1]
-					if !retriedAfter429(prev) {
-						report("call %d (%s): sent again (arrival %d of %d) after status %d (faulted %v), not a 429 with Retry-After",
-							i, res.path, a+1, len(got), prev.Status, prev.Faulted)
-					}
-				}
-			}
+			n := checkSoakCalls(t, k, run, log, failures)
 			if op.route == synthienttest.RouteDownload {
 				downloads = n
 			}
-			require.NotZero(t, n, "calls of this kind in the mix")
-
-			// Every call, unique path or not: each arrival beyond the first
-			// of a call answers an outcome its class retries.
-			allowed := n + justified[op.route]
-			if op.billed {
-				allowed = n + justifiedBilled[op.route]
-			}
-			allowed = min(allowed, n*(1+maxRetries))
-			got := arrivals[op.route]
-			assert.GreaterOrEqual(t, got, succeeded, "arrivals for %d calls: at least one per success", n)
-			assert.LessOrEqual(t, got, allowed, "arrivals for %d calls (%d succeeded): at most one per call and per retry its class allows", n, succeeded)
 		})
 	}
 	// The storage leg is never retried: one request per redirect at most.
 	t.Run("storage", func(t *testing.T) {
-		got, want := int64(arrivals[synthienttest.RouteStorage]), redirects.Load()
+		got, want := int64(log.arrivals[synthienttest.RouteStorage]), run.redirects.Load()
 		assert.LessOrEqual(t, got, want, "storage arrivals, against the download redirects")
 		assert.LessOrEqual(t, want, int64(downloads), "download redirects, against the downloads")
 	})
@@ -754,5 +485,208 @@ func TestSoak(t *testing.T) {
 	}
 	sort.Strings(lines)
 	t.Logf("%d calls from %d goroutines in %v, %d faults injected, %d requests; goroutines %d -> %d, open files %d -> %d; failures:\n%s",
-		calls, workers, elapsed.Round(time.Millisecond), faulted.Load(), len(log), goroutines0, goroutines, fds0, fds, strings.Join(lines, "\n"))
+		soakCalls, soakWorkers, run.elapsed.Round(time.Millisecond), run.faulted.Load(), len(log.requests),
+		goroutines0, goroutines, fds0, fds, strings.Join(lines, "\n"))
+}
+
+// soakRun is what the load did: each call's result, and what the response
+// hook saw.
+type soakRun struct {
+	results   []soakResult
+	seen      sync.Map // request id -> soakAnswer
+	redirects atomic.Int64
+	faulted   atomic.Int64
+	elapsed   time.Duration
+}
+
+// runSoak makes soakCalls calls of the mix from soakWorkers goroutines on
+// one client, injecting a fault before about one call in ten, and closes
+// the client.
+func runSoak(t *testing.T, srv *synthienttest.Server) *soakRun {
+	run := &soakRun{results: make([]soakResult, soakCalls)}
+	// The hook learns the status of every answer that reached the client,
+	// and whether a 429 carried a Retry-After (by request id), and counts
+	// the download redirects.
+	hook := func(ri *synthient.ResponseInfo) error {
+		run.seen.Store(ri.RequestID, soakAnswer{status: ri.Status, retryAfter: ri.Header.Get("Retry-After") != ""})
+		if ri.Status == http.StatusTemporaryRedirect {
+			run.redirects.Add(1)
+		}
+		return nil
+	}
+	// The default retry quota stays on: with nine calls in ten succeeding
+	// it rarely runs dry, and when it does the call stops with
+	// quota_exhausted, which the checks accept.
+	c := fakeClient(t, srv,
+		synthient.WithMaxRetries(soakMaxRetries),
+		synthient.WithTimeout(200*time.Millisecond),
+		synthient.WithResponseHook(hook),
+	)
+	var next, oversized atomic.Int64
+	var wg sync.WaitGroup
+	start := time.Now()
+	for range soakWorkers {
+		wg.Go(func() {
+			for i := int(next.Add(1) - 1); i < soakCalls; i = int(next.Add(1) - 1) {
+				rng := rand.New(rand.NewPCG(soakSeed, uint64(i)))
+				k := soakDraw(rng)
+				op := soakMix[k]
+				if rng.IntN(10) == 0 {
+					route := op.route
+					f := soakFaults[rng.IntN(len(soakFaults))]
+					switch {
+					case route == synthienttest.RouteDownload && rng.IntN(2) == 0:
+						route = synthienttest.RouteStorage
+					case route == synthienttest.RouteStream && rng.IntN(8) == 0 && oversized.Add(1) <= soakMaxOversized:
+						f = soakOversizedLine
+					}
+					srv.Inject(route, 1, f)
+					run.faulted.Add(1)
+				}
+				feed := synthient.Feeds[rng.IntN(len(synthient.Feeds))]
+				path, err := op.call(c, rng, i, feed)
+				run.results[i] = soakResult{op: k, path: path, err: err}
+			}
+		})
+	}
+	wg.Wait()
+	run.elapsed = time.Since(start)
+	c.Close()
+	return run
+}
+
+// soakDraw draws the kind of a call from the weights of soakMix.
+func soakDraw(rng *rand.Rand) int {
+	k := 0
+	for w := rng.IntN(10); ; k++ {
+		if w -= soakMix[k].weight; w < 0 {
+			return k
+		}
+	}
+}
+
+// soakLog is the fake's request log, by path and by route. An arrival
+// justifies a retry of a standard call when its answer never reached the
+// client (no answer, or none before the timeout) or was a 500, 502, 503,
+// 504 or a 429 with Retry-After; of a billed call only in the last case.
+type soakLog struct {
+	requests        []synthienttest.Request
+	byPath          map[string][]synthienttest.Request
+	arrivals        map[string]int // by route
+	justified       map[string]int // by route, for the standard class
+	justifiedBilled map[string]int // by route, for the billed class
+	seen            *sync.Map      // request id -> soakAnswer
+}
+
+func newSoakLog(reqs []synthienttest.Request, run *soakRun) *soakLog {
+	l := &soakLog{
+		requests: reqs, byPath: map[string][]synthienttest.Request{}, arrivals: map[string]int{},
+		justified: map[string]int{}, justifiedBilled: map[string]int{}, seen: &run.seen,
+	}
+	for _, r := range reqs {
+		l.arrivals[r.Route]++
+		l.byPath[r.Path] = append(l.byPath[r.Path], r)
+		v, ok := run.seen.Load(r.RequestID)
+		s, _ := v.(soakAnswer)
+		switch {
+		case !ok:
+			l.justified[r.Route]++
+		case s.status == http.StatusTooManyRequests && s.retryAfter:
+			l.justified[r.Route]++
+			l.justifiedBilled[r.Route]++
+		case s.status == 500, s.status == 502, s.status == 503, s.status == 504:
+			l.justified[r.Route]++
+		}
+	}
+	return l
+}
+
+// retriedAfter429 reports whether an arrival's answer reached the client
+// as a 429 with Retry-After.
+func (l *soakLog) retriedAfter429(r synthienttest.Request) bool {
+	v, _ := l.seen.Load(r.RequestID)
+	s, ok := v.(soakAnswer)
+	return ok && s.status == http.StatusTooManyRequests && s.retryAfter
+}
+
+// checkSoakCalls checks the calls of kind k of the mix: every failure a
+// typed error within its attempts, every unique path sent again only
+// after a 429 with Retry-After, and the route's arrivals no more than its
+// class allows. It counts the failures by type and reason in failures and
+// returns the number of calls of the kind.
+func checkSoakCalls(t *testing.T, k int, run *soakRun, log *soakLog, failures map[string]int) int {
+	op := soakMix[k]
+	bad := 0
+	report := func(format string, args ...any) {
+		t.Helper()
+		if bad++; bad <= 20 {
+			t.Errorf(format, args...)
+		}
+	}
+	n, succeeded := 0, 0
+	for i, res := range run.results {
+		if res.op != k {
+			continue
+		}
+		n++
+		var base *synthient.Error
+		if res.err == nil {
+			succeeded++
+		} else {
+			if why := whyNotTyped(res.err); why != "" {
+				report("call %d: error %v is %s", i, res.err, why)
+				continue
+			}
+			errors.As(res.err, &base)
+			key := fmt.Sprintf("%T", res.err)
+			if base.StopReason != "" {
+				key += " " + string(base.StopReason)
+			}
+			failures[op.name+": "+key]++
+			limit := 1 + soakMaxRetries
+			if op.route == synthienttest.RouteDownload {
+				limit++ // the storage request counts as an attempt
+			}
+			if base.Attempts < 1 || base.Attempts > limit {
+				report("call %d: %d attempts, want 1 to %d: %v", i, base.Attempts, limit, res.err)
+			}
+		}
+		if res.path != "" {
+			checkSoakPath(report, i, res, base, log)
+		}
+	}
+	require.NotZero(t, n, "calls of this kind in the mix")
+
+	// Every call, unique path or not: each arrival beyond the first of a
+	// call answers an outcome its class retries.
+	allowed := n + log.justified[op.route]
+	if op.billed {
+		allowed = n + log.justifiedBilled[op.route]
+	}
+	allowed = min(allowed, n*(1+soakMaxRetries))
+	got := log.arrivals[op.route]
+	assert.GreaterOrEqual(t, got, succeeded, "arrivals for %d calls: at least one per success", n)
+	assert.LessOrEqual(t, got, allowed, "arrivals for %d calls (%d succeeded): at most one per call and per retry its class allows", n, succeeded)
+	return n
+}
+
+// checkSoakPath checks the arrivals of call i, a billed call with a unique
+// path: every arrival after the first follows a 429 that carried a
+// Retry-After. base is the call's error, nil for a success.
+func checkSoakPath(report func(string, ...any), i int, res soakResult, base *synthient.Error, log *soakLog) {
+	got := log.byPath[res.path]
+	switch {
+	case len(got) == 0 && res.err == nil:
+		report("call %d (%s): succeeded but never arrived", i, res.path)
+	case len(got) > 1+soakMaxRetries:
+		report("call %d (%s): arrived %d times, more than 1+MaxRetries", i, res.path, len(got))
+	case base != nil && len(got) > base.Attempts:
+		report("call %d (%s): arrived %d times but the error counts %d attempts", i, res.path, len(got), base.Attempts)
+	}
+	for a := 1; a < len(got); a++ {
+		if prev := got[a-1]; !log.retriedAfter429(prev) {
+			report("call %d (%s): sent again (arrival %d of %d) after status %d (faulted %v), not a 429 with Retry-After",
+				i, res.path, a+1, len(got), prev.Status, prev.Faulted)
+		}
+	}
 }

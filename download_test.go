@@ -11,8 +11,6 @@ import (
 	"compress/gzip"
 	"context"
 	"crypto/sha256"
-	"crypto/tls"
-	"crypto/x509"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -55,20 +53,6 @@ func exportBytes(n int) []byte {
 func sha256Hex(b []byte) string {
 	s := sha256.Sum256(b)
 	return hex.EncodeToString(s[:])
-}
-
-// assertSameBytes checks that got holds want; on a failure it prints the
-// lengths and the first difference, not the bytes.
-func assertSameBytes(t testing.TB, want, got []byte, msgAndArgs ...any) bool {
-	t.Helper()
-	if bytes.Equal(want, got) {
-		return true
-	}
-	i := 0
-	for i < min(len(want), len(got)) && want[i] == got[i] {
-		i++
-	}
-	return assert.Fail(t, fmt.Sprintf("got %d bytes, want %d; first difference at byte %d", len(got), len(want), i), msgAndArgs...)
 }
 
 // redirectServer answers every request with status and Location loc (no
@@ -127,19 +111,6 @@ func assertRawStorageRequests(t *testing.T, s *rawServer) {
 	}
 }
 
-// requirePlainError checks that err is an *Error with no *APIError or
-// *ConnectionError behind it, and returns it.
-func requirePlainError(t *testing.T, err error) *synthient.Error {
-	t.Helper()
-	var base *synthient.Error
-	require.ErrorAs(t, err, &base)
-	var ae *synthient.APIError
-	assert.False(t, errors.As(err, &ae), "err = %v matches *APIError, want a plain *Error", err)
-	var ce *synthient.ConnectionError
-	assert.False(t, errors.As(err, &ce), "err = %v matches *ConnectionError, want a plain *Error", err)
-	return base
-}
-
 // signalWriter collects the bytes and closes reached once it holds at
 // least at bytes.
 type signalWriter struct {
@@ -183,14 +154,6 @@ func rawStorage(t *testing.T, data []byte, part int, wait <-chan struct{}, reset
 	})
 }
 
-// trustServer trusts the certificate of httptest's TLS servers (all of
-// them share it).
-func trustServer(s *apiServer) synthient.Option {
-	pool := x509.NewCertPool()
-	pool.AddCert(s.Certificate())
-	return synthient.WithTLSConfig(&tls.Config{RootCAs: pool})
-}
-
 func TestDownloadExportFollows307ToStorage(t *testing.T) {
 	t.Parallel()
 	data := exportBytes(300 << 10)
@@ -222,7 +185,7 @@ func TestDownloadExportPathForEveryFeed(t *testing.T) {
 	api := redirectServer(t, http.StatusTemporaryRedirect, presigned(storage.URL))
 	c := newClient(t, api.Base)
 	i := 0
-	for _, f := range feedURLSegments {
+	for _, f := range feedSegments {
 		for _, id := range []string{"latest", "2026-06-10", "2026-06-10/5"} {
 			var buf bytes.Buffer
 			_, err := c.DownloadExport(callCtx(t), f.feed, id, &buf)
@@ -1060,12 +1023,6 @@ func rawAnswer(t *testing.T, head string, body []byte) *rawServer {
 	})
 }
 
-// chunked frames data as one chunk of a chunked body and ends the body
-// cleanly.
-func chunked(data []byte) []byte {
-	return fmt.Appendf(nil, "%x\r\n%s\r\n0\r\n\r\n", len(data), data)
-}
-
 // requireDownloadError checks that err is a plain *Error of a download
 // (no *APIError or *ConnectionError behind it), matching sentinel when it
 // is not nil, never retried, with the given attempts, and that neither it
@@ -1097,7 +1054,7 @@ func TestDownloadExportShortAnswerIsAnError(t *testing.T) {
 	}{
 		{"HTTP/1.0 close-delimited, ends early", "HTTP/1.0 200 OK\r\nContent-Type: application/octet-stream\r\n", half,
 			synthient.ErrSizeUnknown, 500, synthient.ErrSizeMismatch},
-		{"chunked, ends cleanly early", "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n", chunked(half),
+		{"chunked, ends cleanly early", "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n", chunked(half, nil),
 			synthient.ErrSizeUnknown, 500, synthient.ErrSizeMismatch},
 		{"Content-Length: 0", "HTTP/1.1 200 OK\r\nContent-Length: 0\r\n", nil,
 			synthient.ErrSizeMismatch, 0, synthient.ErrSizeMismatch},
@@ -1157,7 +1114,7 @@ func TestDownloadExportNeverWritesMoreThanTheSize(t *testing.T) {
 	}{
 		{"Content-Length larger than the meta", "HTTP/1.1 200 OK\r\nContent-Length: 65536\r\n", big, 0},
 		{"HTTP/1.0 close-delimited", "HTTP/1.0 200 OK\r\n", big, size},
-		{"chunked", "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n", chunked(big), size},
+		{"chunked", "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n", chunked(big, nil), size},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name+"/DownloadExportFile", func(t *testing.T) {

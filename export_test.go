@@ -1,22 +1,19 @@
 package synthient_test
 
-// Tests of export.go: ListExports, AllExports and ExportMeta. The
-// downloads are in download_test.go.
+// Tests of export.go: ListExports, AllExports and ExportMeta, and the
+// fuzz target of the export id validator. The downloads are in
+// download_test.go.
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"iter"
-	"net"
 	"net/http"
-	"net/http/httptest"
 	"net/url"
+	"regexp"
 	"runtime"
 	"strconv"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -25,21 +22,6 @@ import (
 	"github.com/synthient-go/synthient"
 	"github.com/synthient-go/synthient/retry"
 )
-
-// feedURLSegments maps every feed to its URL path segment.
-var feedURLSegments = []struct {
-	feed synthient.Feed
-	seg  string
-}{
-	{synthient.FeedProxies, "proxies"},
-	{synthient.FeedAnonymizers, "anonymizers"},
-	{synthient.FeedTorrents, "torrents"},
-	{synthient.FeedHoneypotHTTP, "helio/http"},
-	{synthient.FeedHoneypotHTTPS, "helio/https"},
-	{synthient.FeedHoneypotDNS, "helio/dns"},
-	{synthient.FeedHoneypotADB, "helio/adb"},
-	{synthient.FeedJA4T, "ja4t"},
-}
 
 // ---------------------------------------------------------------------
 // ListExports
@@ -87,7 +69,7 @@ func TestListExportsPathForEveryFeed(t *testing.T) {
 	t.Parallel()
 	srv := fixedJSONServer(t, listingPage(""))
 	c := newClient(t, srv.Base)
-	for i, f := range feedURLSegments {
+	for i, f := range feedSegments {
 		_, err := c.ListExports(callCtx(t), f.feed, nil)
 		require.NoError(t, err, "ListExports(%s)", f.feed)
 		reqs := srv.Requests()
@@ -364,9 +346,8 @@ func TestAllExportsStopsOnARepeatedCursor(t *testing.T) {
 			require.Len(t, errs, 1)
 			assert.False(t, after, "an export was yielded after the error")
 			// The page whose answer repeated the cursor: one request.
+			requirePlainError(t, errs[0])
 			requireStop(t, errs[0], 1, retry.NotRetryable)
-			var ae *synthient.APIError
-			assert.False(t, errors.As(errs[0], &ae), "err = %v matches *APIError, want a plain *Error", errs[0])
 			assert.Equal(t, tc.requests, srv.Arrivals(), "requests (nothing after the repeated cursor)")
 		})
 	}
@@ -387,9 +368,8 @@ func liveHeap() uint64 {
 func TestAllExportsKeepsADigestOfEachCursor(t *testing.T) {
 	const pages, first, cursorLen = 24, 4, 256 << 10
 	cursor := func(k int) string { return fmt.Sprintf("%04d", k) + strings.Repeat("c", cursorLen-4) }
-	// A plain httptest server: apiServer and rawServer record every
-	// request, and the cursors they would keep are what this test measures.
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	// Without a log: the cursors it would keep are what this test measures.
+	srv := newAPIServer(t, func(_ int, w http.ResponseWriter, r *http.Request) {
 		k := 0
 		if _, c, ok := strings.Cut(r.URL.RawQuery, "cursor="); ok && len(c) >= 4 {
 			k, _ = strconv.Atoi(c[:4])
@@ -399,9 +379,8 @@ func TestAllExportsKeepsADigestOfEachCursor(t *testing.T) {
 			next = `,"next_cursor":"` + cursor(k+1) + `"`
 		}
 		writeJSON(w, http.StatusOK, listingPage(next, "2026-06-10"))
-	}))
-	t.Cleanup(srv.Close)
-	c := newClient(t, srv.URL+"/api/v4")
+	}, withoutLog())
+	c := newClient(t, srv.Base)
 	var start, end uint64
 	n := 0
 	for _, err := range c.AllExports(callCtx(t), synthient.FeedProxies, nil) {
@@ -547,7 +526,7 @@ func TestExportMetaPaths(t *testing.T) {
 	c := newClient(t, srv.Base)
 	ids := []string{"latest", "2026-06-10", "2026-06-10/14", "2026-06-10/5", "2026-06-10/0", "2026-06-10/23", "2024-02-29"}
 	n := 0
-	for _, f := range feedURLSegments {
+	for _, f := range feedSegments {
 		for _, id := range ids {
 			_, err := c.ExportMeta(callCtx(t), f.feed, id)
 			require.NoError(t, err, "ExportMeta(%s, %q)", f.feed, id)
@@ -639,186 +618,118 @@ func TestExportMetaRetriesA503(t *testing.T) {
 }
 
 // ---------------------------------------------------------------------
-// Deprecated harness: remove once no file uses it.
+// The export id validator, fuzzed through ExportMeta on a mockAPI that
+// answers a minimal meta, so nothing leaves the process.
 // ---------------------------------------------------------------------
-// stream_test.go and linereader_fuzz_test.go still use these; they are
-// moved here unchanged. New tests use apiServer, rawServer, writeProblem,
-// requireInvalid and feedURLSegments instead.
 
-// fxReq is what an fxServer recorded of one request.
-type fxReq struct {
-	Method   string
-	Path     string // r.URL.Path, unescaped
-	RawQuery string
-	Query    url.Values
-	Header   http.Header
-}
-
-// fxServer is a loopback httptest server (http or https) that records every
-// request and answers through h, which gets the request's 1-based arrival
-// number. The request's context ends when the client goes away or the test
-// ends: a handler that waits must watch it.
-type fxServer struct {
-	*httptest.Server
-	// Base is the API base URL: URL + "/api/v4".
-	Base string
-	// Quit is closed when the test ends.
-	Quit chan struct{}
-
-	h    func(n int, w http.ResponseWriter, r *http.Request)
-	mu   sync.Mutex
-	reqs []fxReq
-	n    atomic.Int64
-}
-
-func newFXServer(t testing.TB, tlsOn bool, h func(n int, w http.ResponseWriter, r *http.Request)) *fxServer {
-	t.Helper()
-	s := &fxServer{h: h, Quit: make(chan struct{})}
-	s.Server = httptest.NewUnstartedServer(http.HandlerFunc(s.serve))
-	if tlsOn {
-		s.StartTLS()
-	} else {
-		s.Start()
+// referenceExportID is an independent reference of the export id rules:
+// it reports whether id is "latest", "YYYY-MM-DD" with a real (proleptic
+// Gregorian) date, or "YYYY-MM-DD/H" or "YYYY-MM-DD/HH" with an hour of 0
+// to 23, and returns its date and hour (-1 for none).
+func referenceExportID(id string) (date string, hour int, ok bool) {
+	if id == "latest" {
+		return "latest", -1, true
 	}
-	s.Base = s.URL + "/api/v4"
-	t.Cleanup(func() {
-		close(s.Quit)
-		s.Server.Close()
-	})
-	return s
-}
-
-func (s *fxServer) serve(w http.ResponseWriter, r *http.Request) {
-	s.mu.Lock()
-	s.reqs = append(s.reqs, fxReq{
-		Method:   r.Method,
-		Path:     r.URL.Path,
-		RawQuery: r.URL.RawQuery,
-		Query:    r.URL.Query(),
-		Header:   r.Header.Clone(),
-	})
-	s.mu.Unlock()
-	n := int(s.n.Add(1))
-	// The request's context also ends when the test ends, so that a
-	// handler waiting on it never keeps Close waiting.
-	ctx, cancel := context.WithCancel(r.Context())
-	defer cancel()
-	go func() {
-		select {
-		case <-s.Quit:
-			cancel()
-		case <-ctx.Done():
+	date, rest, hourly := strings.Cut(id, "/")
+	if len(date) != 10 || date[4] != '-' || date[7] != '-' {
+		return "", 0, false
+	}
+	num := func(s string) (int, bool) {
+		n := 0
+		for i := 0; i < len(s); i++ {
+			if s[i] < '0' || s[i] > '9' {
+				return 0, false
+			}
+			n = n*10 + int(s[i]-'0')
 		}
-	}()
-	if s.h != nil {
-		s.h(n, w, r.WithContext(ctx))
+		return n, len(s) > 0
 	}
-}
-
-// Arrivals is the number of requests the server received so far.
-func (s *fxServer) Arrivals() int { return int(s.n.Load()) }
-
-// Reqs returns a copy of the recorded requests.
-func (s *fxServer) Reqs() []fxReq {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return append([]fxReq(nil), s.reqs...)
-}
-
-// Paths returns the path of every recorded request, in arrival order.
-func (s *fxServer) Paths() []string {
-	var out []string
-	for _, r := range s.Reqs() {
-		out = append(out, r.Path)
+	y, okY := num(date[0:4])
+	m, okM := num(date[5:7])
+	d, okD := num(date[8:10])
+	if !okY || !okM || !okD || m < 1 || m > 12 || d < 1 {
+		return "", 0, false
 	}
-	return out
-}
-
-// fxProblem answers status with an RFC 9457 problem body; kv are extra
-// header pairs.
-func fxProblem(w http.ResponseWriter, status int, kv ...string) {
-	for i := 0; i+1 < len(kv); i += 2 {
-		w.Header().Set(kv[i], kv[i+1])
+	days := [13]int{0, 31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31}[m]
+	if m == 2 && y%4 == 0 && (y%100 != 0 || y%400 == 0) {
+		days = 29
 	}
-	w.Header().Set("Content-Type", "application/problem+json")
-	w.WriteHeader(status)
-	fmt.Fprintf(w, `{"type":"https://docs.synthient.com/errors/x","title":%q,"status":%d,"detail":"detail of %d"}`,
-		http.StatusText(status), status, status)
+	if d > days {
+		return "", 0, false
+	}
+	if !hourly {
+		return date, -1, true
+	}
+	if len(rest) < 1 || len(rest) > 2 {
+		return "", 0, false
+	}
+	h, okH := num(rest)
+	if !okH || h > 23 {
+		return "", 0, false
+	}
+	return date, h, true
 }
 
-// fxRaw is a rawServer that reads one HTTP request per connection and
-// hands the connection to serve, for what net/http's server cannot do:
-// resets and truncated bodies. The connection is closed when serve returns
-// (if serve did not close it already); quit is closed when the test ends.
-type fxRaw struct {
-	*rawServer
-	// URL is http://Addr, without the API prefix.
-	URL string
+// sentMetaPath matches the path of a request for an export's metadata.
+var sentMetaPath = regexp.MustCompile(`^/api/v4/feeds/proxies/export/(latest|([0-9]{4})-([0-9]{2})-([0-9]{2})(?:/([0-9]{1,2}))?)/meta$`)
 
-	mu   sync.Mutex
-	reqs []*http.Request
-}
+// FuzzExportID fuzzes the export id validator through ExportMeta: an id
+// the reference rejects is an invalid argument and sends nothing; one it
+// accepts sends one request to /feeds/proxies/export/{id}/meta with the
+// id's own date and hour, a real date and an hour of 0 to 23.
+func FuzzExportID(f *testing.F) {
+	for _, id := range []string{
+		"latest", "Latest", "LATEST", "latest/", "latest/1", " latest", "latest\x00", "",
+		"2026-06-10", "2026-06-10/0", "2026-06-10/00", "2026-06-10/7", "2026-06-10/07",
+		"2026-06-10/23", "2026-06-10/24", "2026-06-10/99", "2026-06-10/007", "2026-06-10/100",
+		"2026-06-10/", "2026-06-10//1", "2026-06-10/1/", "2026-06-10/1/meta", "2026-06-10/01/02",
+		"2026-06-10/+1", "2026-06-10/-0", "2026-06-10/ 1", "2026-06-10/1 ", "2026-06-10/0x1",
+		"2026-06-10/1_0", "2026-06-10/\u0661", "2026-06-10/\uff11", "2026-06-10/1e1",
+		"2024-02-29", "2023-02-29", "2000-02-29", "1900-02-29", "2100-02-29", "2400-02-29",
+		"0000-01-01", "0000-02-29", "9999-12-31", "2026-01-31", "2026-04-31", "2026-06-31",
+		"2026-13-01", "2026-00-10", "2026-06-00", "2026-06-32", "2026-6-10", "2026-06-1",
+		"26-06-10", "20260-06-10", "2026/06/10", "2026-06-10T00", "2026-06-10 ", " 2026-06-10",
+		"+026-06-10", "-026-06-10", "2026-+6-10", "2026-06-+1", "2026--6-10", "2026-06-1x",
+		"\uff12\uff10\uff12\uff16-06-10", "2026-06-10\n", "2026-06-10\x00", "../2026-06-10",
+		"2026-06-10/../../account/me", "2026-06-10?x=1", "2026-06-10#x", "2026-06-10%2F1",
+		"2026-06-10%00", "2026-06-10;1", "2026-06-10\\1", "2026-06-10/1?", "2026-06-10/1#",
+	} {
+		f.Add(id)
+	}
+	rt := newMockAPI(f, answerJSON(http.StatusOK, `{"stream":"proxies","id":"2026-06-10","size":1,"checksum":"00"}`))
+	c := rt.Client(f)
 
-func newFXRaw(t testing.TB, serve func(c *net.TCPConn, req *http.Request, quit <-chan struct{})) *fxRaw {
-	t.Helper()
-	s := &fxRaw{}
-	s.rawServer = newRawServer(t, func(rc *rawConn) {
-		req, _, _, err := rc.ReadRequest()
-		if err != nil {
+	f.Fuzz(func(t *testing.T, id string) {
+		_, err := c.ExportMeta(context.Background(), synthient.FeedProxies, id)
+		r := acceptedRequest(t, strconv.Quote(id), err, rt.Take())
+
+		date, hour, ok := referenceExportID(id)
+		switch {
+		case !ok && r != nil:
+			t.Fatalf("ExportMeta(%q) sent %s; the reference rejects the id", id, r.URL.EscapedPath())
+		case ok && r == nil:
+			t.Fatalf("ExportMeta(%q) = %v; the reference accepts the id", id, err)
+		case r == nil:
 			return
 		}
-		s.mu.Lock()
-		s.reqs = append(s.reqs, req)
-		s.mu.Unlock()
-		serve(rc.Conn.(*net.TCPConn), req, rc.srv.Done())
+		require.Empty(t, r.URL.RawQuery, "ExportMeta(%q) sent a query", id)
+		require.Empty(t, r.URL.Fragment, "ExportMeta(%q) sent a fragment", id)
+		escaped := r.URL.EscapedPath()
+		m := sentMetaPath.FindStringSubmatch(escaped)
+		require.NotNil(t, m, "ExportMeta(%q) sent path %q, not /api/v4/feeds/proxies/export/(latest|YYYY-MM-DD|YYYY-MM-DD/H{1,2})/meta", id, escaped)
+		if m[1] == "latest" {
+			require.Equal(t, "latest", date, "ExportMeta(%q) sent %q", id, escaped)
+			return
+		}
+		sentDate := m[2] + "-" + m[3] + "-" + m[4]
+		_, _, real := referenceExportID(sentDate)
+		require.True(t, real, "ExportMeta(%q) sent %q: %s is not a real date", id, escaped, sentDate)
+		require.Equal(t, date, sentDate, "ExportMeta(%q) sent the date", id)
+		sentHour := -1
+		if m[5] != "" {
+			sentHour, _ = strconv.Atoi(m[5])
+			require.LessOrEqual(t, sentHour, 23, "ExportMeta(%q) sent %q: the hour is outside 0 to 23", id, escaped)
+		}
+		require.Equal(t, hour, sentHour, "ExportMeta(%q) sent %q: the hour (-1: none)", id, escaped)
 	})
-	s.URL = "http://" + s.Addr
-	return s
-}
-
-// Reqs returns the requests read so far.
-func (s *fxRaw) Reqs() []*http.Request {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return append([]*http.Request(nil), s.reqs...)
-}
-
-// fxReset closes c with an RST instead of a FIN.
-func fxReset(c *net.TCPConn) {
-	_ = c.SetLinger(0)
-	_ = c.Close()
-}
-
-// fxWait blocks until ch is closed or the server quits; it reports
-// whether ch was closed.
-func fxWait(ch <-chan struct{}, quit <-chan struct{}) bool {
-	select {
-	case <-ch:
-		return true
-	case <-quit:
-		return false
-	}
-}
-
-// fxCheckInvalid checks that err matches ErrInvalidArgument.
-func fxCheckInvalid(t *testing.T, err error) {
-	t.Helper()
-	if !errors.Is(err, synthient.ErrInvalidArgument) {
-		t.Fatalf("err = %v (%T), want one matching ErrInvalidArgument", err, err)
-	}
-}
-
-// fxSegments maps every feed to its URL path segment.
-var fxSegments = []struct {
-	feed synthient.Feed
-	seg  string
-}{
-	{synthient.FeedProxies, "proxies"},
-	{synthient.FeedAnonymizers, "anonymizers"},
-	{synthient.FeedTorrents, "torrents"},
-	{synthient.FeedHoneypotHTTP, "helio/http"},
-	{synthient.FeedHoneypotHTTPS, "helio/https"},
-	{synthient.FeedHoneypotDNS, "helio/dns"},
-	{synthient.FeedHoneypotADB, "helio/adb"},
-	{synthient.FeedJA4T, "ja4t"},
 }

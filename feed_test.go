@@ -10,7 +10,6 @@ import (
 	"errors"
 	"fmt"
 	"iter"
-	"net"
 	"net/http"
 	"runtime"
 	"sync"
@@ -22,16 +21,6 @@ import (
 
 	"github.com/synthient-go/synthient"
 )
-
-// serveNDJSON returns a handler that answers with body as a whole NDJSON
-// stream and closes it cleanly.
-func serveNDJSON(body string) func(int, http.ResponseWriter, *http.Request) {
-	return func(_ int, w http.ResponseWriter, _ *http.Request) {
-		w.Header().Set("Content-Type", "application/x-ndjson")
-		w.WriteHeader(http.StatusOK)
-		_, _ = w.Write([]byte(body))
-	}
-}
 
 // startNDJSON sends the head of an NDJSON stream at once.
 func startNDJSON(w http.ResponseWriter) {
@@ -47,12 +36,6 @@ func sendLine(w http.ResponseWriter, line string) error {
 	}
 	w.(http.Flusher).Flush()
 	return nil
-}
-
-// writeChunk writes s as one chunk of a chunked body.
-func writeChunk(c net.Conn, s string) error {
-	_, err := fmt.Fprintf(c, "%x\r\n%s\r\n", len(s), s)
-	return err
 }
 
 // rawLines drains the raw stream of feed and returns its events as
@@ -108,21 +91,6 @@ var proxyStreams = []struct {
 	{"typed=true", func(ctx context.Context, c *synthient.Client) iter.Seq2[string, error] {
 		return mapItems(c.StreamProxies(ctx), func(e synthient.ProxyEvent) string { return e.IP })
 	}, "192.0.2.1"},
-}
-
-// feedSegments maps every feed to its URL path segment.
-var feedSegments = []struct {
-	feed synthient.Feed
-	seg  string
-}{
-	{synthient.FeedProxies, "proxies"},
-	{synthient.FeedAnonymizers, "anonymizers"},
-	{synthient.FeedTorrents, "torrents"},
-	{synthient.FeedHoneypotHTTP, "helio/http"},
-	{synthient.FeedHoneypotHTTPS, "helio/https"},
-	{synthient.FeedHoneypotDNS, "helio/dns"},
-	{synthient.FeedHoneypotADB, "helio/adb"},
-	{synthient.FeedJA4T, "ja4t"},
 }
 
 // streamMethod is one stream method. open creates the sequence (without
@@ -269,8 +237,7 @@ func TestStreamResetMidLine(t *testing.T) {
 					return
 				}
 				fmt.Fprint(rc, "HTTP/1.1 200 OK\r\nContent-Type: application/x-ndjson\r\nTransfer-Encoding: chunked\r\n\r\n")
-				_ = writeChunk(rc, `{"ip":"192.0.2.1"}`+"\n")
-				_ = writeChunk(rc, `{"ip":"192.0.2.2","prov`)
+				_, _ = rc.Write(chunked([]byte(`{"ip":"192.0.2.1"}`+"\n"), []byte(`{"ip":"192.0.2.2","prov`)))
 				if rc.Wait(got1) {
 					rc.Reset()
 				}
@@ -342,7 +309,7 @@ func TestStreamLineOf15MiBIsAccepted(t *testing.T) {
 	require.Empty(t, errs)
 	require.Equal(t, 3, len(items), "events, want 3 with the 15 MiB line whole")
 	assert.Equal(t, `{"first":1}`, string(items[0]))
-	assert.True(t, bytes.Equal(items[1], line), "the second event has %d bytes, want the 15 MiB line whole", len(items[1]))
+	assertSameBytes(t, line, items[1], "the second event, want the 15 MiB line whole")
 	assert.Equal(t, `{"after":1}`, string(items[2]))
 }
 
@@ -718,11 +685,9 @@ func FuzzStreamRaw(f *testing.F) {
 
 	var mu sync.Mutex // one input at a time: the server serves the current one
 	var body []byte
-	srv := newAPIServer(f, func(_ int, w http.ResponseWriter, _ *http.Request) {
-		w.Header().Set("Content-Type", "application/x-ndjson")
-		w.WriteHeader(http.StatusOK)
-		_, _ = w.Write(body)
-	})
+	srv := newAPIServer(f, func(n int, w http.ResponseWriter, r *http.Request) {
+		serveNDJSON(string(body))(n, w, r)
+	}, withoutLog())
 	c := newClient(f, srv.Base)
 
 	f.Fuzz(func(t *testing.T, in []byte) {

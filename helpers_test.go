@@ -1,19 +1,22 @@
 package synthient_test
 
-// The package's test helpers: clients, log capture, contexts, the one
-// secret scanner, the typed-error checks and the sequence drain. The test
-// servers are in servers_test.go. A helper used by one test file stays in
-// that file; what two files need lives here.
+// The package's test helpers: clients (of a base URL, with a checked log,
+// of the fake API), contexts, the operations and calls the tests make, the
+// feeds' URL segments, log capture, the one secret scanner, the
+// typed-error checks, the sequence drain and the byte comparison. The test servers and their responders are in
+// servers_test.go. A helper used by one test file stays in that file; what
+// two files need lives here.
 
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"iter"
 	"log/slog"
 	"net"
+	"net/http"
+	"net/netip"
 	"strings"
 	"sync"
 	"testing"
@@ -24,6 +27,7 @@ import (
 
 	"github.com/synthient-go/synthient"
 	"github.com/synthient-go/synthient/retry"
+	"github.com/synthient-go/synthient/synthienttest"
 )
 
 // testKey is the API key the tests use; no error or log line may hold it.
@@ -62,6 +66,32 @@ func newClient(t testing.TB, baseURL string, opts ...synthient.Option) *synthien
 	return c
 }
 
+// loggedClient is newClient with a Debug logger, whose output is checked
+// for secrets when the test ends.
+func loggedClient(t testing.TB, baseURL string, opts ...synthient.Option) (*synthient.Client, *logBuffer) {
+	t.Helper()
+	lg, logs := newLogger()
+	c := newClient(t, baseURL, append([]synthient.Option{synthient.WithLogger(lg)}, opts...)...)
+	t.Cleanup(func() { assertNoSecret(t, nil, logs) })
+	return c, logs
+}
+
+// fakeClient returns a client of the fake API srv (its URL and its key,
+// not testKey) with tiny backoffs, closed when the test ends; opts come
+// last and win.
+func fakeClient(t testing.TB, srv *synthienttest.Server, opts ...synthient.Option) *synthient.Client {
+	t.Helper()
+	c, err := srv.NewClient(append([]synthient.Option{fastBackoff}, opts...)...)
+	require.NoError(t, err, "NewClient")
+	t.Cleanup(func() { c.Close() })
+	return c
+}
+
+// statusFault is a fault of the fake API: an answer with status.
+func statusFault(status int) synthienttest.Fault {
+	return synthienttest.Fault{Kind: synthienttest.FaultStatus, Status: status}
+}
+
 // callCtx is the context of a call under test: a watchdog of 10 s, so that
 // a rule that is not implemented (a timeout that never fires) fails the
 // test instead of hanging it. It is far longer than any wait a test
@@ -83,6 +113,111 @@ func deadAddr(t testing.TB) string {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// ---- The operations and calls ----
+
+// callFunc is one call of a client, its result dropped.
+type callFunc func(context.Context, *synthient.Client) error
+
+// opCase is one operation of the billed or standard class, for the
+// scripted mock (newOpMock).
+type opCase struct {
+	name    string
+	billed  bool
+	method  string
+	path    string // the path the request must have
+	success string // a 200 body that decodes
+	call    callFunc
+}
+
+// testIP is the address the operations look up.
+var testIP = netip.MustParseAddr("1.2.3.4")
+
+// operations returns every operation of the billed and standard classes.
+func operations() []opCase {
+	return []opCase{
+		{
+			name: "LookupIP", billed: true, method: http.MethodGet, path: "/api/v4/lookup/ip/1.2.3.4",
+			success: `{"ip":"1.2.3.4"}`,
+			call: func(ctx context.Context, c *synthient.Client) error {
+				_, err := c.LookupIP(ctx, testIP)
+				return err
+			},
+		},
+		{
+			name: "LookupIPs", billed: true, method: http.MethodPost, path: "/api/v4/lookup/ips",
+			success: `{"results":[{"ip":"1.2.3.4"}]}`,
+			call: func(ctx context.Context, c *synthient.Client) error {
+				_, err := c.LookupIPs(ctx, []netip.Addr{testIP})
+				return err
+			},
+		},
+		{
+			name: "LookupDomain", billed: true, method: http.MethodGet, path: "/api/v4/lookup/domain/example.org",
+			success: `{"domain":"example.org","status":"active"}`,
+			call: func(ctx context.Context, c *synthient.Client) error {
+				_, err := c.LookupDomain(ctx, "example.org", nil)
+				return err
+			},
+		},
+		{
+			name: "Health", billed: true, method: http.MethodGet, path: "/api/v4/health",
+			success: `{"status":"ok"}`,
+			call: func(ctx context.Context, c *synthient.Client) error {
+				_, err := c.Health(ctx)
+				return err
+			},
+		},
+		{
+			name: "Account", billed: false, method: http.MethodGet, path: "/api/v4/account/me",
+			success: `{"first_name":"Grace","email":"grace@example.com","scopes":["BASIC"]}`,
+			call:    callAccount,
+		},
+	}
+}
+
+// opNamed returns the operation of operations called name.
+func opNamed(name string) opCase {
+	for _, op := range operations() {
+		if op.name == name {
+			return op
+		}
+	}
+	panic("no operation " + name)
+}
+
+// sampleIP is the address callLookupIP looks up.
+var sampleIP = netip.MustParseAddr("203.0.113.7")
+
+// sampleAccountJSON is an /account/me body.
+const sampleAccountJSON = `{"first_name":"Ada","last_name":"Lovelace","email":"ada@example.com","organization":{"id":"org_1","name":"Example","relation":"OWNER"},"scopes":["BASIC"],"lookup_quota":{"credits":1000,"resets_in":3600}}`
+
+func callLookupIP(ctx context.Context, c *synthient.Client) error {
+	_, err := c.LookupIP(ctx, sampleIP)
+	return err
+}
+
+func callAccount(ctx context.Context, c *synthient.Client) error {
+	_, err := c.Account(ctx)
+	return err
+}
+
+// feedSegments maps every feed to its URL path segment.
+var feedSegments = []struct {
+	feed synthient.Feed
+	seg  string
+}{
+	{synthient.FeedProxies, "proxies"},
+	{synthient.FeedAnonymizers, "anonymizers"},
+	{synthient.FeedTorrents, "torrents"},
+	{synthient.FeedHoneypotHTTP, "helio/http"},
+	{synthient.FeedHoneypotHTTPS, "helio/https"},
+	{synthient.FeedHoneypotDNS, "helio/dns"},
+	{synthient.FeedHoneypotADB, "helio/adb"},
+	{synthient.FeedJA4T, "ja4t"},
+}
+
+// ---- Logs ----
 
 // logBuffer is a concurrency-safe buffer for a JSON slog handler.
 type logBuffer struct {
@@ -108,44 +243,12 @@ func newLogger() (*slog.Logger, *logBuffer) {
 	return slog.New(slog.NewJSONHandler(b, &slog.HandlerOptions{Level: slog.LevelDebug})), b
 }
 
-// logEvent is one decoded JSON log line.
-type logEvent map[string]any
-
-// parseLog decodes every line of a JSON log.
-func parseLog(t testing.TB, out string) []logEvent {
-	t.Helper()
-	var events []logEvent
-	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
-		if line == "" {
-			continue
-		}
-		var e logEvent
-		require.NoError(t, json.Unmarshal([]byte(line), &e), "log line %q", line)
-		events = append(events, e)
-	}
-	return events
-}
-
 // attemptEvents counts the attempt events of a log.
 func attemptEvents(logs *logBuffer) int {
 	return strings.Count(logs.String(), `"msg":"synthient: attempt"`)
 }
 
-// assertLogFields checks the members of event i given in want; a nil
-// value wants the member absent.
-func assertLogFields(t testing.TB, i int, e logEvent, want map[string]any) {
-	t.Helper()
-	for k, v := range want {
-		got, ok := e[k]
-		if v == nil {
-			assert.False(t, ok, "event %d: %s = %v, want it absent", i, k, got)
-			continue
-		}
-		if assert.True(t, ok, "event %d: no %s (want %v) in %v", i, k, v, e) {
-			assert.Equal(t, fmt.Sprint(v), fmt.Sprint(got), "event %d: %s", i, k)
-		}
-	}
-}
+// ---- Errors ----
 
 // errTree returns err and every error below it, through Unwrap() error and
 // Unwrap() []error.
@@ -194,23 +297,6 @@ func assertNoSecret(t testing.TB, err error, logs *logBuffer, extra ...string) {
 	}
 }
 
-// drain ranges over seq, keeping at most max items (0: no limit), and
-// returns the items, the errors, and whether an item came after an error.
-func drain[T any](seq iter.Seq2[T, error], max int) (items []T, errs []error, itemAfterErr bool) {
-	for v, err := range seq {
-		if err != nil {
-			errs = append(errs, err)
-			continue
-		}
-		itemAfterErr = itemAfterErr || len(errs) > 0
-		items = append(items, v)
-		if max > 0 && len(items) >= max {
-			break
-		}
-	}
-	return items, errs, itemAfterErr
-}
-
 // requireStop checks the base *Error of err: the attempts the call made
 // and the reason it stopped.
 func requireStop(t testing.TB, err error, attempts int, reason retry.StopReason) *synthient.Error {
@@ -255,9 +341,73 @@ func requireAPIErr(t testing.TB, err error, status int) *synthient.APIError {
 	return ae
 }
 
+// requirePlainError checks that err is an *Error with no *APIError or
+// *ConnectionError behind it, and returns it.
+func requirePlainError(t testing.TB, err error) *synthient.Error {
+	t.Helper()
+	var base *synthient.Error
+	require.ErrorAs(t, err, &base)
+	var ae *synthient.APIError
+	assert.False(t, errors.As(err, &ae), "err = %v matches *APIError, want a plain *Error", err)
+	var ce *synthient.ConnectionError
+	assert.False(t, errors.As(err, &ce), "err = %v matches *ConnectionError, want a plain *Error", err)
+	return base
+}
+
 // requireInvalid checks that err matches ErrInvalidArgument: rejected
 // before anything was sent.
 func requireInvalid(t testing.TB, err error) {
 	t.Helper()
 	require.ErrorIs(t, err, synthient.ErrInvalidArgument)
+}
+
+// acceptedRequest checks the invariant every input must meet, whatever
+// the oracle says: a rejection matches ErrInvalidArgument and sent
+// nothing; an acceptance sent exactly one GET to the API's host. It
+// returns the request, or nil for a rejection.
+func acceptedRequest(t *testing.T, what string, err error, reqs []mockRequest) *mockRequest {
+	t.Helper()
+	if err != nil {
+		require.ErrorIs(t, err, synthient.ErrInvalidArgument, "%s: nothing else can fail here", what)
+		require.Empty(t, reqs, "%s: rejected (%v) but sent requests", what, err)
+		return nil
+	}
+	require.Len(t, reqs, 1, "%s: accepted, want exactly 1 request sent", what)
+	r := reqs[0]
+	require.Equal(t, http.MethodGet, r.Method, "%s: method", what)
+	require.Equal(t, mockOrigin, r.URL.Scheme+"://"+r.URL.Host, "%s: origin", what)
+	return &r
+}
+
+// ---- Sequences and bytes ----
+
+// assertSameBytes checks that got holds want; on a failure it prints the
+// lengths and the first difference, not the bytes.
+func assertSameBytes(t testing.TB, want, got []byte, msgAndArgs ...any) bool {
+	t.Helper()
+	if bytes.Equal(want, got) {
+		return true
+	}
+	i := 0
+	for i < min(len(want), len(got)) && want[i] == got[i] {
+		i++
+	}
+	return assert.Fail(t, fmt.Sprintf("got %d bytes, want %d; first difference at byte %d", len(got), len(want), i), msgAndArgs...)
+}
+
+// drain ranges over seq, keeping at most max items (0: no limit), and
+// returns the items, the errors, and whether an item came after an error.
+func drain[T any](seq iter.Seq2[T, error], max int) (items []T, errs []error, itemAfterErr bool) {
+	for v, err := range seq {
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		itemAfterErr = itemAfterErr || len(errs) > 0
+		items = append(items, v)
+		if max > 0 && len(items) >= max {
+			break
+		}
+	}
+	return items, errs, itemAfterErr
 }

@@ -4,18 +4,15 @@ package synthient_test
 // transport, and the fuzz target of the domain validator.
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"net/netip"
 	"net/url"
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"unicode"
 	"unicode/utf8"
@@ -86,82 +83,6 @@ const (
 }`
 )
 
-// mockedBase is the base URL of the clients on a recordingTransport; the
-// transport never dials it.
-const mockedBase = "https://api.invalid/api/v4"
-
-// sentRequest is what a recordingTransport kept of one request.
-type sentRequest struct {
-	Method string
-	URL    url.URL
-	Header http.Header
-	Body   []byte
-}
-
-// recordingTransport is an httpmock transport that keeps every request it
-// is given and answers it through one responder.
-type recordingTransport struct {
-	*httpmock.MockTransport
-	mu   sync.Mutex
-	reqs []sentRequest
-}
-
-// newRecording returns a client of mockedBase (tiny backoffs, closed when
-// the test ends; opts come last) on a new recordingTransport that answers
-// every request through respond.
-func newRecording(t testing.TB, respond httpmock.Responder, opts ...synthient.Option) (*synthient.Client, *recordingTransport) {
-	t.Helper()
-	rt := &recordingTransport{MockTransport: httpmock.NewMockTransport()}
-	rt.RegisterNoResponder(func(req *http.Request) (*http.Response, error) {
-		var body []byte
-		if req.Body != nil {
-			body, _ = io.ReadAll(req.Body)
-			req.Body.Close()
-			req.Body = io.NopCloser(bytes.NewReader(body))
-		}
-		rt.mu.Lock()
-		rt.reqs = append(rt.reqs, sentRequest{Method: req.Method, URL: *req.URL, Header: req.Header.Clone(), Body: body})
-		rt.mu.Unlock()
-		return respond(req)
-	})
-	c := newClient(t, mockedBase, append([]synthient.Option{synthient.WithTransport(rt)}, opts...)...)
-	return c, rt
-}
-
-// Requests returns the requests kept so far, in order.
-func (rt *recordingTransport) Requests() []sentRequest {
-	rt.mu.Lock()
-	defer rt.mu.Unlock()
-	return slices.Clone(rt.reqs)
-}
-
-// Take returns the requests kept since the last Take and forgets them.
-func (rt *recordingTransport) Take() []sentRequest {
-	rt.mu.Lock()
-	defer rt.mu.Unlock()
-	reqs := rt.reqs
-	rt.reqs = nil
-	return reqs
-}
-
-// requireOne checks that exactly one request was sent, with the method
-// and the (decoded) path given, and returns it.
-func (rt *recordingTransport) requireOne(t testing.TB, method, path string) sentRequest {
-	t.Helper()
-	reqs := rt.Requests()
-	require.Len(t, reqs, 1, "requests sent")
-	assert.Equal(t, method, reqs[0].Method, "method")
-	assert.Equal(t, path, reqs[0].URL.Path, "path")
-	return reqs[0]
-}
-
-// answerJSON answers status with a JSON body and its Content-Length.
-func answerJSON(status int, body string) httpmock.Responder {
-	return httpmock.NewStringResponder(status, body).
-		HeaderSet(http.Header{"Content-Type": {"application/json"}}).
-		SetContentLength()
-}
-
 func TestLookupIPRequest(t *testing.T) {
 	t.Parallel()
 	cases := []struct{ ip, path string }{
@@ -172,10 +93,11 @@ func TestLookupIPRequest(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.ip, func(t *testing.T) {
 			t.Parallel()
-			c, api := newRecording(t, answerJSON(http.StatusOK, fmt.Sprintf(`{"ip":%q}`, tc.ip)))
+			api := newMockAPI(t, answerJSON(http.StatusOK, fmt.Sprintf(`{"ip":%q}`, tc.ip)))
+			c := api.Client(t)
 			r, err := c.LookupIP(context.Background(), netip.MustParseAddr(tc.ip))
 			require.NoError(t, err)
-			a := api.requireOne(t, http.MethodGet, tc.path)
+			a := api.RequireOne(t, http.MethodGet, tc.path)
 			assert.Empty(t, a.URL.RawQuery, "query")
 			assert.Equal(t, testKey, a.Header.Get("X-Api-Key"))
 			assert.True(t, strings.HasPrefix(a.Header.Get("User-Agent"), "synthient-go/"), "User-Agent = %q", a.Header.Get("User-Agent"))
@@ -186,7 +108,7 @@ func TestLookupIPRequest(t *testing.T) {
 
 func TestLookupIPDecodesEveryField(t *testing.T) {
 	t.Parallel()
-	c, _ := newRecording(t, answerJSON(http.StatusOK, ipLookupExample))
+	c := newMockAPI(t, answerJSON(http.StatusOK, ipLookupExample)).Client(t)
 	got, err := c.LookupIP(context.Background(), netip.MustParseAddr("198.51.100.23"))
 	require.NoError(t, err)
 	assert.Equal(t, &synthient.IPLookup{
@@ -218,7 +140,7 @@ func TestLookupIPAbsentOrNullSectionsAreNil(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			c, _ := newRecording(t, answerJSON(http.StatusOK, body))
+			c := newMockAPI(t, answerJSON(http.StatusOK, body)).Client(t)
 			r, err := c.LookupIP(context.Background(), netip.MustParseAddr("2001:db8::1"))
 			require.NoError(t, err)
 			assert.Equal(t, &synthient.IPLookup{IP: netip.MustParseAddr("2001:db8::1")}, r, "want the IP and nil sections")
@@ -231,7 +153,8 @@ func TestLookupIPInvalidArguments(t *testing.T) {
 	for _, ip := range []netip.Addr{{}, netip.MustParseAddr("fe80::1%eth0"), netip.MustParseAddr("fe80::1%1")} {
 		t.Run(ip.String(), func(t *testing.T) {
 			t.Parallel()
-			c, api := newRecording(t, answerJSON(http.StatusOK, `{"ip":"1.2.3.4"}`))
+			api := newMockAPI(t, answerJSON(http.StatusOK, `{"ip":"1.2.3.4"}`))
+			c := api.Client(t)
 			_, err := c.LookupIP(context.Background(), ip)
 			requireInvalid(t, err)
 			assert.Zero(t, api.GetTotalCallCount(), "requests sent")
@@ -298,14 +221,15 @@ func TestLookupIPsRequestBody(t *testing.T) {
 		netip.MustParseAddr("192.0.2.1"),
 		netip.MustParseAddr("198.51.100.9"),
 	}
-	c, api := newRecording(t, echoBatch(t, nil))
+	api := newMockAPI(t, echoBatch(t, nil))
+	c := api.Client(t)
 	got, err := c.LookupIPs(context.Background(), ips)
 	require.NoError(t, err)
 	assertResults(t, ips, got)
-	a := api.requireOne(t, http.MethodPost, "/api/v4/lookup/ips")
+	a := api.RequireOne(t, http.MethodPost, "/api/v4/lookup/ips")
 	assert.True(t, strings.HasPrefix(a.Header.Get("Content-Type"), "application/json"), "Content-Type = %q", a.Header.Get("Content-Type"))
 	assert.Equal(t, testKey, a.Header.Get("X-Api-Key"))
-	assert.JSONEq(t, `{"ips":["203.0.113.7","2001:db8::1","192.0.2.1","198.51.100.9"]}`, string(a.Body))
+	assert.JSONEq(t, `{"ips":["203.0.113.7","2001:db8::1","192.0.2.1","198.51.100.9"]}`, a.Body)
 }
 
 func TestLookupIPsBatchSize(t *testing.T) {
@@ -317,7 +241,8 @@ func TestLookupIPsBatchSize(t *testing.T) {
 	for name, ips := range invalid {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			c, api := newRecording(t, answerJSON(http.StatusOK, ""))
+			api := newMockAPI(t, answerJSON(http.StatusOK, ""))
+			c := api.Client(t)
 			_, err := c.LookupIPs(context.Background(), ips)
 			requireInvalid(t, err)
 			assert.Zero(t, api.GetTotalCallCount(), "requests sent")
@@ -326,7 +251,8 @@ func TestLookupIPsBatchSize(t *testing.T) {
 	for _, n := range []int{1, 1000} {
 		t.Run(fmt.Sprintf("%d addresses", n), func(t *testing.T) {
 			t.Parallel()
-			c, api := newRecording(t, echoBatch(t, nil))
+			api := newMockAPI(t, echoBatch(t, nil))
+			c := api.Client(t)
 			ips := addrs(n)
 			got, err := c.LookupIPs(context.Background(), ips)
 			require.NoError(t, err)
@@ -341,7 +267,8 @@ func TestLookupIPsInvalidAddress(t *testing.T) {
 	for _, bad := range []netip.Addr{{}, netip.MustParseAddr("fe80::1%eth0")} {
 		t.Run(bad.String(), func(t *testing.T) {
 			t.Parallel()
-			c, api := newRecording(t, answerJSON(http.StatusOK, ""))
+			api := newMockAPI(t, answerJSON(http.StatusOK, ""))
+			c := api.Client(t)
 			_, err := c.LookupIPs(context.Background(), append(addrs(3), bad))
 			requireInvalid(t, err)
 			assert.Zero(t, api.GetTotalCallCount(), "requests sent")
@@ -367,7 +294,7 @@ func TestLookupIPsResultsInInputOrder(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			ips := append(addrs(20), netip.MustParseAddr("2001:db8::1"), netip.MustParseAddr("2001:db8::2"))
-			c, _ := newRecording(t, echoBatch(t, order))
+			c := newMockAPI(t, echoBatch(t, order)).Client(t)
 			got, err := c.LookupIPs(context.Background(), ips)
 			require.NoError(t, err)
 			assertResults(t, ips, got)
@@ -380,9 +307,9 @@ func TestLookupIPsDuplicatesEachGetTheirResult(t *testing.T) {
 	a, b, c := netip.MustParseAddr("192.0.2.1"), netip.MustParseAddr("192.0.2.2"), netip.MustParseAddr("2001:db8::3")
 	ips := []netip.Addr{a, b, a, c, a, b}
 	// The server dedupes and answers in its own order.
-	client, _ := newRecording(t, echoBatch(t, func([]string) []string {
+	client := newMockAPI(t, echoBatch(t, func([]string) []string {
 		return []string{c.String(), a.String(), b.String()}
-	}))
+	})).Client(t)
 	got, err := client.LookupIPs(context.Background(), ips)
 	require.NoError(t, err)
 	assertResults(t, ips, got)
@@ -391,7 +318,7 @@ func TestLookupIPsDuplicatesEachGetTheirResult(t *testing.T) {
 func TestLookupIPsMatchesAnotherSpellingOfAnAddress(t *testing.T) {
 	t.Parallel()
 	ips := []netip.Addr{netip.MustParseAddr("2001:db8::1"), netip.MustParseAddr("192.0.2.1")}
-	c, _ := newRecording(t, answerJSON(http.StatusOK, `{"results":[{"ip":"192.0.2.1"},{"ip":"2001:0DB8:0000::0001"}]}`))
+	c := newMockAPI(t, answerJSON(http.StatusOK, `{"results":[{"ip":"192.0.2.1"},{"ip":"2001:0DB8:0000::0001"}]}`)).Client(t)
 	got, err := c.LookupIPs(context.Background(), ips)
 	require.NoError(t, err)
 	require.Len(t, got, 2, "want the results for %v in order", ips)
@@ -404,7 +331,8 @@ func TestLookupIPsMissingResults(t *testing.T) {
 	a, b, c, d := netip.MustParseAddr("192.0.2.1"), netip.MustParseAddr("192.0.2.2"),
 		netip.MustParseAddr("2001:db8::3"), netip.MustParseAddr("192.0.2.4")
 	ips := []netip.Addr{a, b, c, d, a}
-	client, api := newRecording(t, echoBatch(t, func([]string) []string { return []string{c.String(), a.String()} }))
+	api := newMockAPI(t, echoBatch(t, func([]string) []string { return []string{c.String(), a.String()} }))
+	client := api.Client(t)
 	got, err := client.LookupIPs(context.Background(), ips)
 	var de *synthient.DecodeError
 	require.ErrorAs(t, err, &de)
@@ -422,7 +350,7 @@ func TestLookupIPsWithoutResults(t *testing.T) {
 	for _, body := range []string{`{}`, `{"results":null}`, `{"result":[{"ip":"192.0.2.1"}]}`} {
 		t.Run(body, func(t *testing.T) {
 			t.Parallel()
-			c, _ := newRecording(t, answerJSON(http.StatusOK, body))
+			c := newMockAPI(t, answerJSON(http.StatusOK, body)).Client(t)
 			got, err := c.LookupIPs(context.Background(), []netip.Addr{netip.MustParseAddr("192.0.2.1")})
 			var de *synthient.DecodeError
 			assert.ErrorAs(t, err, &de)
@@ -434,7 +362,7 @@ func TestLookupIPsWithoutResults(t *testing.T) {
 func TestLookupIPsDecodesTheBatchExample(t *testing.T) {
 	t.Parallel()
 	ips := []netip.Addr{netip.MustParseAddr("203.0.113.7"), netip.MustParseAddr("2001:db8::1")}
-	c, _ := newRecording(t, answerJSON(http.StatusOK, batchExample))
+	c := newMockAPI(t, answerJSON(http.StatusOK, batchExample)).Client(t)
 	got, err := c.LookupIPs(context.Background(), ips)
 	require.NoError(t, err)
 	assert.Equal(t, []synthient.IPLookup{
@@ -479,14 +407,15 @@ func TestLookupDomainRequest(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			c, api := newRecording(t, answerJSON(http.StatusOK, `{"domain":"example.org"}`))
+			api := newMockAPI(t, answerJSON(http.StatusOK, `{"domain":"example.org"}`))
+			c := api.Client(t)
 			var before synthient.DomainLookupParams
 			if tc.params != nil {
 				before = *tc.params
 			}
 			_, err := c.LookupDomain(context.Background(), tc.domain, tc.params)
 			require.NoError(t, err)
-			a := api.requireOne(t, http.MethodGet, tc.path)
+			a := api.RequireOne(t, http.MethodGet, tc.path)
 			assert.Equal(t, tc.query, a.URL.RawQuery, "query")
 			assert.Equal(t, testKey, a.Header.Get("X-Api-Key"))
 			if tc.params != nil {
@@ -510,7 +439,8 @@ func TestLookupDomainInvalidArguments(t *testing.T) {
 	for _, d := range domains {
 		t.Run(fmt.Sprintf("%q", d), func(t *testing.T) {
 			t.Parallel()
-			c, api := newRecording(t, answerJSON(http.StatusOK, `{"domain":"example.org"}`))
+			api := newMockAPI(t, answerJSON(http.StatusOK, `{"domain":"example.org"}`))
+			c := api.Client(t)
 			_, err := c.LookupDomain(context.Background(), d, nil)
 			requireInvalid(t, err)
 			assert.Zero(t, api.GetTotalCallCount(), "requests sent")
@@ -519,7 +449,8 @@ func TestLookupDomainInvalidArguments(t *testing.T) {
 	for _, limit := range []int{-1, 1001, -1000} {
 		t.Run(fmt.Sprintf("limit_%d", limit), func(t *testing.T) {
 			t.Parallel()
-			c, api := newRecording(t, answerJSON(http.StatusOK, `{"domain":"example.org"}`))
+			api := newMockAPI(t, answerJSON(http.StatusOK, `{"domain":"example.org"}`))
+			c := api.Client(t)
 			_, err := c.LookupDomain(context.Background(), "example.org", &synthient.DomainLookupParams{Limit: limit})
 			requireInvalid(t, err)
 			assert.Zero(t, api.GetTotalCallCount(), "requests sent")
@@ -529,7 +460,7 @@ func TestLookupDomainInvalidArguments(t *testing.T) {
 
 func TestLookupDomainDecodesEveryField(t *testing.T) {
 	t.Parallel()
-	c, _ := newRecording(t, answerJSON(http.StatusOK, domainExample))
+	c := newMockAPI(t, answerJSON(http.StatusOK, domainExample)).Client(t)
 	got, err := c.LookupDomain(context.Background(), "example.org", &synthient.DomainLookupParams{Limit: 2})
 	require.NoError(t, err)
 	assert.Equal(t, &synthient.DomainLookup{
@@ -556,7 +487,7 @@ func TestLookupDomainDecodesEveryField(t *testing.T) {
 
 	withoutTopASN := strings.Replace(domainExample, `"top_asn": {"asn": 64500, "events": 431},`, "", 1)
 	require.NotEqual(t, domainExample, withoutTopASN, "the example has no top_asn to remove")
-	c, _ = newRecording(t, answerJSON(http.StatusOK, withoutTopASN))
+	c = newMockAPI(t, answerJSON(http.StatusOK, withoutTopASN)).Client(t)
 	got, err = c.LookupDomain(context.Background(), "example.org", nil)
 	require.NoError(t, err, "without top_asn")
 	assert.Nil(t, got.TopASN, "TopASN, when absent")
@@ -576,29 +507,11 @@ func addrs(n int) []netip.Addr {
 }
 
 // ---------------------------------------------------------------------
-// The validators, fuzzed through the public API on a recordingTransport
+// The validators, fuzzed through the public API on a mockAPI
 // that answers a minimal valid body, so nothing leaves the process. For
 // every input, either the call fails with ErrInvalidArgument and sent
 // nothing, or it sent exactly one request whose path is well-formed.
 // ---------------------------------------------------------------------
-
-// acceptedRequest checks the invariant every input must meet, whatever
-// the oracle says: a rejection matches ErrInvalidArgument and sent
-// nothing; an acceptance sent exactly one GET to the API's host. It
-// returns the request, or nil for a rejection.
-func acceptedRequest(t *testing.T, what string, err error, reqs []sentRequest) *sentRequest {
-	t.Helper()
-	if err != nil {
-		require.ErrorIs(t, err, synthient.ErrInvalidArgument, "%s: nothing else can fail here", what)
-		require.Empty(t, reqs, "%s: rejected (%v) but sent requests", what, err)
-		return nil
-	}
-	require.Len(t, reqs, 1, "%s: accepted, want exactly 1 request sent", what)
-	r := reqs[0]
-	require.Equal(t, http.MethodGet, r.Method, "%s: method", what)
-	require.Equal(t, "api.invalid", r.URL.Host, "%s: host", what)
-	return &r
-}
 
 const domainPathPrefix = "/api/v4/lookup/domain/"
 
@@ -653,7 +566,7 @@ func mustRejectDomain(domain string) string {
 // path segment that decodes to an ASCII name of at most 253 octets,
 // labels of 1 to 63, and no '/', '?', '#', white space or control
 // character.
-func requireSentName(t *testing.T, domain string, r *sentRequest) string {
+func requireSentName(t *testing.T, domain string, r *mockRequest) string {
 	t.Helper()
 	escaped := r.URL.EscapedPath()
 	seg, ok := strings.CutPrefix(escaped, domainPathPrefix)
@@ -709,7 +622,8 @@ func FuzzLookupDomain(f *testing.F) {
 	} {
 		f.Add(d)
 	}
-	c, rt := newRecording(f, answerJSON(http.StatusOK, `{"domain":"example.com"}`))
+	rt := newMockAPI(f, answerJSON(http.StatusOK, `{"domain":"example.com"}`))
+	c := rt.Client(f)
 
 	f.Fuzz(func(t *testing.T, domain string) {
 		_, err := c.LookupDomain(context.Background(), domain, nil)
@@ -732,21 +646,4 @@ func FuzzLookupDomain(f *testing.F) {
 			require.Equal(t, want, name, "LookupDomain(%q) sent the name", domain)
 		}
 	})
-}
-
-// Deprecated harness: remove once no file uses it.
-
-// checkOneRequest checks that exactly one request arrived, with the method
-// and the (decoded) path given, and returns it.
-func checkOneRequest(t *testing.T, m *mockAPI, method, path string) arrival {
-	t.Helper()
-	got := m.got()
-	if len(got) != 1 {
-		t.Fatalf("%d requests, want 1", len(got))
-	}
-	a := got[0]
-	if a.method != method || a.url.Path != path {
-		t.Errorf("request: %s %s, want %s %s", a.method, a.url.Path, method, path)
-	}
-	return a
 }

@@ -4,19 +4,32 @@ package synthient_test
 //
 //   - apiServer: a real net/http server on loopback (http, https, or https
 //     offering HTTP/2) whose handler gets each request's arrival number; it
-//     records the requests and counts arrivals and new connections. For
-//     anything an http.Handler can answer.
+//     records the requests (unless withoutLog) and counts arrivals and new
+//     connections. For what needs a real connection, a pool or a second
+//     host (downloads and their storage host, streams, timeouts, TLS).
 //   - rawServer: a loopback TCP server that speaks HTTP/1.1 by hand, for
 //     what net/http's server cannot do: close a connection after reading a
-//     request, reset it mid-body, send a malformed head, hold a TLS
-//     handshake.
-//   - mockAPI (call_test.go): an httpmock transport with scripted replies,
-//     inside synctest bubbles, for the retry rules, where time must be fake.
-//   - synthienttest.Server: the fake API, for end-to-end behaviour.
+//     request, reset it mid-body, send a malformed head or a chunked body
+//     cut short, hold a TLS handshake.
+//   - mockAPI: an httpmock transport, no network at all. newOpMock serves
+//     one operation of the table in helpers_test.go with a script of
+//     responders (answer, answerJSON, problem, httpmock's error responders);
+//     newMockAPI(t, r) answers every request through one responder. It
+//     records each request with its arrival time, which inside a synctest
+//     bubble is fake: the pick for the retry rules, the typed errors, the
+//     log, and what a call sends (path, query, headers, body).
+//   - synthienttest.Server: the fake API (fakeClient in helpers_test.go),
+//     for end-to-end behaviour across operations with injected faults.
+//
+// The benchmarks (bench_test.go) use plain httptest servers, to keep the
+// harness's own work out of what they measure.
 
 import (
 	"bufio"
+	"bytes"
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"fmt"
 	"io"
 	"log"
@@ -24,13 +37,22 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"slices"
 	"strconv"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
+	"time"
 
+	"github.com/jarcoal/httpmock"
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/synthient-go/synthient"
 )
+
+// ---- apiServer ----
 
 // request is what an apiServer recorded of one request.
 type request struct {
@@ -41,16 +63,17 @@ type request struct {
 	Header   http.Header
 }
 
-// apiServer is a loopback httptest server that records every request and
-// answers through its handler, which gets the request's 1-based arrival
-// number. A handler that waits must watch r.Context(): it ends when the
-// client goes away or the test ends.
+// apiServer is a loopback httptest server that records every request
+// (unless withoutLog) and answers through its handler, which gets the
+// request's 1-based arrival number. A handler that waits must watch
+// r.Context(): it ends when the client goes away or the test ends.
 type apiServer struct {
 	*httptest.Server
 	// Base is the API base URL: URL + "/api/v4".
 	Base string
 
 	handler  func(n int, w http.ResponseWriter, r *http.Request)
+	noLog    bool
 	quit     chan struct{} // closed when the test ends
 	once     sync.Once
 	mu       sync.Mutex
@@ -59,10 +82,19 @@ type apiServer struct {
 	newConns atomic.Int64
 }
 
-// serverOption configures an apiServer.
+// serverOption configures an apiServer or a rawServer.
 type serverOption func(*serverConfig)
 
-type serverConfig struct{ tls, http2 bool }
+type serverConfig struct{ tls, http2, noLog bool }
+
+// options applies opts.
+func options(opts []serverOption) serverConfig {
+	var cfg serverConfig
+	for _, opt := range opts {
+		opt(&cfg)
+	}
+	return cfg
+}
 
 // withTLS serves https with httptest's certificate (the client needs
 // synthient.WithTLSConfig with the server's root).
@@ -71,12 +103,18 @@ func withTLS() serverOption { return func(c *serverConfig) { c.tls = true } }
 // withHTTP2 serves https and offers HTTP/2 too.
 func withHTTP2() serverOption { return func(c *serverConfig) { c.tls, c.http2 = true, true } }
 
+// withoutLog keeps no request (Requests is empty), for a test that
+// measures the heap or a fuzz target that serves many inputs; the counts
+// go on. For an apiServer and a rawServer.
+func withoutLog() serverOption { return func(c *serverConfig) { c.noLog = true } }
+
 // newAPIServer starts an apiServer whose handler is h (nil answers 200
 // with no body). It is closed when the test ends, after which its counters
 // are final.
 func newAPIServer(t testing.TB, h func(n int, w http.ResponseWriter, r *http.Request), opts ...serverOption) *apiServer {
 	t.Helper()
-	s := &apiServer{handler: h, quit: make(chan struct{})}
+	cfg := options(opts)
+	s := &apiServer{handler: h, noLog: cfg.noLog, quit: make(chan struct{})}
 	s.Server = httptest.NewUnstartedServer(http.HandlerFunc(s.serve))
 	s.Config.ConnState = func(_ net.Conn, st http.ConnState) {
 		if st == http.StateNew {
@@ -84,10 +122,6 @@ func newAPIServer(t testing.TB, h func(n int, w http.ResponseWriter, r *http.Req
 		}
 	}
 	s.Config.ErrorLog = log.New(io.Discard, "", 0) // TLS handshake errors are expected
-	var cfg serverConfig
-	for _, opt := range opts {
-		opt(&cfg)
-	}
 	s.EnableHTTP2 = cfg.http2
 	if cfg.tls {
 		s.StartTLS()
@@ -109,12 +143,14 @@ func (s *apiServer) Finish() {
 }
 
 func (s *apiServer) serve(w http.ResponseWriter, r *http.Request) {
-	s.mu.Lock()
-	s.reqs = append(s.reqs, request{
-		Method: r.Method, Path: r.URL.Path, RawQuery: r.URL.RawQuery,
-		Query: r.URL.Query(), Header: r.Header.Clone(),
-	})
-	s.mu.Unlock()
+	if !s.noLog {
+		s.mu.Lock()
+		s.reqs = append(s.reqs, request{
+			Method: r.Method, Path: r.URL.Path, RawQuery: r.URL.RawQuery,
+			Query: r.URL.Query(), Header: r.Header.Clone(),
+		})
+		s.mu.Unlock()
+	}
 	n := int(s.arrivals.Add(1))
 	// The request's context also ends when the test ends, so that a
 	// handler waiting on it never keeps Close waiting.
@@ -154,6 +190,14 @@ func (s *apiServer) Paths() []string {
 	return out
 }
 
+// trustServer trusts the certificate of httptest's TLS servers (all of
+// them share it).
+func trustServer(s *apiServer) synthient.Option {
+	pool := x509.NewCertPool()
+	pool.AddCert(s.Certificate())
+	return synthient.WithTLSConfig(&tls.Config{RootCAs: pool})
+}
+
 // writeJSON answers status with a JSON body and its Content-Length.
 func writeJSON(w http.ResponseWriter, status int, body string) {
 	w.Header().Set("Content-Type", "application/json")
@@ -174,9 +218,22 @@ func writeProblem(w http.ResponseWriter, status int, kv ...string) {
 		http.StatusText(status), status, status)
 }
 
+// serveNDJSON returns a handler that answers with body as a whole NDJSON
+// stream and closes it cleanly.
+func serveNDJSON(body string) func(int, http.ResponseWriter, *http.Request) {
+	return func(_ int, w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "application/x-ndjson")
+		w.WriteHeader(http.StatusOK)
+		_, _ = w.Write([]byte(body))
+	}
+}
+
+// ---- rawServer ----
+
 // rawServer is a loopback TCP server that speaks HTTP/1.1 by hand. Each
 // accepted connection runs serve in its own goroutine; the connection is
-// closed when serve returns. Close (also run when the test ends) closes the
+// closed when serve returns. It keeps every request it reads (unless
+// withoutLog). Close (also run when the test ends) closes the
 // listener and every connection and waits for the goroutines, so that the
 // counters are final once it returns.
 type rawServer struct {
@@ -189,6 +246,7 @@ type rawServer struct {
 
 	ln    net.Listener
 	serve func(*rawConn)
+	noLog bool
 	done  chan struct{} // closed by Close
 
 	wg       sync.WaitGroup
@@ -213,15 +271,19 @@ type rawConn struct {
 }
 
 // newRawServer starts a rawServer whose connections are handled by serve.
-func newRawServer(t testing.TB, serve func(*rawConn)) *rawServer {
+// Of the options, only withoutLog applies: a rawServer speaks plain
+// HTTP/1.1.
+func newRawServer(t testing.TB, serve func(*rawConn), opts ...serverOption) *rawServer {
 	t.Helper()
-	return newRawServerAt(t, "127.0.0.1:0", serve)
+	return newRawServerAt(t, "127.0.0.1:0", serve, opts...)
 }
 
 // newRawServerAt is newRawServer listening on addr, such as a port that
 // refused an earlier connection.
-func newRawServerAt(t testing.TB, addr string, serve func(*rawConn)) *rawServer {
+func newRawServerAt(t testing.TB, addr string, serve func(*rawConn), opts ...serverOption) *rawServer {
 	t.Helper()
+	cfg := options(opts)
+	require.False(t, cfg.tls, "a rawServer speaks plain HTTP/1.1: withTLS and withHTTP2 do not apply")
 	ln, err := net.Listen("tcp", addr)
 	require.NoError(t, err, "listen")
 	s := &rawServer{
@@ -230,6 +292,7 @@ func newRawServerAt(t testing.TB, addr string, serve func(*rawConn)) *rawServer 
 		Addr:   ln.Addr().String(),
 		ln:     ln,
 		serve:  serve,
+		noLog:  cfg.noLog,
 		done:   make(chan struct{}),
 		conns:  make(map[net.Conn]struct{}),
 	}
@@ -332,7 +395,9 @@ func (c *rawConn) ReadRequest() (req *http.Request, body []byte, n int, err erro
 	c.srv.arrMu.Lock()
 	n = int(c.srv.arrivals.Add(1))
 	c.srv.arrConn = append(c.srv.arrConn, c.N)
-	c.srv.reqs = append(c.srv.reqs, req)
+	if !c.srv.noLog {
+		c.srv.reqs = append(c.srv.reqs, req)
+	}
 	c.srv.arrMu.Unlock()
 	return req, body, n, nil
 }
@@ -364,3 +429,183 @@ func (c *rawConn) Wait(ch <-chan struct{}) bool {
 		return false
 	}
 }
+
+// chunked frames each part as one chunk of a chunked body, as a rawServer
+// writes it; an empty part is the last chunk, which ends the body.
+func chunked(parts ...[]byte) []byte {
+	var b []byte
+	for _, p := range parts {
+		b = fmt.Appendf(b, "%x\r\n%s\r\n", len(p), p)
+	}
+	return b
+}
+
+// ---- mockAPI ----
+
+// mockOrigin is the origin of the API a mockAPI serves, mockBase its base
+// URL. Nothing is ever dialled.
+const (
+	mockOrigin = "https://api.test"
+	mockBase   = mockOrigin + "/api/v4"
+)
+
+// mockRequest is what a mockAPI recorded of one request.
+type mockRequest struct {
+	At     time.Time // when it arrived: fake time inside a synctest bubble
+	Method string
+	URL    url.URL
+	Header http.Header
+	Body   string
+}
+
+// mockAPI is an httpmock transport that records every request it answers,
+// with its arrival time, which httpmock does not keep (the waits between
+// attempts are the gaps between arrivals). Route serves a route with a
+// script of responders; the responder of newMockAPI answers the rest.
+type mockAPI struct {
+	*httpmock.MockTransport
+
+	mu   sync.Mutex
+	reqs []mockRequest
+}
+
+// newMockAPI returns a mockAPI that answers every request no route
+// matches through rest; with rest nil such a request fails the test.
+func newMockAPI(t testing.TB, rest httpmock.Responder) *mockAPI {
+	m := &mockAPI{MockTransport: httpmock.NewMockTransport()}
+	if rest == nil {
+		m.RegisterNoResponder(httpmock.NewNotFoundResponder(t.Error))
+	} else {
+		m.RegisterNoResponder(m.record(rest))
+	}
+	return m
+}
+
+// Route answers method and path (on mockOrigin) with script: each
+// responder once and in turn, the last one for every later request
+// (httpmock's Responder.Then).
+func (m *mockAPI) Route(method, path string, script ...httpmock.Responder) *mockAPI {
+	inTurn := script[0]
+	for _, r := range script[1:] {
+		inTurn = inTurn.Then(r)
+	}
+	m.RegisterResponder(method, mockOrigin+path, m.record(inTurn))
+	return m
+}
+
+// record is next, recording each request first. The body is read and put
+// back, for a responder that reads it too.
+func (m *mockAPI) record(next httpmock.Responder) httpmock.Responder {
+	return func(req *http.Request) (*http.Response, error) {
+		var body []byte
+		if req.Body != nil {
+			body, _ = io.ReadAll(req.Body)
+			req.Body.Close()
+			req.Body = io.NopCloser(bytes.NewReader(body))
+		}
+		m.mu.Lock()
+		m.reqs = append(m.reqs, mockRequest{
+			At: time.Now(), Method: req.Method, URL: *req.URL, Header: req.Header.Clone(), Body: string(body),
+		})
+		m.mu.Unlock()
+		return next(req)
+	}
+}
+
+// Client returns a client of mockBase on the mock (see newClient); opts
+// come last and win.
+func (m *mockAPI) Client(t testing.TB, opts ...synthient.Option) *synthient.Client {
+	t.Helper()
+	return newClient(t, mockBase, append([]synthient.Option{synthient.WithTransport(m.MockTransport)}, opts...)...)
+}
+
+// Requests returns the recorded requests, in arrival order.
+func (m *mockAPI) Requests() []mockRequest {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return slices.Clone(m.reqs)
+}
+
+// Take returns the requests recorded since the last Take and forgets
+// them, for a fuzz target that makes one call per input.
+func (m *mockAPI) Take() []mockRequest {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	reqs := m.reqs
+	m.reqs = nil
+	return reqs
+}
+
+// RequireOne checks that exactly one request was recorded, with the
+// method and the (decoded) path given, and returns it.
+func (m *mockAPI) RequireOne(t testing.TB, method, path string) mockRequest {
+	t.Helper()
+	reqs := m.Requests()
+	require.Len(t, reqs, 1, "requests sent")
+	assert.Equal(t, method, reqs[0].Method, "method")
+	assert.Equal(t, path, reqs[0].URL.Path, "path")
+	return reqs[0]
+}
+
+// Gaps returns the time between consecutive requests.
+func (m *mockAPI) Gaps() []time.Duration {
+	reqs := m.Requests()
+	var out []time.Duration
+	for i := 1; i < len(reqs); i++ {
+		out = append(out, reqs[i].At.Sub(reqs[i-1].At))
+	}
+	return out
+}
+
+// opSucceeds, in the script of newOpMock, stands for the operation's 200
+// with its success body.
+var opSucceeds httpmock.Responder
+
+// newOpMock returns a mockAPI that serves the route of op with script (by
+// default, the operation's success); any other request fails the test.
+func newOpMock(t testing.TB, op opCase, script ...httpmock.Responder) *mockAPI {
+	if len(script) == 0 {
+		script = []httpmock.Responder{opSucceeds}
+	}
+	script = slices.Clone(script)
+	for i, r := range script {
+		if r == nil {
+			script[i] = answerJSON(http.StatusOK, op.success)
+		}
+	}
+	return newMockAPI(t, nil).Route(op.method, op.path, script...)
+}
+
+// answer is an answer with a status, a body, its Content-Length and header
+// pairs (a key may repeat to give it several values).
+func answer(status int, body string, kv ...string) httpmock.Responder {
+	h := http.Header{}
+	for i := 0; i+1 < len(kv); i += 2 {
+		h.Add(kv[i], kv[i+1])
+	}
+	return httpmock.NewStringResponder(status, body).HeaderAdd(h).SetContentLength()
+}
+
+// answerJSON is an application/json answer.
+func answerJSON(status int, body string) httpmock.Responder {
+	return answer(status, body, "Content-Type", "application/json")
+}
+
+// problem is an error status with a problem+json body and header pairs.
+func problem(status int, kv ...string) httpmock.Responder {
+	body := fmt.Sprintf(`{"type":"https://docs.synthient.com/errors/test","title":%q,"status":%d}`,
+		http.StatusText(status), status)
+	return answer(status, body, append([]string{"Content-Type", "application/problem+json"}, kv...)...)
+}
+
+// dialRefused is the error of a dial to a port nothing listens on, for
+// httpmock.NewErrorResponder.
+func dialRefused() error { return &net.OpError{Op: "dial", Net: "tcp", Err: syscall.ECONNREFUSED} }
+
+// timeoutError is a transport error that says a wait ran out, for
+// httpmock.NewErrorResponder.
+type timeoutError struct{}
+
+func (timeoutError) Error() string   { return "i/o timeout" }
+func (timeoutError) Timeout() bool   { return true }
+func (timeoutError) Temporary() bool { return true }

@@ -6,8 +6,6 @@ package synthient_test
 
 import (
 	"context"
-	"crypto/tls"
-	"crypto/x509"
 	"fmt"
 	"io"
 	"net/http"
@@ -45,9 +43,7 @@ func TestLoopbackUntrustedCertificate(t *testing.T) {
 	assert.Equal(t, 1, attemptEvents(logs), "attempt events logged")
 	assert.Contains(t, logs.String(), `"error":"tls"`, "the attempt event does not name a TLS failure")
 
-	pool := x509.NewCertPool()
-	pool.AddCert(srv.Certificate())
-	trusted, _ := loggedClient(t, srv.Base, synthient.WithTLSConfig(&tls.Config{RootCAs: pool}))
+	trusted, _ := loggedClient(t, srv.Base, trustServer(srv))
 	acct, err := trusted.Account(ctx)
 	require.NoError(t, err, "Account with the server's root CA")
 	assert.Equal(t, "ada@example.com", acct.Email, "Account.Email")
