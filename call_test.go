@@ -1496,7 +1496,7 @@ func TestLoopbackNoRedirects(t *testing.T) {
 		writeJSON(w, http.StatusOK, sampleBody(r.URL.Path))
 	})
 	const unparsable = "http://127.0.0.1:1/%zz?sig=LOCATIONSECRET"
-	for _, status := range []int{301, 302, 303, 307, 308} {
+	for _, status := range []int{300, 301, 302, 303, 304, 307, 308} {
 		for _, bad := range []bool{false, true} {
 			t.Run(fmt.Sprintf("%d unparsable=%v", status, bad), func(t *testing.T) {
 				t.Parallel()

@@ -1285,6 +1285,18 @@ func presignValues(t *testing.T) []string {
 	return out
 }
 
+// lowerEscapes returns s with the hex digits of its percent-escapes in
+// lower case.
+func lowerEscapes(s string) string {
+	b := []byte(s)
+	for i := 0; i+2 < len(b); i++ {
+		if b[i] == '%' {
+			copy(b[i+1:i+3], strings.ToLower(string(b[i+1:i+3])))
+		}
+	}
+	return string(b)
+}
+
 // canonicalHex returns the bytes of s as space-separated hex, as S3's
 // CanonicalRequestBytes.
 func canonicalHex(s string) string {
@@ -1326,9 +1338,15 @@ func TestDownloadExportStorageErrorRedactsThePresignedQuery(t *testing.T) {
 		{"hex bytes", "text/plain", func(string) string {
 			return "bytes: " + canonicalHex(presignQuery) + " and " + canonicalHex("AKIAEXAMPLE/20260610/auto") + " and " + canonicalHex(presignSecret)
 		}, "bytes:", true},
+		// Percent-escapes with lower-case hex digits, as some encoders
+		// write them; the letters keep their case.
 		{"lower-case escapes", "text/plain", func(string) string {
-			return "credential " + strings.ToLower(url.QueryEscape(cred))
+			return "credential " + lowerEscapes(url.QueryEscape(cred)) + " token " + lowerEscapes(presignToken)
 		}, "credential", true},
+		// A value of 4 bytes, the shortest that is redacted.
+		{"short value", "text/plain", func(string) string {
+			return "signed headers: host"
+		}, "signed headers:", true},
 		{"problem+json", "application/problem+json", func(storageURL string) string {
 			return fmt.Sprintf(`{"type":"https://storage.example/errors/%s","title":"bad X-Amz-Signature=%s","status":403,`+
 				`"detail":"canonical query %s","instance":%q,"errors":{"credential":[%q],"signature":["%s"]}}`,
@@ -1358,6 +1376,7 @@ func TestDownloadExportStorageErrorRedactsThePresignedQuery(t *testing.T) {
 			for name, text := range fields {
 				for _, v := range append(presignValues(t), presignQuery, "AKIAEXAMPLE", presignSecret[:8]) {
 					assert.False(t, strings.Contains(text, v), "%s holds the query value %q: %.300s", name, v, text)
+					assert.False(t, strings.Contains(text, lowerEscapes(v)), "%s holds the query value %q, lower-case escaped: %.300s", name, v, text)
 					assert.False(t, strings.Contains(text, canonicalHex(v)), "%s holds the query value %q in hex: %.300s", name, v, text)
 				}
 			}

@@ -63,6 +63,9 @@ func TestAPIErrorMessageIsTheStatusAlone(t *testing.T) {
 			for _, f := range verbs {
 				assert.Equal(t, tc.want, fmt.Sprintf(f, ae), "Sprintf(%q, APIError)", f)
 			}
+			// The call returns the *APIError itself: the error a caller
+			// logs is the status alone.
+			assert.Equal(t, tc.want, err.Error(), "the call's error")
 			assert.Equal(t, "SECRET-title", ae.Title, "Title: the body was not parsed")
 			assert.Equal(t, "SECRET-detail", ae.Detail, "Detail: the body was not parsed")
 			for _, f := range verbs {
@@ -74,6 +77,32 @@ func TestAPIErrorMessageIsTheStatusAlone(t *testing.T) {
 			// A value built by hand says the same.
 			assert.Equal(t, tc.want, (&synthient.APIError{Status: tc.status, Title: "x", Detail: "y"}).Error(),
 				"(&APIError{Status: %d}).Error()", tc.status)
+		})
+	}
+}
+
+// An *Error's text: "synthient: ", the operation, then the message and the
+// cause, whichever are set.
+func TestErrorMessage(t *testing.T) {
+	t.Parallel()
+	cause := errors.New("the cause")
+	cases := []struct {
+		name string
+		err  *synthient.Error
+		want string
+	}{
+		{"message and cause", &synthient.Error{Op: "DownloadExportFile", Message: "creating the file", Err: cause},
+			"synthient: DownloadExportFile: creating the file: the cause"},
+		{"message", &synthient.Error{Op: "AllExports", Message: "the export listing repeated a cursor"},
+			"synthient: AllExports: the export listing repeated a cursor"},
+		{"cause", &synthient.Error{Op: "Account", Err: cause}, "synthient: Account: the cause"},
+		{"neither", &synthient.Error{Op: "Account"}, "synthient: Account: request failed"},
+		{"no operation", &synthient.Error{Err: cause}, "synthient: the cause"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			assert.Equal(t, tc.want, tc.err.Error())
 		})
 	}
 }

@@ -603,6 +603,36 @@ func TestExportMetaDecodesTheMetaExample(t *testing.T) {
 	assert.EqualValues(t, 18734512, h.Size)
 }
 
+// A meta needs a size or a checksum to be a meta: one of them is enough
+// (a meta without a checksum can still be downloaded, unverified); a JSON
+// object with neither is a *DecodeError.
+func TestExportMetaNeedsASizeOrAChecksum(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name, body string
+		ok         bool
+	}{
+		{"size alone", `{"id":"2026-06-09","size":10}`, true},
+		{"checksum alone", `{"id":"2026-06-09","checksum":"ab"}`, true},
+		{"neither", `{"id":"2026-06-09","rows":3}`, false},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			srv := newAPIServer(t, func(_ int, w http.ResponseWriter, _ *http.Request) { writeJSON(w, 200, tc.body) })
+			m, err := newClient(t, srv.Base).ExportMeta(callCtx(t), synthient.FeedProxies, "2026-06-09")
+			if tc.ok {
+				require.NoError(t, err)
+				assert.Equal(t, "2026-06-09", m.ID)
+				return
+			}
+			var de *synthient.DecodeError
+			assert.ErrorAs(t, err, &de)
+			assert.Nil(t, m)
+		})
+	}
+}
+
 func TestExportMetaRetriesA503(t *testing.T) {
 	t.Parallel()
 	srv := newAPIServer(t, func(n int, w http.ResponseWriter, _ *http.Request) {

@@ -39,7 +39,13 @@ const presignSecret = "SECRETSIG0d1e2f3a4b5c6d7e8f"
 
 // presignQuery is the query of a presigned storage URL (R2 / S3 style).
 const presignQuery = "X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Credential=AKIAEXAMPLE%2F20260610%2Fauto%2Fs3%2Faws4_request" +
-	"&X-Amz-Date=20260610T140000Z&X-Amz-Expires=86400&X-Amz-SignedHeaders=host&X-Amz-Signature=" + presignSecret
+	"&X-Amz-Date=20260610T140000Z&X-Amz-Expires=86400&X-Amz-Security-Token=" + presignToken +
+	"&X-Amz-SignedHeaders=host&X-Amz-Signature=" + presignSecret
+
+// presignToken is the session token of a presigned URL (STS), escaped: its
+// pieces between escapes are short, so only its whole forms can be
+// recognised.
+const presignToken = "IQo%2Fb3%2BJ%2Fzx%2FFw%3D%3D"
 
 // presignObject is the object path on the storage host.
 const presignObject = "/bucket/proxies/2026/06/10/14_proxies.parquet"
