@@ -1,5 +1,9 @@
 package retry_test
 
+// Tests of retryafter.go: ParseRetryAfter and ParseHTTPDate, to the letter
+// of RFC 9110's grammar, with the RFC 850 two-digit year rule; a fuzz
+// target.
+
 import (
 	"math"
 	"math/big"
@@ -7,16 +11,18 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
 	"github.com/synthient-go/synthient/retry"
 )
-
-const maxDuration = time.Duration(math.MaxInt64)
 
 // raNow is the local clock of the Retry-After tests: 37 s before the
 // "Sun, 06 Nov 1994 08:49:37 GMT" of RFC 9110's examples.
 var raNow = time.Date(1994, time.November, 6, 8, 49, 0, 0, time.UTC)
 
 func TestParseRetryAfter(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name   string
 		values []string
@@ -113,10 +119,10 @@ func TestParseRetryAfter(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			got, ok := retry.ParseRetryAfter(tc.values, tc.date, raNow)
-			if got != tc.want || ok != tc.wantOK {
-				t.Fatalf("ParseRetryAfter(%q, %q) = %v, %v; want %v, %v", tc.values, tc.date, got, ok, tc.want, tc.wantOK)
-			}
+			assert.Equal(t, tc.wantOK, ok, "ParseRetryAfter(%q, %q): ok", tc.values, tc.date)
+			assert.Equal(t, tc.want, got, "ParseRetryAfter(%q, %q): wait", tc.values, tc.date)
 		})
 	}
 }
@@ -124,6 +130,7 @@ func TestParseRetryAfter(t *testing.T) {
 // TestParseRetryAfterUsesNow: with no usable Date field, an HTTP-date is
 // measured against the now argument, not the machine's clock.
 func TestParseRetryAfterUsesNow(t *testing.T) {
+	t.Parallel()
 	v := []string{"Sun, 06 Nov 1994 08:49:37 GMT"}
 	for _, tc := range []struct {
 		now  time.Time
@@ -135,23 +142,21 @@ func TestParseRetryAfterUsesNow(t *testing.T) {
 		{time.Date(1994, time.November, 6, 9, 49, 0, 0, time.FixedZone("CET", 3600)), 37 * time.Second},
 	} {
 		got, ok := retry.ParseRetryAfter(v, "", tc.now)
-		if !ok || got != tc.want {
-			t.Errorf("now %v: got %v, %v; want %v, true", tc.now, got, ok, tc.want)
+		if assert.True(t, ok, "now %v", tc.now) {
+			assert.Equal(t, tc.want, got, "now %v", tc.now)
 		}
 	}
 }
 
 func TestParseHTTPDate(t *testing.T) {
+	t.Parallel()
 	want := time.Date(1994, time.November, 6, 8, 49, 37, 0, time.UTC)
 	for _, v := range []string{
 		"Sun, 06 Nov 1994 08:49:37 GMT",
 		"Sunday, 06-Nov-94 08:49:37 GMT",
 		"Sun Nov  6 08:49:37 1994",
 	} {
-		got, ok := retry.ParseHTTPDate(v, raNow)
-		if !ok || !got.Equal(want) {
-			t.Errorf("ParseHTTPDate(%q) = %v, %v; want %v, true", v, got, ok, want)
-		}
+		assertHTTPDate(t, v, raNow, want)
 	}
 	for _, v := range []string{
 		"", "GMT", "Sun, 06 Nov 1994 08:49:37 UTC", "Sun, 06 Nov 1994 08:49:37 +0000",
@@ -159,9 +164,17 @@ func TestParseHTTPDate(t *testing.T) {
 		"06 Nov 1994 08:49:37 GMT", "Sun, 06 Nov 94 08:49:37 GMT", "Sun, 32 Nov 1994 08:49:37 GMT",
 		"Sun, 06 Nov 1994 25:49:37 GMT", "1994-11-06T08:49:37Z",
 	} {
-		if got, ok := retry.ParseHTTPDate(v, raNow); ok {
-			t.Errorf("ParseHTTPDate(%q) = %v, true; want unusable", v, got)
-		}
+		got, ok := retry.ParseHTTPDate(v, raNow)
+		assert.False(t, ok, "ParseHTTPDate(%q) = %v: want unusable", v, got)
+	}
+}
+
+// assertHTTPDate checks that ParseHTTPDate(v, now) is want, in UTC.
+func assertHTTPDate(t *testing.T, v string, now, want time.Time) {
+	t.Helper()
+	got, ok := retry.ParseHTTPDate(v, now)
+	if assert.True(t, ok, "ParseHTTPDate(%q) at %v: unusable", v, now) {
+		assert.Equal(t, want, got, "ParseHTTPDate(%q) at %v", v, now)
 	}
 }
 
@@ -169,6 +182,7 @@ func TestParseHTTPDate(t *testing.T) {
 // year of an RFC 850 date: one that appears more than 50 years in the future
 // is the most recent past year with the same last two digits.
 func TestParseHTTPDateRFC850Year(t *testing.T) {
+	t.Parallel()
 	now := time.Date(2026, time.June, 1, 0, 0, 0, 0, time.UTC)
 	for _, tc := range []struct {
 		yy   string
@@ -186,28 +200,18 @@ func TestParseHTTPDateRFC850Year(t *testing.T) {
 		{"25", 2025},
 		{"00", 2000},
 	} {
-		v := "Sunday, 01-Jan-" + tc.yy + " 00:00:00 GMT"
-		got, ok := retry.ParseHTTPDate(v, now)
-		want := time.Date(tc.year, time.January, 1, 0, 0, 0, 0, time.UTC)
-		if !ok || !got.Equal(want) {
-			t.Errorf("ParseHTTPDate(%q) at %d = %v, %v; want %v", v, now.Year(), got, ok, want)
-		}
+		assertHTTPDate(t, "Sunday, 01-Jan-"+tc.yy+" 00:00:00 GMT", now, time.Date(tc.year, time.January, 1, 0, 0, 0, 0, time.UTC))
 	}
 
 	// More than 50 years ahead is measured on the timestamp, not the year:
 	// at 2026-03-01, 2076-12-31 is 50 years and 10 months ahead.
 	at := time.Date(2026, time.March, 1, 0, 0, 0, 0, time.UTC)
-	if got, ok := retry.ParseHTTPDate("Thursday, 31-Dec-76 00:00:00 GMT", at); !ok || got.Year() != 1976 {
-		t.Errorf("31-Dec-76 at %v: %v (ok %v), want 1976", at, got, ok)
-	}
-	if got, ok := retry.ParseHTTPDate("Thursday, 01-Mar-76 00:00:00 GMT", at); !ok || got.Year() != 2076 {
-		t.Errorf("01-Mar-76 at %v: %v (ok %v), want 2076 (exactly 50 years ahead)", at, got, ok)
-	}
+	assertHTTPDate(t, "Thursday, 31-Dec-76 00:00:00 GMT", at, time.Date(1976, time.December, 31, 0, 0, 0, 0, time.UTC))
+	// Exactly 50 years ahead is still the future.
+	assertHTTPDate(t, "Thursday, 01-Mar-76 00:00:00 GMT", at, time.Date(2076, time.March, 1, 0, 0, 0, 0, time.UTC))
 	// And a year more than 50 years past is the next century's.
 	at = time.Date(2099, time.June, 1, 0, 0, 0, 0, time.UTC)
-	if got, ok := retry.ParseHTTPDate("Friday, 01-Jan-00 00:00:00 GMT", at); !ok || got.Year() != 2100 {
-		t.Errorf("01-Jan-00 at %v: %v (ok %v), want 2100", at, got, ok)
-	}
+	assertHTTPDate(t, "Friday, 01-Jan-00 00:00:00 GMT", at, time.Date(2100, time.January, 1, 0, 0, 0, 0, time.UTC))
 
 	// The rule follows the clock it is given.
 	v := "Sunday, 06-Nov-94 08:49:37 GMT"
@@ -215,10 +219,8 @@ func TestParseHTTPDateRFC850Year(t *testing.T) {
 		now  int
 		want int
 	}{{1994, 1994}, {2000, 1994}, {2043, 1994}, {2044, 1994}, {2045, 2094}, {2060, 2094}, {2144, 2094}, {2145, 2194}} {
-		got, ok := retry.ParseHTTPDate(v, time.Date(tc.now, time.January, 1, 0, 0, 0, 0, time.UTC))
-		if !ok || got.Year() != tc.want {
-			t.Errorf("ParseHTTPDate(%q) at %d: year %d (ok %v), want %d", v, tc.now, got.Year(), ok, tc.want)
-		}
+		assertHTTPDate(t, v, time.Date(tc.now, time.January, 1, 0, 0, 0, 0, time.UTC),
+			time.Date(tc.want, time.November, 6, 8, 49, 37, 0, time.UTC))
 	}
 }
 
@@ -237,28 +239,22 @@ func FuzzParseRetryAfter(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, v, date string) {
 		wait, ok := retry.ParseRetryAfter([]string{v}, date, raNow)
-		if !ok && wait != 0 {
-			t.Fatalf("ParseRetryAfter(%q, %q) = %v, false: unusable must give 0", v, date, wait)
+		if !ok {
+			require.Zero(t, wait, "ParseRetryAfter(%q, %q): unusable must give 0", v, date)
 		}
-		if ok && wait < 0 {
-			t.Fatalf("ParseRetryAfter(%q, %q) = %v: negative wait", v, date, wait)
-		}
+		require.GreaterOrEqual(t, wait, time.Duration(0), "ParseRetryAfter(%q, %q): negative wait", v, date)
 		if isDigits(v) {
-			if !ok {
-				t.Fatalf("ParseRetryAfter(%q) unusable, want delay-seconds", v)
-			}
-			if want := secondsSaturated(v); wait != want {
-				t.Fatalf("ParseRetryAfter(%q) = %v, want %v", v, wait, want)
-			}
+			require.True(t, ok, "ParseRetryAfter(%q) unusable, want delay-seconds", v)
+			require.Equal(t, secondsSaturated(v), wait, "ParseRetryAfter(%q)", v)
 		}
 		// Surrounding spaces do not matter.
-		if w2, ok2 := retry.ParseRetryAfter([]string{" " + v + " "}, date, raNow); w2 != wait || ok2 != ok {
-			t.Fatalf("ParseRetryAfter(%q) = %v, %v but with spaces around = %v, %v", v, wait, ok, w2, ok2)
-		}
+		w2, ok2 := retry.ParseRetryAfter([]string{" " + v + " "}, date, raNow)
+		require.Equal(t, ok, ok2, "ParseRetryAfter(%q) and with spaces around: ok", v)
+		require.Equal(t, wait, w2, "ParseRetryAfter(%q) and with spaces around: wait", v)
 		// Two values are never usable.
-		if w2, ok2 := retry.ParseRetryAfter([]string{v, v}, date, raNow); ok2 || w2 != 0 {
-			t.Fatalf("ParseRetryAfter(two values %q) = %v, %v; want unusable", v, w2, ok2)
-		}
+		w2, ok2 = retry.ParseRetryAfter([]string{v, v}, date, raNow)
+		require.False(t, ok2, "ParseRetryAfter(two values %q)", v)
+		require.Zero(t, w2, "ParseRetryAfter(two values %q)", v)
 		// ParseHTTPDate never panics on either argument.
 		retry.ParseHTTPDate(v, raNow)
 		retry.ParseHTTPDate(date, raNow)
