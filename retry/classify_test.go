@@ -1,7 +1,8 @@
 package retry_test
 
-// Tests of classify.go: ClassifyError on errors built by hand and on the
-// real errors of loopback connections (a closed port, an untrusted certificate, a refused
+// Tests of classify.go: ClassifyError on errors built by hand, on every
+// TLS alert a peer can send, and on the real errors of loopback
+// connections (a closed port, an untrusted certificate, a refused
 // handshake, a scheme mismatch, timeouts, a dropped connection, an answer
 // that is not HTTP).
 
@@ -104,6 +105,65 @@ func TestClassifyError(t *testing.T) {
 					"AttemptOf: the error and its Failure")
 			})
 		}
+	}
+}
+
+// TestClassifyErrorRemoteAlerts: crypto/tls reports an alert from the peer
+// as a *net.OpError with Op "remote error". Every alert that refuses a
+// handshake (RFC 8446, section 6.2) says the request never left; an alert
+// a peer may send about records at any time, or one crypto/tls has no name
+// for, leaves the outcome unknown. The texts are crypto/tls's own: each
+// alert is its tls.AlertError.
+func TestClassifyErrorRemoteAlerts(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		alert   tls.AlertError
+		notSent bool
+	}{
+		// Handshake alerts.
+		{40, true},  // handshake failure
+		{42, true},  // bad certificate
+		{43, true},  // unsupported certificate
+		{44, true},  // revoked certificate
+		{45, true},  // expired certificate
+		{46, true},  // unknown certificate
+		{48, true},  // unknown certificate authority
+		{49, true},  // access denied
+		{70, true},  // protocol version not supported
+		{71, true},  // insufficient security level
+		{86, true},  // inappropriate fallback
+		{109, true}, // missing extension
+		{110, true}, // unsupported extension
+		{111, true}, // certificate unobtainable
+		{112, true}, // unrecognized name
+		{113, true}, // bad certificate status response
+		{114, true}, // bad certificate hash value
+		{115, true}, // unknown PSK identity
+		{116, true}, // certificate required
+		{120, true}, // no application protocol
+		{121, true}, // encrypted client hello required
+		// Alerts about records, or sent at any time.
+		{0, false},   // close notify
+		{10, false},  // unexpected message
+		{20, false},  // bad record MAC
+		{21, false},  // decryption failed
+		{22, false},  // record overflow
+		{30, false},  // decompression failure
+		{47, false},  // illegal parameter
+		{50, false},  // error decoding message
+		{51, false},  // error decrypting message
+		{60, false},  // export restriction
+		{80, false},  // internal error
+		{90, false},  // user canceled
+		{100, false}, // no renegotiation
+		{255, false}, // no name: "tls: alert(255)"
+	}
+	for _, tc := range cases {
+		t.Run(tc.alert.Error(), func(t *testing.T) {
+			t.Parallel()
+			err := &url.Error{Op: "Get", URL: "https://api.example/v4", Err: &net.OpError{Op: "remote error", Err: tc.alert}}
+			assert.Equal(t, retry.Failure{TLS: true, NotSent: tc.notSent}, retry.ClassifyError(err), "ClassifyError(%v)", err)
+		})
 	}
 }
 

@@ -168,6 +168,15 @@ func TestCeiling(t *testing.T) {
 		{"cap not a power of two of base", 3 * time.Second, 10 * time.Second, map[int]time.Duration{
 			0: 3 * time.Second, 1: 6 * time.Second, 2: 10 * time.Second, 3: 10 * time.Second,
 		}},
+		// A backoff of exactly half the cap doubles to the cap (even cap)...
+		{"cap exactly twice base", time.Second, 2 * time.Second, map[int]time.Duration{
+			0: time.Second, 1: 2 * time.Second, 2: 2 * time.Second,
+		}},
+		// ...and, below an odd cap, to one nanosecond short of it: the
+		// doubled value, not the cap.
+		{"cap a nanosecond above twice base", time.Second, 2*time.Second + 1, map[int]time.Duration{
+			0: time.Second, 1: 2 * time.Second, 2: 2*time.Second + 1, 1000: 2*time.Second + 1,
+		}},
 		{"only base set", 2 * time.Second, 0, map[int]time.Duration{
 			0: 2 * time.Second, 3: 16 * time.Second, 4: 30 * time.Second, 1000: 30 * time.Second,
 		}},

@@ -7,6 +7,7 @@ package retry_test
 // sending a request again on its own.
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -202,6 +203,28 @@ func TestClientNetworkFailure(t *testing.T) {
 	}
 }
 
+// TestClientWithoutHTTPClient: Client(nil) sends over a copy of
+// http.DefaultClient, through NoReplay(nil), which is NoReplay over
+// http.DefaultTransport.
+func TestClientWithoutHTTPClient(t *testing.T) {
+	t.Parallel()
+	srv, arrivals := countingServer(t, func(_ int32, w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Connection", "close") // no idle connection is left in http.DefaultTransport
+		io.WriteString(w, "ok")
+	})
+	call := fastPolicy(retry.Standard).Start()
+	rc := call.Client(nil)
+	require.NotSame(t, http.DefaultClient, rc.HTTPClient, "Client(nil) uses http.DefaultClient itself")
+	assert.NotNil(t, rc.HTTPClient.Transport, "no NoReplay transport")
+	assert.Nil(t, http.DefaultClient.Transport, "http.DefaultClient was modified")
+
+	resp, body, err := doGet(t, call, nil, context.Background(), srv.URL)
+	require.NoError(t, err)
+	assert.Equal(t, 200, resp.StatusCode, "status")
+	assert.Equal(t, "ok", body, "body")
+	assert.EqualValues(t, 1, arrivals.Load(), "arrivals")
+}
+
 // cookieless is a CookieJar that keeps nothing, to tell a client's jar.
 type cookieless struct{}
 
@@ -308,6 +331,107 @@ func TestClientNeverReplaysABilledCall(t *testing.T) {
 			assert.EqualValues(t, 2, arrivals.Load(), "arrivals, want one per allowed attempt")
 		})
 	}
+}
+
+// recordingTransport answers every request with an empty 200 and keeps the
+// request it was given.
+type recordingTransport struct{ got *http.Request }
+
+func (rt *recordingTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	rt.got = r
+	return &http.Response{StatusCode: http.StatusOK, Body: http.NoBody, Request: r}, nil
+}
+
+// TestNoReplay checks what NoReplay hands its RoundTripper: a copy of a
+// request without a body, with SetNoReplayBody's empty body; a copy of one
+// with a body, without its GetBody; and a request net/http cannot replay
+// anyway (a body and no GetBody) as it is.
+func TestNoReplay(t *testing.T) {
+	t.Parallel()
+	// Nothing listens there: a request that went anywhere but to the
+	// recording transport would fail.
+	target := "http://" + deadAddr(t) + "/lookup/ip/192.0.2.1"
+	cases := []struct {
+		name      string
+		req       func() (*http.Request, error)
+		asIs      bool // sent as it is, not a copy
+		emptyBody bool // the copy has SetNoReplayBody's empty body
+	}{
+		{"GET without a body", func() (*http.Request, error) {
+			return http.NewRequest(http.MethodGet, target, nil)
+		}, false, true},
+		{"http.NoBody", func() (*http.Request, error) {
+			return http.NewRequest(http.MethodGet, target, http.NoBody)
+		}, false, true},
+		{"a body with GetBody", func() (*http.Request, error) {
+			return http.NewRequest(http.MethodPost, target, strings.NewReader(`{"ips":[]}`))
+		}, false, false},
+		{"a body without GetBody", func() (*http.Request, error) {
+			return http.NewRequest(http.MethodPost, target, io.NopCloser(strings.NewReader(`{"ips":[]}`)))
+		}, true, false},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			req, err := tc.req()
+			require.NoError(t, err)
+			body, getBody, te := req.Body, req.GetBody != nil, req.TransferEncoding
+			rec := &recordingTransport{}
+			resp, err := retry.NoReplay(rec).RoundTrip(req)
+			require.NoError(t, err)
+			resp.Body.Close()
+			got := rec.got
+			require.NotNil(t, got, "NoReplay did not send through the RoundTripper it was given")
+			assert.Nil(t, got.GetBody, "the request sent has a GetBody: net/http may replay it")
+			if tc.asIs {
+				assert.Same(t, req, got, "a request that cannot be replayed is sent as it is")
+				return
+			}
+			assert.NotSame(t, req, got, "the caller's request was sent, not a copy")
+			assert.Equal(t, body, req.Body, "the caller's request lost its body")
+			assert.Equal(t, getBody, req.GetBody != nil, "the caller's request lost its GetBody")
+			assert.Equal(t, te, req.TransferEncoding, "the caller's request was modified")
+			if tc.emptyBody {
+				assert.Equal(t, []string{"identity"}, got.TransferEncoding, "TransferEncoding of the copy")
+				assert.Zero(t, got.ContentLength, "ContentLength of the copy")
+				b, err := io.ReadAll(got.Body)
+				require.NoError(t, err)
+				assert.Empty(t, b, "the copy's body")
+			} else {
+				assert.Equal(t, req.Body, got.Body, "the copy's body")
+			}
+		})
+	}
+}
+
+// TestSetNoReplayBody: the body is empty to every reader, closes without an
+// error, and a request with it goes out without a body, a Content-Length
+// or chunking.
+func TestSetNoReplayBody(t *testing.T) {
+	t.Parallel()
+	r, err := http.NewRequest(http.MethodGet, "http://api.test/account/me", nil)
+	require.NoError(t, err)
+	retry.SetNoReplayBody(r)
+	require.NotNil(t, r.Body)
+	assert.Nil(t, r.GetBody, "GetBody")
+	assert.Zero(t, r.ContentLength, "ContentLength")
+	assert.Equal(t, []string{"identity"}, r.TransferEncoding, "TransferEncoding")
+
+	n, err := r.Body.Read(make([]byte, 8))
+	assert.Zero(t, n, "Read")
+	assert.Equal(t, io.EOF, err, "Read")
+	var buf bytes.Buffer
+	n64, err := io.Copy(&buf, r.Body)
+	assert.Zero(t, n64, "io.Copy")
+	assert.NoError(t, err, "io.Copy")
+	assert.NoError(t, r.Body.Close(), "Close")
+
+	buf.Reset()
+	require.NoError(t, r.Write(&buf))
+	wire := buf.String()
+	assert.True(t, strings.HasSuffix(wire, "\r\n\r\n"), "the request has a body: %q", wire)
+	assert.NotContains(t, wire, "Content-Length", "on the wire")
+	assert.NotContains(t, wire, "Transfer-Encoding", "on the wire")
 }
 
 // NoReplay leaves the caller's request as it was, and the body of a GET

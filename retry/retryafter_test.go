@@ -1,12 +1,13 @@
 package retry_test
 
 // Tests of retryafter.go: ParseRetryAfter and ParseHTTPDate, to the letter
-// of RFC 9110's grammar, with the RFC 850 two-digit year rule; a fuzz
-// target.
+// of RFC 9110's grammar, with the RFC 850 two-digit year rule; fuzz
+// targets for both.
 
 import (
 	"math"
 	"math/big"
+	"net/http"
 	"strings"
 	"testing"
 	"time"
@@ -103,6 +104,8 @@ func TestParseRetryAfter(t *testing.T) {
 		{"fractional seconds", []string{"Sun, 06 Nov 1994 08:49:37.5 GMT"}, "", 0, false},
 		{"fractional seconds with a comma", []string{"Sun, 06 Nov 1994 08:49:37,5 GMT"}, "", 0, false},
 		{"one-digit hour", []string{"Sun, 06 Nov 1994 8:49:37 GMT"}, "", 0, false},
+		{"one-digit hour after two spaces", []string{"Sun, 06 Nov 1994  8:49:37 GMT"}, "", 0, false},
+		{"asctime one-digit hour after two spaces", []string{"Sun Nov  6  8:49:37 1994"}, "", 0, false},
 		{"one-digit day", []string{"Sun, 6 Nov 1994 08:49:37 GMT"}, "", 0, false},
 		{"lower-case names", []string{"sun, 06 nov 1994 08:49:37 GMT"}, "", 0, false},
 		{"long day name in IMF-fixdate", []string{"Sunday, 06 Nov 1994 08:49:37 GMT"}, "", 0, false},
@@ -111,6 +114,8 @@ func TestParseRetryAfter(t *testing.T) {
 		{"asctime with one space before a one-digit day", []string{"Sun Nov 6 08:49:37 1994"}, "", 0, false},
 		{"hour 24", []string{"Sun, 06 Nov 1994 24:00:00 GMT"}, "", 0, false},
 		{"31 November", []string{"Thu, 31 Nov 1994 08:49:37 GMT"}, "", 0, false},
+		{"RFC 850 31 November", []string{"Thursday, 31-Nov-94 08:49:37 GMT"}, "", 0, false},
+		{"RFC 850 hour 25", []string{"Sunday, 06-Nov-94 25:49:37 GMT"}, "", 0, false},
 		{"a tab inside", []string{"Sun,\t06 Nov 1994 08:49:37 GMT"}, "", 0, false},
 
 		// RFC 9110's grammar, and no more: the weekday is not checked.
@@ -163,6 +168,10 @@ func TestParseHTTPDate(t *testing.T) {
 		"Sun, 06 Nov 1994 08:49:37 PST", "Sunday, 06-Nov-94 08:49:37 PST", "Sun Nov  6 08:49:37 1994 GMT",
 		"06 Nov 1994 08:49:37 GMT", "Sun, 06 Nov 94 08:49:37 GMT", "Sun, 32 Nov 1994 08:49:37 GMT",
 		"Sun, 06 Nov 1994 25:49:37 GMT", "1994-11-06T08:49:37Z",
+		// Each form has the shape but time.Parse refuses the date.
+		"Sunday, 06-Nov-94 25:49:37 GMT", "Thursday, 31-Nov-94 08:49:37 GMT", "Sun Nov 31 08:49:37 1994",
+		// A space where a digit belongs, which time.Parse alone would take.
+		"Sun, 06 Nov 1994  8:49:37 GMT", "Sunday, 06-Nov-94  8:49:37 GMT", "Sun Nov  6  8:49:37 1994",
 	} {
 		got, ok := retry.ParseHTTPDate(v, raNow)
 		assert.False(t, ok, "ParseHTTPDate(%q) = %v: want unusable", v, got)
@@ -258,6 +267,48 @@ func FuzzParseRetryAfter(f *testing.F) {
 		// ParseHTTPDate never panics on either argument.
 		retry.ParseHTTPDate(v, raNow)
 		retry.ParseHTTPDate(date, raNow)
+	})
+}
+
+// FuzzParseHTTPDate checks what holds for every usable HTTP-date: it is a
+// whole second in UTC, its IMF-fixdate form reads back the same, net/http
+// reads the IMF-fixdate and asctime forms (which have no two-digit year)
+// as the same instant, an RFC 850 one lies within 50 years of now, and
+// ParseRetryAfter waits until it.
+func FuzzParseHTTPDate(f *testing.F) {
+	for _, v := range []string{
+		"Sun, 06 Nov 1994 08:49:37 GMT", "Sunday, 06-Nov-94 08:49:37 GMT", "Sun Nov  6 08:49:37 1994",
+		"Sun Nov 16 08:49:37 1994", "Thursday, 31-Dec-76 00:00:00 GMT", "Friday, 01-Jan-00 00:00:00 GMT",
+		"Tuesday, 29-Feb-00 00:00:00 GMT", "Mon, 01 Jan 0000 00:00:00 GMT", "Fri, 31 Dec 9999 23:59:59 GMT",
+		"Sun, 06 Nov 1994  8:49:37 GMT", "Sunday, 06-Nov-94 25:49:37 GMT", "Sun, 06 Nov 1994 08:49:37.5 GMT",
+		"", "GMT", "1994-11-06T08:49:37Z",
+	} {
+		f.Add(v, int32(0))
+		f.Add(v, int32(60*365*24))
+	}
+	f.Fuzz(func(t *testing.T, v string, hours int32) {
+		// A clock from about 1794 to 2194: every year it makes has four digits.
+		now := raNow.Add(time.Duration(hours%(200*365*24)) * time.Hour)
+		got, ok := retry.ParseHTTPDate(v, now)
+		if !ok {
+			return
+		}
+		require.Equal(t, time.UTC, got.Location(), "ParseHTTPDate(%q)", v)
+		require.Zero(t, got.Nanosecond(), "ParseHTTPDate(%q)", v)
+		back, ok := retry.ParseHTTPDate(got.Format(http.TimeFormat), now)
+		require.True(t, ok, "ParseHTTPDate(%q) = %v, whose IMF-fixdate is unusable", v, got)
+		require.Equal(t, got, back, "ParseHTTPDate(%q) and its IMF-fixdate", v)
+		if c := v[3]; c == ',' || c == ' ' { // IMF-fixdate or asctime
+			std, err := http.ParseTime(v)
+			require.NoError(t, err, "http.ParseTime(%q)", v)
+			require.True(t, got.Equal(std), "ParseHTTPDate(%q) = %v, http.ParseTime = %v", v, got, std)
+		} else { // RFC 850
+			require.False(t, got.After(now.AddDate(50, 0, 0)), "ParseHTTPDate(%q) at %v = %v: over 50 years ahead", v, now, got)
+			require.False(t, got.Before(now.AddDate(-50, 0, 0)), "ParseHTTPDate(%q) at %v = %v: over 50 years past", v, now, got)
+		}
+		wait, ok := retry.ParseRetryAfter([]string{v}, "", now)
+		require.True(t, ok, "ParseRetryAfter(%q)", v)
+		require.Equal(t, max(got.Sub(now), 0), wait, "ParseRetryAfter(%q) at %v", v, now)
 	})
 }
 
