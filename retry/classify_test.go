@@ -1,5 +1,11 @@
 package retry_test
 
+// Tests of classify.go: ClassifyError on errors built by hand, on every
+// TLS alert a peer can send, and on the real errors of loopback
+// connections (a closed port, an untrusted certificate, a refused
+// handshake, a scheme mismatch, timeouts, a dropped connection, an answer
+// that is not HTTP).
+
 import (
 	"bufio"
 	"context"
@@ -8,23 +14,25 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"log"
 	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
 	"os"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
 	"github.com/synthient-go/synthient/retry"
 )
 
 func TestClassifyError(t *testing.T) {
+	t.Parallel()
 	dnsErr := &net.DNSError{Err: "no such host", Name: "api.invalid", IsNotFound: true}
 	refused := &os.SyscallError{Syscall: "connect", Err: syscall.ECONNREFUSED}
 	reset := &os.SyscallError{Syscall: "read", Err: syscall.ECONNRESET}
@@ -87,27 +95,84 @@ func TestClassifyError(t *testing.T) {
 				continue
 			}
 			t.Run(tc.name+"/"+w.name, func(t *testing.T) {
+				t.Parallel()
 				err := w.wrap(tc.err)
-				if got := retry.ClassifyError(err); got != tc.want {
-					t.Fatalf("ClassifyError(%v) = %+v, want %+v", err, got, tc.want)
-				}
+				assert.Equal(t, tc.want, retry.ClassifyError(err), "ClassifyError(%v)", err)
 				if tc.err == nil {
 					return
 				}
-				a := retry.AttemptOf(nil, err)
-				if a.Err != err || a.Failure != tc.want || a.Status != 0 {
-					t.Fatalf("AttemptOf = %+v, want the error and its Failure %+v", a, tc.want)
-				}
+				assert.Equal(t, retry.Attempt{Err: err, Failure: tc.want}, retry.AttemptOf(nil, err),
+					"AttemptOf: the error and its Failure")
 			})
 		}
+	}
+}
+
+// TestClassifyErrorRemoteAlerts: crypto/tls reports an alert from the peer
+// as a *net.OpError with Op "remote error". Every alert that refuses a
+// handshake (RFC 8446, section 6.2) says the request never left; an alert
+// a peer may send about records at any time, or one crypto/tls has no name
+// for, leaves the outcome unknown. The texts are crypto/tls's own: each
+// alert is its tls.AlertError.
+func TestClassifyErrorRemoteAlerts(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		alert   tls.AlertError
+		notSent bool
+	}{
+		// Handshake alerts.
+		{40, true},  // handshake failure
+		{42, true},  // bad certificate
+		{43, true},  // unsupported certificate
+		{44, true},  // revoked certificate
+		{45, true},  // expired certificate
+		{46, true},  // unknown certificate
+		{48, true},  // unknown certificate authority
+		{49, true},  // access denied
+		{70, true},  // protocol version not supported
+		{71, true},  // insufficient security level
+		{86, true},  // inappropriate fallback
+		{109, true}, // missing extension
+		{110, true}, // unsupported extension
+		{111, true}, // certificate unobtainable
+		{112, true}, // unrecognized name
+		{113, true}, // bad certificate status response
+		{114, true}, // bad certificate hash value
+		{115, true}, // unknown PSK identity
+		{116, true}, // certificate required
+		{120, true}, // no application protocol
+		{121, true}, // encrypted client hello required
+		// Alerts about records, or sent at any time.
+		{0, false},   // close notify
+		{10, false},  // unexpected message
+		{20, false},  // bad record MAC
+		{21, false},  // decryption failed
+		{22, false},  // record overflow
+		{30, false},  // decompression failure
+		{47, false},  // illegal parameter
+		{50, false},  // error decoding message
+		{51, false},  // error decrypting message
+		{60, false},  // export restriction
+		{80, false},  // internal error
+		{90, false},  // user canceled
+		{100, false}, // no renegotiation
+		{255, false}, // no name: "tls: alert(255)"
+	}
+	for _, tc := range cases {
+		t.Run(tc.alert.Error(), func(t *testing.T) {
+			t.Parallel()
+			err := &url.Error{Op: "Get", URL: "https://api.example/v4", Err: &net.OpError{Op: "remote error", Err: tc.alert}}
+			assert.Equal(t, retry.Failure{TLS: true, NotSent: tc.notSent}, retry.ClassifyError(err), "ClassifyError(%v)", err)
+		})
 	}
 }
 
 // TestClassifyErrorCertificates uses a real certificate for the
 // certificate errors that need one.
 func TestClassifyErrorCertificates(t *testing.T) {
+	t.Parallel()
 	srv := httptest.NewTLSServer(http.NotFoundHandler())
-	defer srv.Close()
+	t.Cleanup(srv.Close)
 	cert := srv.Certificate()
 	for _, err := range []error{
 		x509.HostnameError{Certificate: cert, Host: "api.synthient.com"},
@@ -115,125 +180,91 @@ func TestClassifyErrorCertificates(t *testing.T) {
 		&tls.CertificateVerificationError{UnverifiedCertificates: []*x509.Certificate{cert}, Err: x509.HostnameError{Certificate: cert, Host: "x"}},
 	} {
 		wrapped := &url.Error{Op: "Get", URL: "https://api.synthient.com", Err: err}
-		if got, want := retry.ClassifyError(wrapped), (retry.Failure{TLS: true, NotSent: true}); got != want {
-			t.Errorf("ClassifyError(%v) = %+v, want %+v", wrapped, got, want)
-		}
+		assert.Equal(t, retry.Failure{TLS: true, NotSent: true}, retry.ClassifyError(wrapped), "ClassifyError(%v)", wrapped)
+	}
+}
+
+// failedGet sends a GET of url with hc and returns its error, which the
+// test requires: a response fails it (and is closed).
+func failedGet(t *testing.T, hc *http.Client, url string) error {
+	t.Helper()
+	resp, err := hc.Get(url)
+	if err == nil {
+		resp.Body.Close()
+	}
+	require.Error(t, err, "GET %s succeeded", url)
+	return err
+}
+
+// requireDecisions checks what a call of each class (Billed, Standard,
+// Never) decides on its first attempt that failed with err.
+func requireDecisions(t *testing.T, err error, billed, standard, never outcome) {
+	t.Helper()
+	for c, want := range map[retry.Class]outcome{retry.Billed: billed, retry.Standard: standard, retry.Never: never} {
+		p, _ := detPolicy(c, 1)
+		requireOutcome(t, p.Start().Decide(context.Background(), retry.AttemptOf(nil, err)), want)
 	}
 }
 
 // TestClassifyErrorLoopbackDialRefused dials a loopback port that was just
 // closed: the real error must say the request never left.
 func TestClassifyErrorLoopbackDialRefused(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	if err := ln.Close(); err != nil {
-		t.Fatal(err)
-	}
-
-	_, err = net.DialTimeout("tcp", addr, 5*time.Second)
+	t.Parallel()
+	addr := deadAddr(t)
+	_, err := net.DialTimeout("tcp", addr, 5*time.Second)
 	if err == nil {
 		t.Skip("something else is listening on the closed port")
 	}
-	if got := retry.ClassifyError(err); !got.NotSent || got.TLS {
-		t.Errorf("net.Dial error %v: ClassifyError = %+v, want NotSent and not TLS", err, got)
-	}
+	assert.Equal(t, retry.Failure{NotSent: true}, retry.ClassifyError(err), "ClassifyError(%v) of net.Dial", err)
 
-	tr := &http.Transport{}
-	defer tr.CloseIdleConnections()
-	resp, err := (&http.Client{Transport: tr}).Get("http://" + addr + "/lookup/ip/1.1.1.1")
-	if err == nil {
-		resp.Body.Close()
-		t.Fatal("GET on a closed port succeeded")
-	}
-	if got := retry.ClassifyError(err); !got.NotSent || got.TLS {
-		t.Errorf("http.Client error %v: ClassifyError = %+v, want NotSent and not TLS", err, got)
-	}
+	err = failedGet(t, testHTTPClient(t, nil), "http://"+addr+"/lookup/ip/1.1.1.1")
+	assert.Equal(t, retry.Failure{NotSent: true}, retry.ClassifyError(err), "ClassifyError(%v) of http.Client", err)
 	// And a billed call calls it a failure, not an unknown outcome.
-	p, _ := detPolicy(retry.Billed, 1)
-	checkOutcome(t, p.Start().Decide(context.Background(), retry.AttemptOf(nil, err)), stopWith(retry.NotRetryable))
-	p, _ = detPolicy(retry.Standard, 1)
-	checkOutcome(t, p.Start().Decide(context.Background(), retry.AttemptOf(nil, err)), retryIt)
+	requireDecisions(t, err, stopWith(retry.NotRetryable), retryIt, stopWith(retry.NotRetryable))
 }
 
 // TestClassifyErrorLoopbackUntrustedCertificate talks to a real TLS
 // server whose certificate the client does not trust.
 func TestClassifyErrorLoopbackUntrustedCertificate(t *testing.T) {
-	srv, arrivals := quietServer(t, &tls.Config{})
-	tr := &http.Transport{TLSClientConfig: &tls.Config{RootCAs: x509.NewCertPool()}}
-	defer tr.CloseIdleConnections()
-	_, err := (&http.Client{Transport: tr}).Get(srv.URL)
-	checkTLSNeverLeft(t, err, arrivals)
+	t.Parallel()
+	srv, arrivals := countingServerTLS(t, &tls.Config{}, nil)
+	hc := testHTTPClient(t, &http.Transport{TLSClientConfig: &tls.Config{RootCAs: x509.NewCertPool()}})
+	err := failedGet(t, hc, srv.URL)
+	requireTLSNeverLeft(t, err, arrivals)
 }
 
 // TestClassifyErrorLoopbackProtocolVersion: a TLS 1.3-only server refuses
 // a client that speaks at most TLS 1.2 with a protocol_version alert. The
 // handshake failed: nothing reached the server's handler.
 func TestClassifyErrorLoopbackProtocolVersion(t *testing.T) {
-	srv, arrivals := quietServer(t, &tls.Config{MinVersion: tls.VersionTLS13})
-	tr := &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true, MaxVersion: tls.VersionTLS12}}
-	defer tr.CloseIdleConnections()
-	_, err := (&http.Client{Transport: tr}).Get(srv.URL)
-	if err == nil || !strings.Contains(err.Error(), "protocol version") {
-		t.Fatalf("err = %v, want a protocol version alert", err)
-	}
-	checkTLSNeverLeft(t, err, arrivals)
+	t.Parallel()
+	srv, arrivals := countingServerTLS(t, &tls.Config{MinVersion: tls.VersionTLS13}, nil)
+	hc := testHTTPClient(t, &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true, MaxVersion: tls.VersionTLS12}})
+	err := failedGet(t, hc, srv.URL)
+	require.ErrorContains(t, err, "protocol version", "want a protocol version alert")
+	requireTLSNeverLeft(t, err, arrivals)
 }
 
 // TestClassifyErrorLoopbackSchemeMismatch: an https URL pointed at a plain
 // HTTP server. net/http's Client reports http.ErrSchemeMismatch; the TLS
 // handshake failed, so the request never left and no class retries it.
 func TestClassifyErrorLoopbackSchemeMismatch(t *testing.T) {
-	srv, arrivals := quietServer(t, nil)
-	tr := &http.Transport{}
-	defer tr.CloseIdleConnections()
-	_, err := (&http.Client{Transport: tr}).Get("https://" + srv.Listener.Addr().String() + "/account/me")
-	if !errors.Is(err, http.ErrSchemeMismatch) {
-		t.Fatalf("err = %v, want http.ErrSchemeMismatch", err)
-	}
-	checkTLSNeverLeft(t, err, arrivals)
+	t.Parallel()
+	srv, arrivals := countingServer(t, nil)
+	err := failedGet(t, testHTTPClient(t, nil), "https://"+srv.Listener.Addr().String()+"/account/me")
+	require.ErrorIs(t, err, http.ErrSchemeMismatch)
+	requireTLSNeverLeft(t, err, arrivals)
 }
 
-// quietServer starts a loopback server that counts the requests reaching
-// its handler and logs nothing; with cfg, a TLS one with that config (and
-// httptest's certificate).
-func quietServer(t *testing.T, cfg *tls.Config) (*httptest.Server, *atomic.Int32) {
-	t.Helper()
-	var arrivals atomic.Int32
-	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		arrivals.Add(1)
-	}))
-	srv.Config.ErrorLog = log.New(io.Discard, "", 0)
-	if cfg != nil {
-		srv.TLS = cfg
-		srv.StartTLS()
-	} else {
-		srv.Start()
-	}
-	t.Cleanup(srv.Close)
-	return srv, &arrivals
-}
-
-// checkTLSNeverLeft asserts that err, from a real GET, is a TLS failure
+// requireTLSNeverLeft checks that err, from a real GET, is a TLS failure
 // before anything was sent, that no request arrived, and that no class
 // retries it.
-func checkTLSNeverLeft(t *testing.T, err error, arrivals *atomic.Int32) {
+func requireTLSNeverLeft(t *testing.T, err error, arrivals *atomic.Int32) {
 	t.Helper()
-	if err == nil {
-		t.Fatal("GET succeeded")
-	}
-	if got, want := retry.ClassifyError(err), (retry.Failure{TLS: true, NotSent: true}); got != want {
-		t.Errorf("ClassifyError(%v) = %+v, want %+v", err, got, want)
-	}
-	if n := arrivals.Load(); n != 0 {
-		t.Errorf("%d requests arrived", n)
-	}
-	for _, c := range []retry.Class{retry.Billed, retry.Standard, retry.Never} {
-		p, _ := detPolicy(c, 1)
-		checkOutcome(t, p.Start().Decide(context.Background(), retry.AttemptOf(nil, err)), stopWith(retry.NotRetryable))
-	}
+	assert.Equal(t, retry.Failure{TLS: true, NotSent: true}, retry.ClassifyError(err), "ClassifyError(%v)", err)
+	assert.Zero(t, arrivals.Load(), "requests arrived")
+	notRetryable := stopWith(retry.NotRetryable)
+	requireDecisions(t, err, notRetryable, notRetryable, notRetryable)
 }
 
 // TestClassifyErrorLoopbackTLSHandshakeTimeout: a server that accepts the
@@ -241,10 +272,9 @@ func checkTLSNeverLeft(t *testing.T, err error, arrivals *atomic.Int32) {
 // left (it waits for the handshake), so the real error must say NotSent;
 // and it is a timeout.
 func TestClassifyErrorLoopbackTLSHandshakeTimeout(t *testing.T) {
+	t.Parallel()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	var (
 		wg    sync.WaitGroup
 		mu    sync.Mutex
@@ -263,78 +293,49 @@ func TestClassifyErrorLoopbackTLSHandshakeTimeout(t *testing.T) {
 			mu.Unlock()
 		}
 	}()
-	defer func() {
+	t.Cleanup(func() {
 		ln.Close()
 		wg.Wait()
 		mu.Lock()
+		defer mu.Unlock()
 		for _, c := range conns {
 			c.Close()
 		}
-		mu.Unlock()
-	}()
+	})
 
-	tr := &http.Transport{TLSHandshakeTimeout: 50 * time.Millisecond}
-	defer tr.CloseIdleConnections()
-	resp, err := (&http.Client{Transport: tr}).Get("https://" + ln.Addr().String() + "/lookup/ip/1.1.1.1")
-	if err == nil {
-		resp.Body.Close()
-		t.Fatal("GET succeeded")
-	}
-	got := retry.ClassifyError(err)
-	if !got.Timeout || !got.NotSent {
-		t.Errorf("ClassifyError(%v) = %+v, want Timeout and NotSent (a TLS handshake timeout happens before the request is written)", err, got)
-	}
-	p, _ := detPolicy(retry.Billed, 1)
-	checkOutcome(t, p.Start().Decide(context.Background(), retry.AttemptOf(nil, err)), stopWith(retry.NotRetryable))
+	hc := testHTTPClient(t, &http.Transport{TLSHandshakeTimeout: 50 * time.Millisecond})
+	err = failedGet(t, hc, "https://"+ln.Addr().String()+"/lookup/ip/1.1.1.1")
+	// A TLS handshake timeout happens before the request is written.
+	assert.Equal(t, retry.Failure{Timeout: true, NotSent: true}, retry.ClassifyError(err), "ClassifyError(%v)", err)
+	requireDecisions(t, err, stopWith(retry.NotRetryable), retryIt, stopWith(retry.NotRetryable))
 }
 
 // TestClassifyErrorLoopbackResponseTimeout: the request was written and the
 // server never answered: a timeout whose outcome is unknown.
 func TestClassifyErrorLoopbackResponseTimeout(t *testing.T) {
+	t.Parallel()
 	release := make(chan struct{})
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		<-release
-	}))
-	defer srv.Close()
-	defer close(release) // runs before srv.Close
+	srv, _ := countingServer(t, func(int32, http.ResponseWriter, *http.Request) { <-release })
+	t.Cleanup(func() { close(release) }) // runs before srv.Close
 
-	tr := &http.Transport{ResponseHeaderTimeout: 50 * time.Millisecond}
-	defer tr.CloseIdleConnections()
-	resp, err := (&http.Client{Transport: tr}).Get(srv.URL)
-	if err == nil {
-		resp.Body.Close()
-		t.Fatal("GET succeeded")
-	}
-	if got, want := retry.ClassifyError(err), (retry.Failure{Timeout: true}); got != want {
-		t.Errorf("ClassifyError(%v) = %+v, want %+v", err, got, want)
-	}
-	p, _ := detPolicy(retry.Billed, 1)
-	checkOutcome(t, p.Start().Decide(context.Background(), retry.AttemptOf(nil, err)), stopWith(retry.MayHaveBeenProcessed))
-	p, _ = detPolicy(retry.Standard, 1)
-	checkOutcome(t, p.Start().Decide(context.Background(), retry.AttemptOf(nil, err)), retryIt)
+	hc := testHTTPClient(t, &http.Transport{ResponseHeaderTimeout: 50 * time.Millisecond})
+	err := failedGet(t, hc, srv.URL)
+	assert.Equal(t, retry.Failure{Timeout: true}, retry.ClassifyError(err), "ClassifyError(%v)", err)
+	requireDecisions(t, err, stopWith(retry.MayHaveBeenProcessed), retryIt, stopWith(retry.NotRetryable))
 }
 
 // TestClassifyErrorLoopbackConnectionClosed: the server reads the request
 // and drops the connection: the outcome is unknown.
 func TestClassifyErrorLoopbackConnectionClosed(t *testing.T) {
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	t.Parallel()
+	srv, _ := countingServer(t, func(_ int32, w http.ResponseWriter, _ *http.Request) {
 		conn, _, err := w.(http.Hijacker).Hijack()
 		if err == nil {
 			conn.Close()
 		}
-	}))
-	defer srv.Close()
-
-	tr := &http.Transport{}
-	defer tr.CloseIdleConnections()
-	resp, err := (&http.Client{Transport: tr}).Get(srv.URL)
-	if err == nil {
-		resp.Body.Close()
-		t.Fatal("GET succeeded")
-	}
-	if got, want := retry.ClassifyError(err), (retry.Failure{}); got != want {
-		t.Errorf("ClassifyError(%v) = %+v, want %+v", err, got, want)
-	}
+	})
+	err := failedGet(t, testHTTPClient(t, nil), srv.URL)
+	assert.Equal(t, retry.Failure{}, retry.ClassifyError(err), "ClassifyError(%v)", err)
 }
 
 // An answer that is not HTTP: net/http's error quotes the server's bytes,
@@ -355,11 +356,10 @@ func TestClassifyErrorLoopbackMalformedAnswer(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			ln, err := net.Listen("tcp", "127.0.0.1:0")
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer ln.Close()
+			require.NoError(t, err)
+			done := make(chan struct{})
 			go func() {
+				defer close(done)
 				c, err := ln.Accept()
 				if err != nil {
 					return
@@ -368,17 +368,14 @@ func TestClassifyErrorLoopbackMalformedAnswer(t *testing.T) {
 				_, _ = http.ReadRequest(bufio.NewReader(c))
 				_, _ = io.WriteString(c, tc.answer)
 			}()
-			tr := &http.Transport{}
-			defer tr.CloseIdleConnections()
-			client := &http.Client{Transport: tr, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
-			resp, err := client.Get("http://" + ln.Addr().String() + "/")
-			if err == nil {
-				resp.Body.Close()
-				t.Fatal("GET succeeded")
-			}
-			if got, want := retry.ClassifyError(err), (retry.Failure{Malformed: true}); got != want {
-				t.Errorf("ClassifyError(%v) = %+v, want %+v", err, got, want)
-			}
+			t.Cleanup(func() {
+				ln.Close()
+				<-done
+			})
+			hc := testHTTPClient(t, nil)
+			hc.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+			err = failedGet(t, hc, "http://"+ln.Addr().String()+"/")
+			assert.Equal(t, retry.Failure{Malformed: true}, retry.ClassifyError(err), "ClassifyError(%v)", err)
 		})
 	}
 }

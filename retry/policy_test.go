@@ -1,86 +1,28 @@
 package retry_test
 
+// Tests of policy.go: the rules of each class, the backoff and its jitter,
+// Retry-After against the backoff and its maximum, the retry count, the
+// total-delay budget, the caller's deadline and context, and the
+// allocation-free success path.
+
 import (
 	"context"
-	"errors"
 	"fmt"
-	"io"
 	"math"
 	"math/rand/v2"
-	"net"
-	"net/http"
-	"net/http/httptest"
-	"net/url"
-	"strconv"
-	"sync/atomic"
 	"testing"
 	"time"
 
-	"github.com/hashicorp/go-retryablehttp"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/synthient-go/synthient/retry"
 )
 
-// testNow is the reference instant of the injected clocks. It lies a day
-// ahead of the real clock so that a context deadline built from it never
-// expires (in real time) while a test runs: deadline checks then depend on
-// the injected clock only.
-func testNow() time.Time { return time.Now().Add(24 * time.Hour).Round(0) }
-
-// detPolicy returns retry.New(c) with a fixed clock and a jitter source
-// that always draws u, so every wait is known in advance.
-func detPolicy(c retry.Class, u float64) (retry.Policy, time.Time) {
-	now := testNow()
-	p := retry.New(c)
-	p.Rand = func() float64 { return u }
-	p.Now = func() time.Time { return now }
-	return p, now
-}
-
-// deadlineCtx returns a context whose deadline lies d after the injected
-// clock's now.
-func deadlineCtx(t *testing.T, now time.Time, d time.Duration) context.Context {
-	t.Helper()
-	ctx, cancel := context.WithDeadline(context.Background(), now.Add(d))
-	t.Cleanup(cancel)
-	return ctx
-}
-
-func status(code int, retryAfter ...string) retry.Attempt {
-	return retry.Attempt{Status: code, RetryAfter: retryAfter}
-}
-
-func netFailure(f retry.Failure) retry.Attempt {
-	return retry.Attempt{Err: errors.New("connection failed"), Failure: f}
-}
-
-// outcome is what a decision must say: retry or not, and why it stops.
-type outcome struct {
-	retry  bool
-	reason retry.StopReason
-}
-
-var (
-	retryIt = outcome{retry: true}
-	success = outcome{}
-)
-
-func stopWith(r retry.StopReason) outcome { return outcome{reason: r} }
-
-func checkOutcome(t *testing.T, d retry.Decision, want outcome) {
-	t.Helper()
-	if d.Retry != want.retry || d.Reason != want.reason {
-		t.Fatalf("decision = {Retry: %v, Reason: %q}, want {Retry: %v, Reason: %q} (full decision %+v)",
-			d.Retry, d.Reason, want.retry, want.reason, d)
-	}
-	if d.Retry && d.Reason != "" {
-		t.Fatalf("a retry carries stop reason %q", d.Reason)
-	}
-}
-
 // TestDecideRules checks every row of docs/retries.md for each class, on
 // the first attempt of a call made with the default policy.
 func TestDecideRules(t *testing.T) {
+	t.Parallel()
 	var (
 		notRetryable = stopWith(retry.NotRetryable)
 		noRetryAfter = stopWith(retry.RateLimitedWithoutRetryAfter)
@@ -160,62 +102,52 @@ func TestDecideRules(t *testing.T) {
 	for _, c := range classes {
 		for _, r := range rows {
 			t.Run(c.class.String()+"/"+r.name, func(t *testing.T) {
+				t.Parallel()
 				p, _ := detPolicy(c.class, 1)
 				call := p.Start()
 				d := call.Decide(context.Background(), r.attempt)
-				want := c.want(r)
-				checkOutcome(t, d, want)
-				if d.Class != c.class {
-					t.Errorf("Decision.Class = %v, want %v", d.Class, c.class)
-				}
-				if d.Attempt != 1 || d.MaxAttempts != 3 {
-					t.Errorf("Attempt/MaxAttempts = %d/%d, want 1/3", d.Attempt, d.MaxAttempts)
-				}
+				requireOutcome(t, d, c.want(r))
+				assert.Equal(t, c.class, d.Class, "Decision.Class")
+				assert.Equal(t, 1, d.Attempt, "Attempt")
+				assert.Equal(t, 3, d.MaxAttempts, "MaxAttempts")
 				if d.Retry {
-					if d.Wait <= 0 {
-						t.Errorf("retry with Wait %v", d.Wait)
-					}
-					if call.Retries() != 1 || call.Spent() != d.Wait {
-						t.Errorf("Retries/Spent = %d/%v, want 1/%v", call.Retries(), call.Spent(), d.Wait)
-					}
-				} else if call.Retries() != 0 || call.Spent() != 0 {
-					t.Errorf("a stop counted a retry: Retries/Spent = %d/%v", call.Retries(), call.Spent())
+					assert.Positive(t, d.Wait, "a retry's Wait")
+					assert.Equal(t, 1, call.Retries(), "Retries")
+					assert.Equal(t, d.Wait, call.Spent(), "Spent")
+				} else {
+					assert.Zero(t, call.Retries(), "a stop counted a retry")
+					assert.Zero(t, call.Spent(), "a stop counted a wait")
 				}
-				if call.Last() != d {
-					t.Errorf("Last() = %+v, want %+v", call.Last(), d)
-				}
+				assert.Equal(t, d, call.Last(), "Last()")
 			})
 		}
 	}
 }
 
 func TestClassString(t *testing.T) {
+	t.Parallel()
 	for c, want := range map[retry.Class]string{retry.Billed: "billed", retry.Standard: "standard", retry.Never: "never", 7: "unknown"} {
-		if got := c.String(); got != want {
-			t.Errorf("Class(%d).String() = %q, want %q", c, got, want)
-		}
+		assert.Equal(t, want, c.String(), "Class(%d).String()", c)
 	}
 	var zero retry.Policy
-	if zero.Class != retry.Billed {
-		t.Errorf("zero Policy has class %v, want billed", zero.Class)
-	}
+	assert.Equal(t, retry.Billed, zero.Class, "the zero Policy's class")
 }
 
 // TestDecideRetryAfterNotReadOnNetworkFailure: a transport error has no
 // response, so its Retry-After (if a caller passed one) is not used.
 func TestDecideRetryAfterNotReadOnNetworkFailure(t *testing.T) {
+	t.Parallel()
 	p, _ := detPolicy(retry.Standard, 1)
 	a := netFailure(retry.Failure{})
 	a.RetryAfter = []string{"10"}
 	d := p.Start().Decide(context.Background(), a)
-	checkOutcome(t, d, retryIt)
-	if d.HasRetryAfter || d.Wait != time.Second {
-		t.Fatalf("HasRetryAfter=%v Wait=%v, want false and the 1s backoff", d.HasRetryAfter, d.Wait)
-	}
+	requireOutcome(t, d, retryIt)
+	assert.False(t, d.HasRetryAfter, "HasRetryAfter")
+	assert.Equal(t, time.Second, d.Wait, "Wait, want the 1s backoff")
 }
 
 func TestCeiling(t *testing.T) {
-	const maxDur = time.Duration(math.MaxInt64)
+	t.Parallel()
 	cases := []struct {
 		name      string
 		base, max time.Duration
@@ -236,6 +168,15 @@ func TestCeiling(t *testing.T) {
 		{"cap not a power of two of base", 3 * time.Second, 10 * time.Second, map[int]time.Duration{
 			0: 3 * time.Second, 1: 6 * time.Second, 2: 10 * time.Second, 3: 10 * time.Second,
 		}},
+		// A backoff of exactly half the cap doubles to the cap (even cap)...
+		{"cap exactly twice base", time.Second, 2 * time.Second, map[int]time.Duration{
+			0: time.Second, 1: 2 * time.Second, 2: 2 * time.Second,
+		}},
+		// ...and, below an odd cap, to one nanosecond short of it: the
+		// doubled value, not the cap.
+		{"cap a nanosecond above twice base", time.Second, 2*time.Second + 1, map[int]time.Duration{
+			0: time.Second, 1: 2 * time.Second, 2: 2*time.Second + 1, 1000: 2*time.Second + 1,
+		}},
 		{"only base set", 2 * time.Second, 0, map[int]time.Duration{
 			0: 2 * time.Second, 3: 16 * time.Second, 4: 30 * time.Second, 1000: 30 * time.Second,
 		}},
@@ -248,32 +189,32 @@ func TestCeiling(t *testing.T) {
 		{"base above default max, max unset", time.Minute, 0, map[int]time.Duration{
 			0: time.Minute, 1: time.Minute, 1000: time.Minute,
 		}},
-		{"base near MaxInt64", maxDur - 1, maxDur, map[int]time.Duration{
-			0: maxDur - 1, 1: maxDur, 2: maxDur, 1000: maxDur,
+		{"base near MaxInt64", maxDuration - 1, maxDuration, map[int]time.Duration{
+			0: maxDuration - 1, 1: maxDuration, 2: maxDuration, 1000: maxDuration,
 		}},
-		{"base MaxInt64", maxDur, 0, map[int]time.Duration{
-			0: maxDur, 1: maxDur, 1000: maxDur,
+		{"base MaxInt64", maxDuration, 0, map[int]time.Duration{
+			0: maxDuration, 1: maxDuration, 1000: maxDuration,
 		}},
-		{"half of MaxInt64", maxDur/2 + 1, maxDur, map[int]time.Duration{
-			0: maxDur/2 + 1, 1: maxDur, 64: maxDur, 1000: maxDur,
+		{"half of MaxInt64", maxDuration/2 + 1, maxDuration, map[int]time.Duration{
+			0: maxDuration/2 + 1, 1: maxDuration, 64: maxDuration, 1000: maxDuration,
 		}},
-		{"1ns base, huge cap", 1, maxDur, map[int]time.Duration{
-			0: 1, 10: 1024, 62: 1 << 62, 63: maxDur, 64: maxDur, 1000: maxDur,
+		{"1ns base, huge cap", 1, maxDuration, map[int]time.Duration{
+			0: 1, 10: 1024, 62: 1 << 62, 63: maxDuration, 64: maxDuration, 1000: maxDuration,
 		}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			p := retry.Policy{Base: tc.base, Max: tc.max}
 			for k, want := range tc.want {
-				if got := p.Ceiling(k); got != want {
-					t.Errorf("Ceiling(%d) = %v, want %v", k, got, want)
-				}
+				assert.Equal(t, want, p.Ceiling(k), "Ceiling(%d)", k)
 			}
 		})
 	}
 }
 
 func TestBackoffJitter(t *testing.T) {
+	t.Parallel()
 	p := retry.Policy{} // defaults: 1s base, 30s cap
 	for k := 0; k < 8; k++ {
 		b := p.Ceiling(k)
@@ -296,9 +237,7 @@ func TestBackoffJitter(t *testing.T) {
 		}
 		for _, tc := range cases {
 			p.Rand = func() float64 { return tc.u }
-			if got := p.Backoff(k); got != tc.want {
-				t.Errorf("k=%d, draw %s (%v): Backoff = %v, want %v", k, tc.name, tc.u, got, tc.want)
-			}
+			assert.Equal(t, tc.want, p.Backoff(k), "k=%d, draw %s (%v)", k, tc.name, tc.u)
 		}
 	}
 }
@@ -306,8 +245,8 @@ func TestBackoffJitter(t *testing.T) {
 // TestBackoffRange draws many waits, from an injected seeded source and from
 // the default source, and checks each lies in [0.75*b(k), b(k)].
 func TestBackoffRange(t *testing.T) {
-	const maxDur = time.Duration(math.MaxInt64)
-	src := rand.New(rand.NewPCG(1, 2))
+	t.Parallel()
+	src := rand.New(rand.NewPCG(1, 2)) // shared: these subtests run one by one
 	policies := map[string]retry.Policy{
 		"defaults, seeded":        {Rand: src.Float64},
 		"defaults, default rand":  {},
@@ -321,30 +260,26 @@ func TestBackoffRange(t *testing.T) {
 				k := i % 10
 				b := p.Ceiling(k)
 				got := p.Backoff(k)
-				if !inJitterRange(got, b) {
-					t.Fatalf("Backoff(%d) = %v, outside [0.75*%v, %v]", k, got, b, b)
-				}
+				require.True(t, inJitterRange(got, b), "Backoff(%d) = %v, outside [0.75*%v, %v]", k, got, b, b)
 				if k == 9 {
 					seen[got] = true
 				}
 			}
-			if len(seen) < 2 && p.Ceiling(9) >= 4 {
-				t.Errorf("200 draws at the cap gave one wait: no jitter")
+			if p.Ceiling(9) >= 4 {
+				assert.GreaterOrEqual(t, len(seen), 2, "200 draws at the cap gave one wait: no jitter")
 			}
 		})
 	}
 	// Huge backoffs must not overflow into a negative or shorter wait.
-	for _, base := range []time.Duration{maxDur, maxDur - 1, maxDur / 4 * 3, 1<<62 + 12345} {
+	for _, base := range []time.Duration{maxDuration, maxDuration - 1, maxDuration / 4 * 3, 1<<62 + 12345} {
 		for _, u := range []float64{0, 0.25, 0.5, 0.999999, 1, math.NaN()} {
 			t.Run(fmt.Sprintf("base %d draw %v", int64(base), u), func(t *testing.T) {
+				t.Parallel()
 				p := retry.Policy{Base: base, Rand: func() float64 { return u }}
 				b := p.Ceiling(0)
-				if b != base {
-					t.Fatalf("Ceiling(0) = %v, want %v", b, base)
-				}
-				if got := p.Backoff(0); !inJitterRange(got, b) {
-					t.Fatalf("Backoff(0) = %d, outside [0.75*%d, %d]", got, b, b)
-				}
+				require.Equal(t, base, b, "Ceiling(0)")
+				got := p.Backoff(0)
+				assert.True(t, inJitterRange(got, b), "Backoff(0) = %d, outside [0.75*%d, %d]", got, b, b)
 			})
 		}
 	}
@@ -356,6 +291,7 @@ func inJitterRange(w, b time.Duration) bool {
 }
 
 func TestWaitIsMaxOfBackoffAndRetryAfter(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name     string
 		u        float64
@@ -374,36 +310,32 @@ func TestWaitIsMaxOfBackoffAndRetryAfter(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			p, _ := detPolicy(retry.Standard, tc.u)
 			d := p.Start().Decide(context.Background(), tc.attempt)
-			checkOutcome(t, d, retryIt)
-			if d.Wait != tc.wantWait {
-				t.Fatalf("Wait = %v, want %v", d.Wait, tc.wantWait)
-			}
-			if !d.HasRetryAfter {
-				t.Fatalf("HasRetryAfter = false")
-			}
+			requireOutcome(t, d, retryIt)
+			assert.Equal(t, tc.wantWait, d.Wait, "Wait")
+			assert.True(t, d.HasRetryAfter, "HasRetryAfter")
 		})
 	}
 
-	// The rule holds on later retries too, where the backoff has grown.
-	p, _ := detPolicy(retry.Standard, 1)
-	p.MaxRetries = 5
-	call := p.Start()
-	wants := []time.Duration{5 * time.Second, 5 * time.Second, 5 * time.Second, 8 * time.Second, 16 * time.Second}
-	for i, want := range wants {
-		d := call.Decide(context.Background(), status(503, "5"))
-		checkOutcome(t, d, retryIt)
-		if d.Wait != want {
-			t.Errorf("retry %d: Wait = %v, want max(b(%d), 5s) = %v", i, d.Wait, i, want)
+	t.Run("later retries, where the backoff has grown", func(t *testing.T) {
+		t.Parallel()
+		p, _ := detPolicy(retry.Standard, 1)
+		p.MaxRetries = 5
+		call := p.Start()
+		wants := []time.Duration{5 * time.Second, 5 * time.Second, 5 * time.Second, 8 * time.Second, 16 * time.Second}
+		for i, want := range wants {
+			d := call.Decide(context.Background(), status(503, "5"))
+			requireOutcome(t, d, retryIt)
+			assert.Equal(t, want, d.Wait, "retry %d: Wait, want max(b(%d), 5s)", i, i)
 		}
-	}
-	if want := 39 * time.Second; call.Spent() != want {
-		t.Errorf("Spent = %v, want %v", call.Spent(), want)
-	}
+		assert.Equal(t, 39*time.Second, call.Spent(), "Spent")
+	})
 }
 
 func TestMaxRetryAfter(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name          string
 		class         retry.Class
@@ -433,53 +365,47 @@ func TestMaxRetryAfter(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			p, _ := detPolicy(tc.class, 1)
 			p.Base, p.Max = time.Millisecond, time.Millisecond
 			p.MaxRetries = tc.maxRetries
 			p.MaxRetryAfter = tc.maxRetryAfter
 			d := p.Start().Decide(context.Background(), tc.attempt)
-			checkOutcome(t, d, tc.want)
-			if d.Attempt != 1 {
-				t.Errorf("Attempt = %d, want 1", d.Attempt)
-			}
-			if !d.HasRetryAfter {
-				t.Errorf("HasRetryAfter = false, want the parsed Retry-After reported")
-			}
-			if d.Retry && d.Wait != tc.wantWait {
-				t.Errorf("Wait = %v, want %v", d.Wait, tc.wantWait)
+			requireOutcome(t, d, tc.want)
+			assert.Equal(t, 1, d.Attempt, "Attempt")
+			assert.True(t, d.HasRetryAfter, "HasRetryAfter: the parsed Retry-After is reported")
+			if d.Retry {
+				assert.Equal(t, tc.wantWait, d.Wait, "Wait")
 			}
 		})
 	}
 
 	t.Run("overflow is reported as the largest Duration", func(t *testing.T) {
+		t.Parallel()
 		p, _ := detPolicy(retry.Standard, 1)
 		d := p.Start().Decide(context.Background(), status(429, "99999999999999999999"))
-		if d.RetryAfter != time.Duration(math.MaxInt64) {
-			t.Fatalf("RetryAfter = %v, want the largest Duration", d.RetryAfter)
-		}
+		assert.Equal(t, maxDuration, d.RetryAfter, "RetryAfter")
 	})
 
 	t.Run("a later attempt stops too", func(t *testing.T) {
+		t.Parallel()
 		p, _ := detPolicy(retry.Standard, 1)
 		call := p.Start()
-		checkOutcome(t, call.Decide(context.Background(), status(503)), retryIt)
+		requireOutcome(t, call.Decide(context.Background(), status(503)), retryIt)
 		d := call.Decide(context.Background(), status(429, "61"))
-		checkOutcome(t, d, stopWith(retry.RetryAfterExceedsMax))
-		if d.Attempt != 2 {
-			t.Errorf("Attempt = %d, want 2", d.Attempt)
-		}
+		requireOutcome(t, d, stopWith(retry.RetryAfterExceedsMax))
+		assert.Equal(t, 2, d.Attempt, "Attempt")
 	})
 }
 
 func TestMaxRetries(t *testing.T) {
-	if p := retry.New(retry.Standard); p.MaxRetries != 2 || p.Retries() != 2 {
-		t.Fatalf("New: MaxRetries=%d Retries()=%d, want 2", p.MaxRetries, p.Retries())
-	}
+	t.Parallel()
+	p := retry.New(retry.Standard)
+	require.Equal(t, 2, p.MaxRetries, "New: MaxRetries")
+	require.Equal(t, 2, p.Retries(), "New: Retries()")
 	for _, c := range []retry.Class{retry.Billed, retry.Standard, retry.Never} {
-		p := retry.New(c)
-		if p.Class != c || p.Base != time.Second || p.Max != 30*time.Second || p.MaxRetryAfter != time.Minute || p.MaxTotalDelay != 0 {
-			t.Errorf("New(%v) = %+v, want the documented defaults", c, p)
-		}
+		want := retry.Policy{Class: c, MaxRetries: 2, Base: time.Second, Max: 30 * time.Second, MaxRetryAfter: time.Minute}
+		assert.Equal(t, want, retry.New(c), "New(%v): the documented defaults", c)
 	}
 
 	cases := []struct {
@@ -507,74 +433,69 @@ func TestMaxRetries(t *testing.T) {
 			{"network failure", netFailure(retry.Failure{NotSent: true})},
 		} {
 			t.Run(tc.name+"/"+a.name, func(t *testing.T) {
+				t.Parallel()
 				p, _ := detPolicy(retry.Standard, 1)
 				p.Base, p.Max = time.Nanosecond, time.Nanosecond
 				p.MaxRetries = tc.maxRetries
-				if got := p.Retries(); got != tc.want {
-					t.Fatalf("Retries() = %d, want %d", got, tc.want)
-				}
+				require.Equal(t, tc.want, p.Retries(), "Retries()")
 				call := p.Start()
 				for i := 1; i <= tc.want; i++ {
 					d := call.Decide(context.Background(), a.attempt)
-					checkOutcome(t, d, retryIt)
-					if d.Attempt != i || d.MaxAttempts != tc.want+1 {
-						t.Fatalf("attempt %d: Attempt/MaxAttempts = %d/%d, want %d/%d", i, d.Attempt, d.MaxAttempts, i, tc.want+1)
-					}
+					requireOutcome(t, d, retryIt)
+					require.Equal(t, i, d.Attempt, "attempt %d: Attempt", i)
+					require.Equal(t, tc.want+1, d.MaxAttempts, "attempt %d: MaxAttempts", i)
 				}
 				d := call.Decide(context.Background(), a.attempt)
-				checkOutcome(t, d, stopWith(retry.AttemptsExhausted))
-				if d.Attempt != tc.want+1 || d.MaxAttempts != tc.want+1 {
-					t.Fatalf("last: Attempt/MaxAttempts = %d/%d, want %d/%d", d.Attempt, d.MaxAttempts, tc.want+1, tc.want+1)
-				}
-				if call.Retries() != tc.want {
-					t.Fatalf("Retries() = %d, want %d", call.Retries(), tc.want)
-				}
+				requireOutcome(t, d, stopWith(retry.AttemptsExhausted))
+				assert.Equal(t, tc.want+1, d.Attempt, "last: Attempt")
+				assert.Equal(t, tc.want+1, d.MaxAttempts, "last: MaxAttempts")
+				assert.Equal(t, tc.want, call.Retries(), "Retries()")
 				// Once exhausted it stays exhausted.
-				checkOutcome(t, call.Decide(context.Background(), a.attempt), stopWith(retry.AttemptsExhausted))
+				requireOutcome(t, call.Decide(context.Background(), a.attempt), stopWith(retry.AttemptsExhausted))
 			})
 		}
 	}
 
 	t.Run("zero-value policy makes no retries", func(t *testing.T) {
+		t.Parallel()
 		var call retry.Call
 		d := call.Decide(context.Background(), status(429, "1"))
-		checkOutcome(t, d, stopWith(retry.AttemptsExhausted))
-		if d.MaxAttempts != 1 {
-			t.Fatalf("MaxAttempts = %d, want 1", d.MaxAttempts)
-		}
+		requireOutcome(t, d, stopWith(retry.AttemptsExhausted))
+		assert.Equal(t, 1, d.MaxAttempts, "MaxAttempts")
 	})
 
 	t.Run("success after retries reports its attempt", func(t *testing.T) {
+		t.Parallel()
 		p, _ := detPolicy(retry.Standard, 1)
 		call := p.Start()
-		checkOutcome(t, call.Decide(context.Background(), status(502)), retryIt)
-		checkOutcome(t, call.Decide(context.Background(), status(504)), retryIt)
+		requireOutcome(t, call.Decide(context.Background(), status(502)), retryIt)
+		requireOutcome(t, call.Decide(context.Background(), status(504)), retryIt)
 		d := call.Decide(context.Background(), status(200))
-		checkOutcome(t, d, success)
-		if d.Attempt != 3 || d.MaxAttempts != 3 || d.Wait != 0 {
-			t.Fatalf("Attempt/MaxAttempts/Wait = %d/%d/%v, want 3/3/0", d.Attempt, d.MaxAttempts, d.Wait)
-		}
+		requireOutcome(t, d, success)
+		assert.Equal(t, 3, d.Attempt, "Attempt")
+		assert.Equal(t, 3, d.MaxAttempts, "MaxAttempts")
+		assert.Zero(t, d.Wait, "Wait")
 	})
 
 	t.Run("Reset starts a new call", func(t *testing.T) {
+		t.Parallel()
 		p, _ := detPolicy(retry.Standard, 1)
 		call := p.Start()
 		call.Decide(context.Background(), status(503))
 		call.Decide(context.Background(), status(503))
-		checkOutcome(t, call.Decide(context.Background(), status(503)), stopWith(retry.AttemptsExhausted))
+		requireOutcome(t, call.Decide(context.Background(), status(503)), stopWith(retry.AttemptsExhausted))
 		call.Reset(p)
-		if call.Retries() != 0 || call.Spent() != 0 || call.Last() != (retry.Decision{}) {
-			t.Fatalf("after Reset: Retries=%d Spent=%v Last=%+v", call.Retries(), call.Spent(), call.Last())
-		}
+		require.Zero(t, call.Retries(), "Retries after Reset")
+		require.Zero(t, call.Spent(), "Spent after Reset")
+		require.Zero(t, call.Last(), "Last after Reset")
 		d := call.Decide(context.Background(), status(503))
-		checkOutcome(t, d, retryIt)
-		if d.Attempt != 1 {
-			t.Fatalf("Attempt = %d after Reset, want 1", d.Attempt)
-		}
+		requireOutcome(t, d, retryIt)
+		assert.Equal(t, 1, d.Attempt, "Attempt after Reset")
 	})
 }
 
 func TestMaxTotalDelay(t *testing.T) {
+	t.Parallel()
 	// With draws of 1 the waits are 1s, 2s, 4s, 8s, ...
 	cases := []struct {
 		name    string
@@ -590,6 +511,7 @@ func TestMaxTotalDelay(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			p, _ := detPolicy(retry.Standard, 1)
 			p.MaxRetries = 5
 			p.MaxTotalDelay = tc.budget
@@ -597,44 +519,41 @@ func TestMaxTotalDelay(t *testing.T) {
 			var spent time.Duration
 			for i := 0; i < tc.retries; i++ {
 				d := call.Decide(context.Background(), status(503))
-				checkOutcome(t, d, retryIt)
+				requireOutcome(t, d, retryIt)
 				spent += d.Wait
 			}
-			if call.Spent() != spent {
-				t.Fatalf("Spent = %v, want %v", call.Spent(), spent)
-			}
+			require.Equal(t, spent, call.Spent(), "Spent")
 			d := call.Decide(context.Background(), status(503))
 			if tc.retries == 5 {
-				checkOutcome(t, d, stopWith(retry.AttemptsExhausted))
+				requireOutcome(t, d, stopWith(retry.AttemptsExhausted))
 				return
 			}
-			checkOutcome(t, d, stopWith(retry.BudgetExhausted))
-			if tc.budget > 0 && spent+d.Wait <= tc.budget {
-				t.Fatalf("stopped although %v + %v fits the budget %v", spent, d.Wait, tc.budget)
+			requireOutcome(t, d, stopWith(retry.BudgetExhausted))
+			if tc.budget > 0 {
+				assert.Greater(t, spent+d.Wait, tc.budget, "stopped although %v + %v fits the budget", spent, d.Wait)
 			}
-			if call.Spent() != spent || call.Retries() != tc.retries {
-				t.Fatalf("a stop changed the call: Spent=%v Retries=%d", call.Spent(), call.Retries())
-			}
+			assert.Equal(t, spent, call.Spent(), "a stop changed Spent")
+			assert.Equal(t, tc.retries, call.Retries(), "a stop changed Retries")
 		})
 	}
 
 	t.Run("Retry-After counts against the budget", func(t *testing.T) {
+		t.Parallel()
 		p, _ := detPolicy(retry.Standard, 1)
 		p.MaxTotalDelay = 10 * time.Second
 		call := p.Start()
-		checkOutcome(t, call.Decide(context.Background(), status(429, "6")), retryIt)
+		requireOutcome(t, call.Decide(context.Background(), status(429, "6")), retryIt)
 		d := call.Decide(context.Background(), status(429, "5"))
-		checkOutcome(t, d, stopWith(retry.BudgetExhausted))
-		if d.Wait != 5*time.Second {
-			t.Fatalf("Wait = %v, want the 5s that did not fit", d.Wait)
-		}
+		requireOutcome(t, d, stopWith(retry.BudgetExhausted))
+		assert.Equal(t, 5*time.Second, d.Wait, "Wait, want the 5s that did not fit")
 		call = p.Start()
-		checkOutcome(t, call.Decide(context.Background(), status(429, "6")), retryIt)
-		checkOutcome(t, call.Decide(context.Background(), status(429, "4")), retryIt)
+		requireOutcome(t, call.Decide(context.Background(), status(429, "6")), retryIt)
+		requireOutcome(t, call.Decide(context.Background(), status(429, "4")), retryIt)
 	})
 }
 
 func TestDeadline(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name     string
 		base     time.Duration
@@ -658,57 +577,56 @@ func TestDeadline(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			p, now := detPolicy(retry.Standard, 1)
 			p.Base = tc.base
 			ctx := deadlineCtx(t, now, tc.left)
 			d := p.Start().Decide(ctx, tc.attempt)
-			checkOutcome(t, d, tc.want)
-			if !d.HasDeadline || d.TimeLeft != tc.left {
-				t.Errorf("HasDeadline/TimeLeft = %v/%v, want true/%v", d.HasDeadline, d.TimeLeft, tc.left)
+			requireOutcome(t, d, tc.want)
+			assert.True(t, d.HasDeadline, "HasDeadline")
+			assert.Equal(t, tc.left, d.TimeLeft, "TimeLeft")
+			if tc.wantWait != 0 {
+				assert.Equal(t, tc.wantWait, d.Wait, "Wait: the full wait, never shortened")
 			}
-			if tc.wantWait != 0 && d.Wait != tc.wantWait {
-				t.Errorf("Wait = %v, want the full wait %v (never shortened)", d.Wait, tc.wantWait)
-			}
-			if d.Retry && d.Wait > d.TimeLeft {
-				t.Errorf("retry with Wait %v past the deadline (%v left)", d.Wait, d.TimeLeft)
+			if d.Retry {
+				assert.LessOrEqual(t, d.Wait, d.TimeLeft, "a retry's wait passes the deadline")
 			}
 		})
 	}
 
 	t.Run("no deadline", func(t *testing.T) {
+		t.Parallel()
 		p, _ := detPolicy(retry.Standard, 1)
 		d := p.Start().Decide(context.Background(), status(429, "60"))
-		checkOutcome(t, d, retryIt)
-		if d.HasDeadline || d.TimeLeft != 0 {
-			t.Fatalf("HasDeadline/TimeLeft = %v/%v without a deadline", d.HasDeadline, d.TimeLeft)
-		}
+		requireOutcome(t, d, retryIt)
+		assert.False(t, d.HasDeadline, "HasDeadline without a deadline")
+		assert.Zero(t, d.TimeLeft, "TimeLeft without a deadline")
 	})
 
 	t.Run("TimeLeft follows the injected clock", func(t *testing.T) {
+		t.Parallel()
 		p, now := detPolicy(retry.Standard, 1)
 		clock := now
 		p.Now = func() time.Time { return clock }
 		ctx := deadlineCtx(t, now, 10*time.Second)
 		call := p.Start()
 		d := call.Decide(ctx, status(503))
-		checkOutcome(t, d, retryIt)
-		if d.TimeLeft != 10*time.Second {
-			t.Fatalf("TimeLeft = %v, want 10s", d.TimeLeft)
-		}
+		requireOutcome(t, d, retryIt)
+		require.Equal(t, 10*time.Second, d.TimeLeft, "TimeLeft")
 		clock = clock.Add(d.Wait + 7500*time.Millisecond) // waited 1s, the attempt took 7.5s
 		d = call.Decide(ctx, status(503))
-		checkOutcome(t, d, stopWith(retry.BackoffExceedsDeadline)) // the 2s backoff does not fit in 1.5s
-		if d.TimeLeft != 1500*time.Millisecond || d.Wait != 2*time.Second {
-			t.Fatalf("TimeLeft/Wait = %v/%v, want 1.5s/2s", d.TimeLeft, d.Wait)
-		}
+		requireOutcome(t, d, stopWith(retry.BackoffExceedsDeadline)) // the 2s backoff does not fit in 1.5s
+		assert.Equal(t, 1500*time.Millisecond, d.TimeLeft, "TimeLeft")
+		assert.Equal(t, 2*time.Second, d.Wait, "Wait")
 	})
 }
 
 func TestContextDone(t *testing.T) {
+	t.Parallel()
 	cancelled, cancel := context.WithCancel(context.Background())
 	cancel()
 	expired, cancel2 := context.WithDeadline(context.Background(), time.Now().Add(-time.Second))
-	defer cancel2()
+	t.Cleanup(cancel2)
 	for name, ctx := range map[string]context.Context{"cancelled": cancelled, "expired": expired} {
 		for _, class := range []retry.Class{retry.Billed, retry.Standard} {
 			for _, a := range []struct {
@@ -723,278 +641,62 @@ func TestContextDone(t *testing.T) {
 				{"accepted 307 still succeeds", retry.Attempt{Status: 307, Accepted: true}, success},
 			} {
 				t.Run(name+"/"+class.String()+"/"+a.name, func(t *testing.T) {
+					t.Parallel()
 					p, _ := detPolicy(class, 1)
 					call := p.Start()
-					d := call.Decide(ctx, a.attempt)
-					checkOutcome(t, d, a.want)
-					if call.Retries() != 0 {
-						t.Fatalf("Retries = %d", call.Retries())
-					}
+					requireOutcome(t, call.Decide(ctx, a.attempt), a.want)
+					assert.Zero(t, call.Retries(), "Retries")
 				})
 			}
 		}
 	}
 }
 
-// countingServer starts a loopback server whose handler gets the 1-based
-// number of each arrival; the returned counter holds the arrivals.
-func countingServer(t *testing.T, h func(n int32, w http.ResponseWriter, r *http.Request)) (*httptest.Server, *atomic.Int32) {
-	t.Helper()
-	var arrivals atomic.Int32
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		h(arrivals.Add(1), w, r)
-	}))
-	t.Cleanup(srv.Close)
-	return srv, &arrivals
-}
-
-// testHTTPClient returns a client with its own transport, whose idle
-// connections are closed when the test ends.
-func testHTTPClient(t *testing.T) *http.Client {
-	t.Helper()
-	tr := &http.Transport{}
-	t.Cleanup(tr.CloseIdleConnections)
-	return &http.Client{Transport: tr}
-}
-
-// fastPolicy is New(c) with millisecond backoffs and the real clock, for
-// calls that really wait.
-func fastPolicy(c retry.Class) retry.Policy {
-	p := retry.New(c)
-	p.Base, p.Max = time.Millisecond, 2*time.Millisecond
-	return p
-}
-
-func doGet(t *testing.T, call *retry.Call, hc *http.Client, ctx context.Context, url string) (*http.Response, string, error) {
-	t.Helper()
-	req, err := retryablehttp.NewRequestWithContext(ctx, http.MethodGet, url, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp, err := call.Client(hc).Do(req)
-	if err != nil {
-		if resp != nil {
-			resp.Body.Close()
-		}
-		return resp, "", err
-	}
-	defer resp.Body.Close()
-	body, err := io.ReadAll(resp.Body)
-	if err != nil {
-		t.Fatalf("reading the body: %v", err)
-	}
-	return resp, string(body), nil
-}
-
-func TestClientStandardRetries5xx(t *testing.T) {
-	srv, arrivals := countingServer(t, func(n int32, w http.ResponseWriter, r *http.Request) {
-		if n <= 2 {
-			http.Error(w, "busy", http.StatusServiceUnavailable)
-			return
-		}
-		io.WriteString(w, "ok")
-	})
-	call := fastPolicy(retry.Standard).Start()
-	resp, body, err := doGet(t, call, testHTTPClient(t), context.Background(), srv.URL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if resp.StatusCode != 200 || body != "ok" || arrivals.Load() != 3 {
-		t.Fatalf("status %d body %q after %d arrivals, want 200 \"ok\" after 3", resp.StatusCode, body, arrivals.Load())
-	}
-	if call.Retries() != 2 || call.Last().Reason != "" || call.Last().Attempt != 3 {
-		t.Fatalf("Retries=%d Last=%+v, want 2 retries and a success on attempt 3", call.Retries(), call.Last())
-	}
-}
-
-func TestClientGivesUpWithLastResponse(t *testing.T) {
-	srv, arrivals := countingServer(t, func(n int32, w http.ResponseWriter, r *http.Request) {
-		http.Error(w, fmt.Sprintf("busy %d", n), http.StatusBadGateway)
-	})
-	call := fastPolicy(retry.Standard).Start()
-	resp, body, err := doGet(t, call, testHTTPClient(t), context.Background(), srv.URL)
-	if err != nil {
-		t.Fatalf("err = %v, want the last response and no error", err)
-	}
-	if resp.StatusCode != 502 || body != "busy 3\n" || arrivals.Load() != 3 {
-		t.Fatalf("status %d body %q after %d arrivals, want the third 502 after 3", resp.StatusCode, body, arrivals.Load())
-	}
-	if call.Last().Reason != retry.AttemptsExhausted {
-		t.Fatalf("Last().Reason = %q, want %q", call.Last().Reason, retry.AttemptsExhausted)
-	}
-}
-
-func TestClientBilledReturns5xx(t *testing.T) {
-	for _, code := range []int{500, 502, 503, 504} {
-		t.Run(strconv.Itoa(code), func(t *testing.T) {
-			srv, arrivals := countingServer(t, func(n int32, w http.ResponseWriter, r *http.Request) {
-				http.Error(w, "busy", code)
-			})
-			call := fastPolicy(retry.Billed).Start()
-			resp, body, err := doGet(t, call, testHTTPClient(t), context.Background(), srv.URL)
-			if err != nil {
-				t.Fatalf("err = %v, want the %d response", err, code)
-			}
-			if resp.StatusCode != code || body != "busy\n" || arrivals.Load() != 1 {
-				t.Fatalf("status %d body %q after %d arrivals, want %d \"busy\" after 1", resp.StatusCode, body, arrivals.Load(), code)
-			}
-			if call.Last().Reason != retry.MayHaveBeenProcessed {
-				t.Fatalf("Last().Reason = %q", call.Last().Reason)
-			}
-		})
-	}
-}
-
-func TestClient429(t *testing.T) {
-	cases := []struct {
-		name       string
-		class      retry.Class
-		retryAfter string // "" for none
-		arrivals   int32
-		status     int
-		reason     retry.StopReason
-	}{
-		{"standard without Retry-After", retry.Standard, "", 1, 429, retry.RateLimitedWithoutRetryAfter},
-		{"billed without Retry-After", retry.Billed, "", 1, 429, retry.RateLimitedWithoutRetryAfter},
-		{"standard unusable Retry-After", retry.Standard, "1.5", 1, 429, retry.RateLimitedWithoutRetryAfter},
-		{"standard Retry-After above the max", retry.Standard, "61", 1, 429, retry.RetryAfterExceedsMax},
-		{"billed Retry-After above the max", retry.Billed, "3600", 1, 429, retry.RetryAfterExceedsMax},
-		{"standard Retry-After 0", retry.Standard, "0", 2, 200, ""},
-		{"billed Retry-After 0", retry.Billed, "0", 2, 200, ""},
-		{"never Retry-After 0", retry.Never, "0", 1, 429, retry.NotRetryable},
-	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			srv, arrivals := countingServer(t, func(n int32, w http.ResponseWriter, r *http.Request) {
-				if n == 1 {
-					if tc.retryAfter != "" {
-						w.Header().Set("Retry-After", tc.retryAfter)
-					}
-					http.Error(w, "slow down", http.StatusTooManyRequests)
-					return
-				}
-				io.WriteString(w, "ok")
-			})
-			call := fastPolicy(tc.class).Start()
-			resp, _, err := doGet(t, call, testHTTPClient(t), context.Background(), srv.URL)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if resp.StatusCode != tc.status || arrivals.Load() != tc.arrivals {
-				t.Fatalf("status %d after %d arrivals, want %d after %d", resp.StatusCode, arrivals.Load(), tc.status, tc.arrivals)
-			}
-			if call.Last().Reason != tc.reason {
-				t.Fatalf("Last().Reason = %q, want %q", call.Last().Reason, tc.reason)
-			}
-		})
-	}
-}
-
-// TestClientDeadline: a context deadline shorter than the backoff stops
-// the call at once with the last response, instead of a shortened wait.
-func TestClientDeadline(t *testing.T) {
-	srv, arrivals := countingServer(t, func(n int32, w http.ResponseWriter, r *http.Request) {
-		w.WriteHeader(http.StatusServiceUnavailable)
-	})
+// TestDecideSuccessAllocatesNothing: judging a first attempt that
+// succeeded, the hot path of every call, allocates nothing, with a quota
+// and a deadline. Not parallel: testing.AllocsPerRun counts the
+// allocations of the whole process, and so the check inside the measured
+// function is a plain one that allocates nothing either.
+func TestDecideSuccessAllocatesNothing(t *testing.T) {
 	p := retry.New(retry.Standard)
-	p.Base, p.Max = 10*time.Second, 10*time.Second // a 7.5 s to 10 s backoff
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	p.Quota = retry.NewQuota(500, 10, 5)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Hour)
 	defer cancel()
-	call := p.Start()
-	resp, _, err := doGet(t, call, testHTTPClient(t), ctx, srv.URL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if resp.StatusCode != 503 || arrivals.Load() != 1 {
-		t.Fatalf("status %d after %d arrivals, want 503 after 1", resp.StatusCode, arrivals.Load())
-	}
-	if d := call.Last(); d.Reason != retry.BackoffExceedsDeadline || !d.HasDeadline || d.Wait < 7500*time.Millisecond {
-		t.Fatalf("Last() = %+v, want a backoff_exceeds_deadline stop with the full wait", d)
-	}
-}
-
-func TestClientNetworkFailure(t *testing.T) {
-	for _, tc := range []struct {
-		class    retry.Class
-		arrivals int32
-		reason   retry.StopReason
-	}{
-		{retry.Billed, 1, retry.MayHaveBeenProcessed},
-		{retry.Standard, 3, retry.AttemptsExhausted},
-		{retry.Never, 1, retry.NotRetryable},
+	var call retry.Call
+	for _, a := range []retry.Attempt{
+		{Status: 200},
+		{Status: 307, Accepted: true, RetryAfter: []string{"5"}},
 	} {
-		t.Run(tc.class.String(), func(t *testing.T) {
-			srv, arrivals := countingServer(t, func(n int32, w http.ResponseWriter, r *http.Request) {
-				conn, _, err := w.(http.Hijacker).Hijack()
-				if err == nil {
-					conn.Close() // the request was read: the outcome is unknown
-				}
-			})
-			call := fastPolicy(tc.class).Start()
-			resp, _, err := doGet(t, call, testHTTPClient(t), context.Background(), srv.URL)
-			if err == nil || resp != nil {
-				t.Fatalf("resp %v, err %v; want the transport error", resp, err)
-			}
-			if arrivals.Load() != tc.arrivals || call.Last().Reason != tc.reason {
-				t.Fatalf("%d arrivals, reason %q; want %d, %q", arrivals.Load(), call.Last().Reason, tc.arrivals, tc.reason)
+		allocs := testing.AllocsPerRun(1000, func() {
+			call.Reset(p)
+			if d := call.Decide(ctx, a); d.Retry || d.Reason != "" {
+				t.Fatalf("decision %+v, want success", d)
 			}
 		})
+		assert.Zero(t, allocs, "Decide(%+v) allocations per call", a)
 	}
 }
 
-// cookieless is a CookieJar that keeps nothing, to tell a client's jar.
-type cookieless struct{}
-
-func (*cookieless) SetCookies(*url.URL, []*http.Cookie) {}
-func (*cookieless) Cookies(*url.URL) []*http.Cookie     { return nil }
-
-func TestClientAdapter(t *testing.T) {
-	jar := &cookieless{}
-	hc := &http.Client{Jar: jar, Timeout: time.Minute}
-	p, _ := detPolicy(retry.Standard, 1)
-	p.MaxRetries = 100
-	call := p.Start()
-	rc := call.Client(hc)
-	if h := rc.HTTPClient; h == hc || h.Jar != jar || h.Timeout != time.Minute || h.Transport == nil {
-		t.Fatalf("Client's http.Client = %+v, want a copy of hc with a NoReplay transport", h)
-	}
-	if hc.Transport != nil {
-		t.Fatalf("hc was modified: Transport %v", hc.Transport)
-	}
-	if rc.RetryMax != 16 || rc.Logger != nil || rc.CheckRetry == nil || rc.Backoff == nil || rc.ErrorHandler == nil {
-		t.Fatalf("Client = %+v, want RetryMax 16, no logger, the call's hooks", rc)
-	}
-
-	resp := &http.Response{StatusCode: 429, Header: http.Header{
-		"Retry-After": {"Sun, 06 Nov 1994 08:49:44 GMT"},
-		"Date":        {"Sun, 06 Nov 1994 08:49:37 GMT"},
-	}}
-	a := retry.AttemptOf(resp, nil)
-	if a.Status != 429 || len(a.RetryAfter) != 1 || a.Date != "Sun, 06 Nov 1994 08:49:37 GMT" || a.Err != nil {
-		t.Fatalf("AttemptOf = %+v", a)
-	}
-	ok, err := call.CheckRetry(context.Background(), resp, nil)
-	if !ok || err != nil {
-		t.Fatalf("CheckRetry(429 with Retry-After) = %v, %v; want true, nil", ok, err)
-	}
-	if call.Last().Wait != 7*time.Second {
-		t.Fatalf("Wait = %v, want the 7s Retry-After measured against Date", call.Last().Wait)
-	}
-	// Backoff returns the decided wait whatever go-retryablehttp passes.
-	if got := call.Backoff(time.Hour, 2*time.Hour, 9, nil); got != 7*time.Second {
-		t.Fatalf("Backoff = %v, want 7s", got)
-	}
-	ok, err = call.CheckRetry(context.Background(), nil, &net.OpError{Op: "dial", Err: errors.New("refused")})
-	if !ok || err != nil || call.Backoff(0, 0, 0, nil) != 2*time.Second {
-		t.Fatalf("CheckRetry(dial error) = %v, %v, wait %v; want true, nil, 2s", ok, err, call.Backoff(0, 0, 0, nil))
-	}
-	ok, err = call.CheckRetry(context.Background(), &http.Response{StatusCode: 404, Header: http.Header{}}, nil)
-	if ok || err != nil || call.Last().Reason != retry.NotRetryable {
-		t.Fatalf("CheckRetry(404) = %v, %v, reason %q; want false, nil, not_retryable", ok, err, call.Last().Reason)
-	}
-	billed, _ := detPolicy(retry.Billed, 1)
-	ok, err = billed.Start().CheckRetry(context.Background(), nil, &url.Error{Op: "Get", URL: "x", Err: io.EOF})
-	if ok || err != nil {
-		t.Fatalf("billed CheckRetry(EOF) = %v, %v; want false, nil", ok, err)
-	}
+func BenchmarkDecide(b *testing.B) {
+	p := retry.New(retry.Standard)
+	p.Quota = retry.NewQuota(500, 10, 5)
+	ctx := context.Background()
+	b.Run("success", func(b *testing.B) {
+		b.ReportAllocs()
+		var call retry.Call
+		a := retry.Attempt{Status: 200}
+		for b.Loop() {
+			call.Reset(p)
+			call.Decide(ctx, a)
+		}
+	})
+	b.Run("retry-after-503", func(b *testing.B) {
+		b.ReportAllocs()
+		var call retry.Call
+		a := retry.Attempt{Status: 503, RetryAfter: []string{"1"}}
+		for b.Loop() {
+			call.Reset(p)
+			call.Decide(ctx, a)
+		}
+	})
 }

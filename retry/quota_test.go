@@ -1,16 +1,21 @@
 package retry_test
 
+// Tests of quota.go: the retry quota's defaults and costs, what a stop
+// and a success do to it, its refunds (once per success, never above the
+// capacity), and its use by concurrent calls.
+
 import (
 	"context"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/hashicorp/go-retryablehttp"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/synthient-go/synthient/retry"
 )
@@ -25,43 +30,41 @@ func quotaPolicy(q *retry.Quota) retry.Policy {
 
 // The documented defaults, pinned: the README and docs/retries.md state them.
 func TestQuotaDefaults(t *testing.T) {
-	if retry.DefaultQuotaCapacity != 500 || retry.DefaultFailureCost != 10 || retry.DefaultThrottleCost != 5 || retry.SuccessCredit != 1 {
-		t.Fatalf("defaults %d/%d/%d, credit %d; documented 500/10/5, credit 1",
-			retry.DefaultQuotaCapacity, retry.DefaultFailureCost, retry.DefaultThrottleCost, retry.SuccessCredit)
-	}
+	t.Parallel()
+	assert.Equal(t, 500, retry.DefaultQuotaCapacity, "DefaultQuotaCapacity")
+	assert.Equal(t, 10, retry.DefaultFailureCost, "DefaultFailureCost")
+	assert.Equal(t, 5, retry.DefaultThrottleCost, "DefaultThrottleCost")
+	assert.Equal(t, 1, retry.SuccessCredit, "SuccessCredit")
 }
 
 // A success on a full quota does not push it above its capacity.
 func TestQuotaCreditStopsAtCapacity(t *testing.T) {
+	t.Parallel()
 	q := retry.NewQuota(500, 10, 5)
 	p := quotaPolicy(q)
 	for range 3 {
-		checkOutcome(t, p.Start().Decide(context.Background(), status(200)), success)
+		requireOutcome(t, p.Start().Decide(context.Background(), status(200)), success)
 	}
-	if q.Available() != 500 {
-		t.Fatalf("Available = %d after successes on a full quota, want 500", q.Available())
-	}
+	assert.Equal(t, 500, q.Available(), "Available after successes on a full quota")
 }
 
 func TestQuotaNew(t *testing.T) {
+	t.Parallel()
 	q := retry.NewQuota(500, 10, 5)
-	if q.Capacity() != 500 || q.Available() != 500 {
-		t.Fatalf("Capacity/Available = %d/%d, want 500/500", q.Capacity(), q.Available())
-	}
+	assert.Equal(t, 500, q.Capacity(), "Capacity")
+	assert.Equal(t, 500, q.Available(), "Available")
 	q = retry.NewQuota(0, 0, -3)
-	if q.Capacity() != 1 || q.Available() != 1 {
-		t.Fatalf("NewQuota(0, 0, -3): Capacity/Available = %d/%d, want 1/1", q.Capacity(), q.Available())
-	}
+	require.Equal(t, 1, q.Capacity(), "NewQuota(0, 0, -3): Capacity")
+	require.Equal(t, 1, q.Available(), "NewQuota(0, 0, -3): Available")
 	// Costs below 1 are 1: one retry empties a 1-token quota.
 	p := quotaPolicy(q)
-	checkOutcome(t, p.Start().Decide(context.Background(), status(503)), retryIt)
-	if q.Available() != 0 {
-		t.Fatalf("Available = %d after a 1-token retry, want 0", q.Available())
-	}
-	checkOutcome(t, p.Start().Decide(context.Background(), status(503)), stopWith(retry.QuotaExhausted))
+	requireOutcome(t, p.Start().Decide(context.Background(), status(503)), retryIt)
+	assert.Zero(t, q.Available(), "Available after a 1-token retry")
+	requireOutcome(t, p.Start().Decide(context.Background(), status(503)), stopWith(retry.QuotaExhausted))
 }
 
 func TestQuotaCosts(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name    string
 		class   retry.Class
@@ -78,13 +81,12 @@ func TestQuotaCosts(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			q := retry.NewQuota(500, 10, 5)
 			p := quotaPolicy(q)
 			p.Class = tc.class
-			checkOutcome(t, p.Start().Decide(context.Background(), tc.attempt), retryIt)
-			if got := q.Available(); got != 500-tc.cost {
-				t.Fatalf("Available = %d after one retry, want %d", got, 500-tc.cost)
-			}
+			requireOutcome(t, p.Start().Decide(context.Background(), tc.attempt), retryIt)
+			assert.Equal(t, 500-tc.cost, q.Available(), "Available after one retry")
 		})
 	}
 }
@@ -92,6 +94,7 @@ func TestQuotaCosts(t *testing.T) {
 // TestQuotaNoTokensWithoutRetry: a stop, for whatever reason, takes
 // nothing.
 func TestQuotaNoTokensWithoutRetry(t *testing.T) {
+	t.Parallel()
 	ctxDone, cancel := context.WithCancel(context.Background())
 	cancel()
 	cases := []struct {
@@ -112,6 +115,7 @@ func TestQuotaNoTokensWithoutRetry(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			q := retry.NewQuota(500, 10, 5)
 			p := quotaPolicy(q)
 			p.Class = tc.class
@@ -119,148 +123,134 @@ func TestQuotaNoTokensWithoutRetry(t *testing.T) {
 			if tc.ctx != nil {
 				ctx = tc.ctx(t, p.Now())
 			}
-			checkOutcome(t, p.Start().Decide(ctx, tc.attempt), stopWith(tc.want))
-			if q.Available() != 500 {
-				t.Fatalf("Available = %d after a stop, want 500", q.Available())
-			}
+			requireOutcome(t, p.Start().Decide(ctx, tc.attempt), stopWith(tc.want))
+			assert.Equal(t, 500, q.Available(), "Available after a stop")
 		})
 	}
 
 	t.Run("attempts exhausted", func(t *testing.T) {
+		t.Parallel()
 		q := retry.NewQuota(500, 10, 5)
 		p := quotaPolicy(q)
 		p.MaxRetries = 1
 		call := p.Start()
-		checkOutcome(t, call.Decide(context.Background(), status(503)), retryIt)
-		checkOutcome(t, call.Decide(context.Background(), status(503)), stopWith(retry.AttemptsExhausted))
-		if q.Available() != 490 {
-			t.Fatalf("Available = %d, want 490 (one retry)", q.Available())
-		}
+		requireOutcome(t, call.Decide(context.Background(), status(503)), retryIt)
+		requireOutcome(t, call.Decide(context.Background(), status(503)), stopWith(retry.AttemptsExhausted))
+		assert.Equal(t, 490, q.Available(), "Available: one retry")
 	})
 }
 
 func TestQuotaExhausted(t *testing.T) {
+	t.Parallel()
 	q := retry.NewQuota(25, 10, 5)
 	p := quotaPolicy(q)
 	a, b, c := p.Start(), p.Start(), p.Start()
-	checkOutcome(t, a.Decide(context.Background(), status(503)), retryIt) // 15 left
-	checkOutcome(t, b.Decide(context.Background(), status(503)), retryIt) // 5 left
+	requireOutcome(t, a.Decide(context.Background(), status(503)), retryIt) // 15 left
+	requireOutcome(t, b.Decide(context.Background(), status(503)), retryIt) // 5 left
 	// A failure retry costs 10: it no longer fits.
 	d := c.Decide(context.Background(), status(503))
-	checkOutcome(t, d, stopWith(retry.QuotaExhausted))
-	if d.Wait <= 0 {
-		t.Errorf("Wait = %v: the stopped retry's wait should be reported", d.Wait)
-	}
-	if c.Retries() != 0 || c.Spent() != 0 || q.Available() != 5 {
-		t.Fatalf("a quota stop changed state: Retries=%d Spent=%v Available=%d", c.Retries(), c.Spent(), q.Available())
-	}
+	requireOutcome(t, d, stopWith(retry.QuotaExhausted))
+	assert.Positive(t, d.Wait, "Wait: the stopped retry's wait is reported")
+	require.Zero(t, c.Retries(), "a quota stop changed Retries")
+	require.Zero(t, c.Spent(), "a quota stop changed Spent")
+	require.Equal(t, 5, q.Available(), "a quota stop changed Available")
 	// A throttle retry costs 5: it still fits, and then the quota is empty.
-	checkOutcome(t, c.Decide(context.Background(), status(429, "0")), retryIt)
-	if q.Available() != 0 {
-		t.Fatalf("Available = %d, want 0", q.Available())
-	}
-	checkOutcome(t, p.Start().Decide(context.Background(), status(429, "0")), stopWith(retry.QuotaExhausted))
-	checkOutcome(t, p.Start().Decide(context.Background(), netFailure(retry.Failure{})), stopWith(retry.QuotaExhausted))
+	requireOutcome(t, c.Decide(context.Background(), status(429, "0")), retryIt)
+	require.Zero(t, q.Available(), "Available")
+	requireOutcome(t, p.Start().Decide(context.Background(), status(429, "0")), stopWith(retry.QuotaExhausted))
+	requireOutcome(t, p.Start().Decide(context.Background(), netFailure(retry.Failure{})), stopWith(retry.QuotaExhausted))
 	// An empty quota does not change the non-retryable answers.
-	checkOutcome(t, p.Start().Decide(context.Background(), status(404)), stopWith(retry.NotRetryable))
-	checkOutcome(t, p.Start().Decide(context.Background(), status(200)), success)
+	requireOutcome(t, p.Start().Decide(context.Background(), status(404)), stopWith(retry.NotRetryable))
+	requireOutcome(t, p.Start().Decide(context.Background(), status(200)), success)
 }
 
 func TestQuotaRefund(t *testing.T) {
+	t.Parallel()
 	t.Run("success after a retry refunds it", func(t *testing.T) {
+		t.Parallel()
 		q := retry.NewQuota(500, 10, 5)
 		p := quotaPolicy(q)
 		other := p.Start()
-		checkOutcome(t, other.Decide(context.Background(), status(503)), retryIt) // holds 10
+		requireOutcome(t, other.Decide(context.Background(), status(503)), retryIt) // holds 10
 		call := p.Start()
-		checkOutcome(t, call.Decide(context.Background(), status(503)), retryIt)
-		if q.Available() != 480 {
-			t.Fatalf("Available = %d, want 480", q.Available())
-		}
-		checkOutcome(t, call.Decide(context.Background(), status(200)), success)
-		if q.Available() != 490 {
-			t.Fatalf("Available = %d after the retry succeeded, want 490", q.Available())
-		}
-		checkOutcome(t, other.Decide(context.Background(), retry.Attempt{Status: 307, Accepted: true}), success)
-		if q.Available() != 500 {
-			t.Fatalf("Available = %d after an accepted answer, want 500", q.Available())
-		}
+		requireOutcome(t, call.Decide(context.Background(), status(503)), retryIt)
+		require.Equal(t, 480, q.Available(), "Available")
+		requireOutcome(t, call.Decide(context.Background(), status(200)), success)
+		require.Equal(t, 490, q.Available(), "Available after the retry succeeded")
+		requireOutcome(t, other.Decide(context.Background(), retry.Attempt{Status: 307, Accepted: true}), success)
+		assert.Equal(t, 500, q.Available(), "Available after an accepted answer")
 	})
 
 	t.Run("the successful retry's tokens are refunded", func(t *testing.T) {
+		t.Parallel()
 		q := retry.NewQuota(500, 10, 5)
 		p := quotaPolicy(q)
 		call := p.Start()
-		checkOutcome(t, call.Decide(context.Background(), status(503)), retryIt)      // -10
-		checkOutcome(t, call.Decide(context.Background(), status(429, "0")), retryIt) // -5
-		checkOutcome(t, call.Decide(context.Background(), status(200)), success)      // +5
-		if q.Available() != 490 {
-			t.Fatalf("Available = %d, want 490", q.Available())
-		}
+		requireOutcome(t, call.Decide(context.Background(), status(503)), retryIt)      // -10
+		requireOutcome(t, call.Decide(context.Background(), status(429, "0")), retryIt) // -5
+		requireOutcome(t, call.Decide(context.Background(), status(200)), success)      // +5
+		assert.Equal(t, 490, q.Available(), "Available")
 	})
 
 	t.Run("success on the first attempt adds the success credit", func(t *testing.T) {
+		t.Parallel()
 		q := retry.NewQuota(500, 10, 5)
 		p := quotaPolicy(q)
-		checkOutcome(t, p.Start().Decide(context.Background(), status(503)), retryIt)
+		requireOutcome(t, p.Start().Decide(context.Background(), status(503)), retryIt)
 		call := p.Start()
-		checkOutcome(t, call.Decide(context.Background(), status(200)), success)
-		checkOutcome(t, call.Decide(context.Background(), status(200)), success) // judged again
-		if want := 490 + retry.SuccessCredit; q.Available() != want {
-			t.Fatalf("Available = %d, want %d", q.Available(), want)
-		}
+		requireOutcome(t, call.Decide(context.Background(), status(200)), success)
+		requireOutcome(t, call.Decide(context.Background(), status(200)), success) // judged again
+		assert.Equal(t, 490+retry.SuccessCredit, q.Available(), "Available")
 	})
 
 	t.Run("first-attempt successes refill a drained quota", func(t *testing.T) {
+		t.Parallel()
 		q := retry.NewQuota(20, 10, 5)
 		p := quotaPolicy(q)
-		checkOutcome(t, p.Start().Decide(context.Background(), status(503)), retryIt)
-		checkOutcome(t, p.Start().Decide(context.Background(), status(503)), retryIt)
-		checkOutcome(t, p.Start().Decide(context.Background(), status(503)), stopWith(retry.QuotaExhausted))
+		requireOutcome(t, p.Start().Decide(context.Background(), status(503)), retryIt)
+		requireOutcome(t, p.Start().Decide(context.Background(), status(503)), retryIt)
+		requireOutcome(t, p.Start().Decide(context.Background(), status(503)), stopWith(retry.QuotaExhausted))
 		for i := 0; i < 10; i++ {
-			checkOutcome(t, p.Start().Decide(context.Background(), status(200)), success)
+			requireOutcome(t, p.Start().Decide(context.Background(), status(200)), success)
 		}
-		checkOutcome(t, p.Start().Decide(context.Background(), status(503)), retryIt)
+		requireOutcome(t, p.Start().Decide(context.Background(), status(503)), retryIt)
 	})
 
 	t.Run("a failed call refunds nothing", func(t *testing.T) {
+		t.Parallel()
 		q := retry.NewQuota(500, 10, 5)
 		p := quotaPolicy(q)
 		call := p.Start()
-		checkOutcome(t, call.Decide(context.Background(), status(503)), retryIt)
-		checkOutcome(t, call.Decide(context.Background(), status(404)), stopWith(retry.NotRetryable))
-		if q.Available() != 490 {
-			t.Fatalf("Available = %d, want 490", q.Available())
-		}
+		requireOutcome(t, call.Decide(context.Background(), status(503)), retryIt)
+		requireOutcome(t, call.Decide(context.Background(), status(404)), stopWith(retry.NotRetryable))
+		assert.Equal(t, 490, q.Available(), "Available")
 	})
 
 	t.Run("never above capacity", func(t *testing.T) {
+		t.Parallel()
 		q := retry.NewQuota(500, 10, 5)
 		p := quotaPolicy(q)
 		call := p.Start()
-		checkOutcome(t, call.Decide(context.Background(), status(503)), retryIt)
-		checkOutcome(t, call.Decide(context.Background(), status(200)), success)
-		checkOutcome(t, call.Decide(context.Background(), status(200)), success) // judged again
-		if q.Available() != 500 {
-			t.Fatalf("Available = %d, want the capacity 500", q.Available())
-		}
+		requireOutcome(t, call.Decide(context.Background(), status(503)), retryIt)
+		requireOutcome(t, call.Decide(context.Background(), status(200)), success)
+		requireOutcome(t, call.Decide(context.Background(), status(200)), success) // judged again
+		assert.Equal(t, 500, q.Available(), "Available, want the capacity")
 	})
 
 	t.Run("a success refunds once", func(t *testing.T) {
+		t.Parallel()
 		// The same success judged twice (as go-retryablehttp does when the
 		// request has a ResponseHandler) must not give back the tokens of
 		// another call's retry.
 		q := retry.NewQuota(500, 10, 5)
 		p := quotaPolicy(q)
 		other := p.Start()
-		checkOutcome(t, other.Decide(context.Background(), status(503)), retryIt) // holds 10
+		requireOutcome(t, other.Decide(context.Background(), status(503)), retryIt) // holds 10
 		call := p.Start()
-		checkOutcome(t, call.Decide(context.Background(), status(503)), retryIt)
-		checkOutcome(t, call.Decide(context.Background(), status(200)), success)
-		checkOutcome(t, call.Decide(context.Background(), status(200)), success)
-		if q.Available() != 490 {
-			t.Fatalf("Available = %d, want 490: another call's retry still holds 10 tokens", q.Available())
-		}
+		requireOutcome(t, call.Decide(context.Background(), status(503)), retryIt)
+		requireOutcome(t, call.Decide(context.Background(), status(200)), success)
+		requireOutcome(t, call.Decide(context.Background(), status(200)), success)
+		assert.Equal(t, 490, q.Available(), "Available: another call's retry still holds 10 tokens")
 	})
 }
 
@@ -268,44 +258,34 @@ func TestQuotaRefund(t *testing.T) {
 // twice on one response when the request has a ResponseHandler. The quota
 // must still get back only what the call's retry took.
 func TestQuotaRefundOnceThroughRetryablehttp(t *testing.T) {
-	var arrivals atomic.Int32
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if arrivals.Add(1) == 1 {
+	t.Parallel()
+	srv, arrivals := countingServer(t, func(n int32, w http.ResponseWriter, r *http.Request) {
+		if n == 1 {
 			w.WriteHeader(http.StatusServiceUnavailable)
 			return
 		}
 		io.WriteString(w, "ok")
-	}))
-	defer srv.Close()
-	tr := &http.Transport{}
-	defer tr.CloseIdleConnections()
-
+	})
 	q := retry.NewQuota(500, 10, 5)
 	p := quotaPolicy(q)
-	checkOutcome(t, p.Start().Decide(context.Background(), status(503)), retryIt) // another call holds 10
+	requireOutcome(t, p.Start().Decide(context.Background(), status(503)), retryIt) // another call holds 10
 
 	req, err := retryablehttp.NewRequestWithContext(context.Background(), http.MethodGet, srv.URL, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	req.SetResponseHandler(func(*http.Response) error { return nil })
-	resp, err := p.Start().Client(&http.Client{Transport: tr}).Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
+	resp, err := p.Start().Client(testHTTPClient(t, nil)).Do(req)
+	require.NoError(t, err)
 	resp.Body.Close()
-	if resp.StatusCode != 200 || arrivals.Load() != 2 {
-		t.Fatalf("status %d after %d arrivals, want 200 after 2", resp.StatusCode, arrivals.Load())
-	}
-	if q.Available() != 490 {
-		t.Fatalf("Available = %d, want 490", q.Available())
-	}
+	assert.Equal(t, 200, resp.StatusCode, "status")
+	assert.EqualValues(t, 2, arrivals.Load(), "arrivals")
+	assert.Equal(t, 490, q.Available(), "Available")
 }
 
 // TestQuotaConcurrent runs many calls that share one quota (run it with
 // -race): the tokens stay within [0, capacity] at every observation, and
 // once every retry that took tokens succeeded, the quota is full again.
 func TestQuotaConcurrent(t *testing.T) {
+	t.Parallel()
 	q := retry.NewQuota(500, 10, 5)
 	p := quotaPolicy(q)
 	var (
@@ -338,7 +318,7 @@ func TestQuotaConcurrent(t *testing.T) {
 				case d.Reason == retry.QuotaExhausted:
 					stopped.Add(1)
 				default:
-					t.Errorf("unexpected decision %+v", d)
+					assert.Fail(t, "unexpected decision", "%+v", d) // not require: another goroutine
 					return
 				}
 				observe()
@@ -346,15 +326,9 @@ func TestQuotaConcurrent(t *testing.T) {
 		}()
 	}
 	wg.Wait()
-	if outRange.Load() != 0 {
-		t.Fatalf("%d observations outside [0, %d]", outRange.Load(), q.Capacity())
-	}
-	if q.Available() != q.Capacity() {
-		t.Fatalf("Available = %d after every retry succeeded, want %d", q.Available(), q.Capacity())
-	}
-	if retried.Load() == 0 {
-		t.Fatalf("no call retried")
-	}
+	require.Zero(t, outRange.Load(), "observations outside [0, %d]", q.Capacity())
+	require.Equal(t, q.Capacity(), q.Available(), "Available after every retry succeeded")
+	require.NotZero(t, retried.Load(), "no call retried")
 	t.Logf("%d retries, %d quota stops", retried.Load(), stopped.Load())
 
 	// Takes alone drain the quota to exactly what is left after whole costs.
@@ -374,7 +348,7 @@ func TestQuotaConcurrent(t *testing.T) {
 		}()
 	}
 	wg.Wait()
-	if took.Load() != 50 || q.Available() != 0 || outRange.Load() != 0 {
-		t.Fatalf("%d retries took tokens, %d left, %d bad observations; want 50, 0, 0", took.Load(), q.Available(), outRange.Load())
-	}
+	assert.EqualValues(t, 50, took.Load(), "retries that took tokens")
+	assert.Zero(t, q.Available(), "tokens left")
+	assert.Zero(t, outRange.Load(), "observations outside [0, capacity]")
 }

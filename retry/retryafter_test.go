@@ -1,22 +1,29 @@
 package retry_test
 
+// Tests of retryafter.go: ParseRetryAfter and ParseHTTPDate, to the letter
+// of RFC 9110's grammar, with the RFC 850 two-digit year rule; fuzz
+// targets for both.
+
 import (
 	"math"
 	"math/big"
+	"net/http"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
 	"github.com/synthient-go/synthient/retry"
 )
-
-const maxDuration = time.Duration(math.MaxInt64)
 
 // raNow is the local clock of the Retry-After tests: 37 s before the
 // "Sun, 06 Nov 1994 08:49:37 GMT" of RFC 9110's examples.
 var raNow = time.Date(1994, time.November, 6, 8, 49, 0, 0, time.UTC)
 
 func TestParseRetryAfter(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name   string
 		values []string
@@ -97,6 +104,8 @@ func TestParseRetryAfter(t *testing.T) {
 		{"fractional seconds", []string{"Sun, 06 Nov 1994 08:49:37.5 GMT"}, "", 0, false},
 		{"fractional seconds with a comma", []string{"Sun, 06 Nov 1994 08:49:37,5 GMT"}, "", 0, false},
 		{"one-digit hour", []string{"Sun, 06 Nov 1994 8:49:37 GMT"}, "", 0, false},
+		{"one-digit hour after two spaces", []string{"Sun, 06 Nov 1994  8:49:37 GMT"}, "", 0, false},
+		{"asctime one-digit hour after two spaces", []string{"Sun Nov  6  8:49:37 1994"}, "", 0, false},
 		{"one-digit day", []string{"Sun, 6 Nov 1994 08:49:37 GMT"}, "", 0, false},
 		{"lower-case names", []string{"sun, 06 nov 1994 08:49:37 GMT"}, "", 0, false},
 		{"long day name in IMF-fixdate", []string{"Sunday, 06 Nov 1994 08:49:37 GMT"}, "", 0, false},
@@ -105,6 +114,8 @@ func TestParseRetryAfter(t *testing.T) {
 		{"asctime with one space before a one-digit day", []string{"Sun Nov 6 08:49:37 1994"}, "", 0, false},
 		{"hour 24", []string{"Sun, 06 Nov 1994 24:00:00 GMT"}, "", 0, false},
 		{"31 November", []string{"Thu, 31 Nov 1994 08:49:37 GMT"}, "", 0, false},
+		{"RFC 850 31 November", []string{"Thursday, 31-Nov-94 08:49:37 GMT"}, "", 0, false},
+		{"RFC 850 hour 25", []string{"Sunday, 06-Nov-94 25:49:37 GMT"}, "", 0, false},
 		{"a tab inside", []string{"Sun,\t06 Nov 1994 08:49:37 GMT"}, "", 0, false},
 
 		// RFC 9110's grammar, and no more: the weekday is not checked.
@@ -113,10 +124,10 @@ func TestParseRetryAfter(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			got, ok := retry.ParseRetryAfter(tc.values, tc.date, raNow)
-			if got != tc.want || ok != tc.wantOK {
-				t.Fatalf("ParseRetryAfter(%q, %q) = %v, %v; want %v, %v", tc.values, tc.date, got, ok, tc.want, tc.wantOK)
-			}
+			assert.Equal(t, tc.wantOK, ok, "ParseRetryAfter(%q, %q): ok", tc.values, tc.date)
+			assert.Equal(t, tc.want, got, "ParseRetryAfter(%q, %q): wait", tc.values, tc.date)
 		})
 	}
 }
@@ -124,6 +135,7 @@ func TestParseRetryAfter(t *testing.T) {
 // TestParseRetryAfterUsesNow: with no usable Date field, an HTTP-date is
 // measured against the now argument, not the machine's clock.
 func TestParseRetryAfterUsesNow(t *testing.T) {
+	t.Parallel()
 	v := []string{"Sun, 06 Nov 1994 08:49:37 GMT"}
 	for _, tc := range []struct {
 		now  time.Time
@@ -135,33 +147,43 @@ func TestParseRetryAfterUsesNow(t *testing.T) {
 		{time.Date(1994, time.November, 6, 9, 49, 0, 0, time.FixedZone("CET", 3600)), 37 * time.Second},
 	} {
 		got, ok := retry.ParseRetryAfter(v, "", tc.now)
-		if !ok || got != tc.want {
-			t.Errorf("now %v: got %v, %v; want %v, true", tc.now, got, ok, tc.want)
+		if assert.True(t, ok, "now %v", tc.now) {
+			assert.Equal(t, tc.want, got, "now %v", tc.now)
 		}
 	}
 }
 
 func TestParseHTTPDate(t *testing.T) {
+	t.Parallel()
 	want := time.Date(1994, time.November, 6, 8, 49, 37, 0, time.UTC)
 	for _, v := range []string{
 		"Sun, 06 Nov 1994 08:49:37 GMT",
 		"Sunday, 06-Nov-94 08:49:37 GMT",
 		"Sun Nov  6 08:49:37 1994",
 	} {
-		got, ok := retry.ParseHTTPDate(v, raNow)
-		if !ok || !got.Equal(want) {
-			t.Errorf("ParseHTTPDate(%q) = %v, %v; want %v, true", v, got, ok, want)
-		}
+		assertHTTPDate(t, v, raNow, want)
 	}
 	for _, v := range []string{
 		"", "GMT", "Sun, 06 Nov 1994 08:49:37 UTC", "Sun, 06 Nov 1994 08:49:37 +0000",
 		"Sun, 06 Nov 1994 08:49:37 PST", "Sunday, 06-Nov-94 08:49:37 PST", "Sun Nov  6 08:49:37 1994 GMT",
 		"06 Nov 1994 08:49:37 GMT", "Sun, 06 Nov 94 08:49:37 GMT", "Sun, 32 Nov 1994 08:49:37 GMT",
 		"Sun, 06 Nov 1994 25:49:37 GMT", "1994-11-06T08:49:37Z",
+		// Each form has the shape but time.Parse refuses the date.
+		"Sunday, 06-Nov-94 25:49:37 GMT", "Thursday, 31-Nov-94 08:49:37 GMT", "Sun Nov 31 08:49:37 1994",
+		// A space where a digit belongs, which time.Parse alone would take.
+		"Sun, 06 Nov 1994  8:49:37 GMT", "Sunday, 06-Nov-94  8:49:37 GMT", "Sun Nov  6  8:49:37 1994",
 	} {
-		if got, ok := retry.ParseHTTPDate(v, raNow); ok {
-			t.Errorf("ParseHTTPDate(%q) = %v, true; want unusable", v, got)
-		}
+		got, ok := retry.ParseHTTPDate(v, raNow)
+		assert.False(t, ok, "ParseHTTPDate(%q) = %v: want unusable", v, got)
+	}
+}
+
+// assertHTTPDate checks that ParseHTTPDate(v, now) is want, in UTC.
+func assertHTTPDate(t *testing.T, v string, now, want time.Time) {
+	t.Helper()
+	got, ok := retry.ParseHTTPDate(v, now)
+	if assert.True(t, ok, "ParseHTTPDate(%q) at %v: unusable", v, now) {
+		assert.Equal(t, want, got, "ParseHTTPDate(%q) at %v", v, now)
 	}
 }
 
@@ -169,6 +191,7 @@ func TestParseHTTPDate(t *testing.T) {
 // year of an RFC 850 date: one that appears more than 50 years in the future
 // is the most recent past year with the same last two digits.
 func TestParseHTTPDateRFC850Year(t *testing.T) {
+	t.Parallel()
 	now := time.Date(2026, time.June, 1, 0, 0, 0, 0, time.UTC)
 	for _, tc := range []struct {
 		yy   string
@@ -186,28 +209,18 @@ func TestParseHTTPDateRFC850Year(t *testing.T) {
 		{"25", 2025},
 		{"00", 2000},
 	} {
-		v := "Sunday, 01-Jan-" + tc.yy + " 00:00:00 GMT"
-		got, ok := retry.ParseHTTPDate(v, now)
-		want := time.Date(tc.year, time.January, 1, 0, 0, 0, 0, time.UTC)
-		if !ok || !got.Equal(want) {
-			t.Errorf("ParseHTTPDate(%q) at %d = %v, %v; want %v", v, now.Year(), got, ok, want)
-		}
+		assertHTTPDate(t, "Sunday, 01-Jan-"+tc.yy+" 00:00:00 GMT", now, time.Date(tc.year, time.January, 1, 0, 0, 0, 0, time.UTC))
 	}
 
 	// More than 50 years ahead is measured on the timestamp, not the year:
 	// at 2026-03-01, 2076-12-31 is 50 years and 10 months ahead.
 	at := time.Date(2026, time.March, 1, 0, 0, 0, 0, time.UTC)
-	if got, ok := retry.ParseHTTPDate("Thursday, 31-Dec-76 00:00:00 GMT", at); !ok || got.Year() != 1976 {
-		t.Errorf("31-Dec-76 at %v: %v (ok %v), want 1976", at, got, ok)
-	}
-	if got, ok := retry.ParseHTTPDate("Thursday, 01-Mar-76 00:00:00 GMT", at); !ok || got.Year() != 2076 {
-		t.Errorf("01-Mar-76 at %v: %v (ok %v), want 2076 (exactly 50 years ahead)", at, got, ok)
-	}
+	assertHTTPDate(t, "Thursday, 31-Dec-76 00:00:00 GMT", at, time.Date(1976, time.December, 31, 0, 0, 0, 0, time.UTC))
+	// Exactly 50 years ahead is still the future.
+	assertHTTPDate(t, "Thursday, 01-Mar-76 00:00:00 GMT", at, time.Date(2076, time.March, 1, 0, 0, 0, 0, time.UTC))
 	// And a year more than 50 years past is the next century's.
 	at = time.Date(2099, time.June, 1, 0, 0, 0, 0, time.UTC)
-	if got, ok := retry.ParseHTTPDate("Friday, 01-Jan-00 00:00:00 GMT", at); !ok || got.Year() != 2100 {
-		t.Errorf("01-Jan-00 at %v: %v (ok %v), want 2100", at, got, ok)
-	}
+	assertHTTPDate(t, "Friday, 01-Jan-00 00:00:00 GMT", at, time.Date(2100, time.January, 1, 0, 0, 0, 0, time.UTC))
 
 	// The rule follows the clock it is given.
 	v := "Sunday, 06-Nov-94 08:49:37 GMT"
@@ -215,10 +228,8 @@ func TestParseHTTPDateRFC850Year(t *testing.T) {
 		now  int
 		want int
 	}{{1994, 1994}, {2000, 1994}, {2043, 1994}, {2044, 1994}, {2045, 2094}, {2060, 2094}, {2144, 2094}, {2145, 2194}} {
-		got, ok := retry.ParseHTTPDate(v, time.Date(tc.now, time.January, 1, 0, 0, 0, 0, time.UTC))
-		if !ok || got.Year() != tc.want {
-			t.Errorf("ParseHTTPDate(%q) at %d: year %d (ok %v), want %d", v, tc.now, got.Year(), ok, tc.want)
-		}
+		assertHTTPDate(t, v, time.Date(tc.now, time.January, 1, 0, 0, 0, 0, time.UTC),
+			time.Date(tc.want, time.November, 6, 8, 49, 37, 0, time.UTC))
 	}
 }
 
@@ -237,31 +248,67 @@ func FuzzParseRetryAfter(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, v, date string) {
 		wait, ok := retry.ParseRetryAfter([]string{v}, date, raNow)
-		if !ok && wait != 0 {
-			t.Fatalf("ParseRetryAfter(%q, %q) = %v, false: unusable must give 0", v, date, wait)
+		if !ok {
+			require.Zero(t, wait, "ParseRetryAfter(%q, %q): unusable must give 0", v, date)
 		}
-		if ok && wait < 0 {
-			t.Fatalf("ParseRetryAfter(%q, %q) = %v: negative wait", v, date, wait)
-		}
+		require.GreaterOrEqual(t, wait, time.Duration(0), "ParseRetryAfter(%q, %q): negative wait", v, date)
 		if isDigits(v) {
-			if !ok {
-				t.Fatalf("ParseRetryAfter(%q) unusable, want delay-seconds", v)
-			}
-			if want := secondsSaturated(v); wait != want {
-				t.Fatalf("ParseRetryAfter(%q) = %v, want %v", v, wait, want)
-			}
+			require.True(t, ok, "ParseRetryAfter(%q) unusable, want delay-seconds", v)
+			require.Equal(t, secondsSaturated(v), wait, "ParseRetryAfter(%q)", v)
 		}
 		// Surrounding spaces do not matter.
-		if w2, ok2 := retry.ParseRetryAfter([]string{" " + v + " "}, date, raNow); w2 != wait || ok2 != ok {
-			t.Fatalf("ParseRetryAfter(%q) = %v, %v but with spaces around = %v, %v", v, wait, ok, w2, ok2)
-		}
+		w2, ok2 := retry.ParseRetryAfter([]string{" " + v + " "}, date, raNow)
+		require.Equal(t, ok, ok2, "ParseRetryAfter(%q) and with spaces around: ok", v)
+		require.Equal(t, wait, w2, "ParseRetryAfter(%q) and with spaces around: wait", v)
 		// Two values are never usable.
-		if w2, ok2 := retry.ParseRetryAfter([]string{v, v}, date, raNow); ok2 || w2 != 0 {
-			t.Fatalf("ParseRetryAfter(two values %q) = %v, %v; want unusable", v, w2, ok2)
-		}
+		w2, ok2 = retry.ParseRetryAfter([]string{v, v}, date, raNow)
+		require.False(t, ok2, "ParseRetryAfter(two values %q)", v)
+		require.Zero(t, w2, "ParseRetryAfter(two values %q)", v)
 		// ParseHTTPDate never panics on either argument.
 		retry.ParseHTTPDate(v, raNow)
 		retry.ParseHTTPDate(date, raNow)
+	})
+}
+
+// FuzzParseHTTPDate checks what holds for every usable HTTP-date: it is a
+// whole second in UTC, its IMF-fixdate form reads back the same, net/http
+// reads the IMF-fixdate and asctime forms (which have no two-digit year)
+// as the same instant, an RFC 850 one lies within 50 years of now, and
+// ParseRetryAfter waits until it.
+func FuzzParseHTTPDate(f *testing.F) {
+	for _, v := range []string{
+		"Sun, 06 Nov 1994 08:49:37 GMT", "Sunday, 06-Nov-94 08:49:37 GMT", "Sun Nov  6 08:49:37 1994",
+		"Sun Nov 16 08:49:37 1994", "Thursday, 31-Dec-76 00:00:00 GMT", "Friday, 01-Jan-00 00:00:00 GMT",
+		"Tuesday, 29-Feb-00 00:00:00 GMT", "Mon, 01 Jan 0000 00:00:00 GMT", "Fri, 31 Dec 9999 23:59:59 GMT",
+		"Sun, 06 Nov 1994  8:49:37 GMT", "Sunday, 06-Nov-94 25:49:37 GMT", "Sun, 06 Nov 1994 08:49:37.5 GMT",
+		"", "GMT", "1994-11-06T08:49:37Z",
+	} {
+		f.Add(v, int32(0))
+		f.Add(v, int32(60*365*24))
+	}
+	f.Fuzz(func(t *testing.T, v string, hours int32) {
+		// A clock from about 1794 to 2194: every year it makes has four digits.
+		now := raNow.Add(time.Duration(hours%(200*365*24)) * time.Hour)
+		got, ok := retry.ParseHTTPDate(v, now)
+		if !ok {
+			return
+		}
+		require.Equal(t, time.UTC, got.Location(), "ParseHTTPDate(%q)", v)
+		require.Zero(t, got.Nanosecond(), "ParseHTTPDate(%q)", v)
+		back, ok := retry.ParseHTTPDate(got.Format(http.TimeFormat), now)
+		require.True(t, ok, "ParseHTTPDate(%q) = %v, whose IMF-fixdate is unusable", v, got)
+		require.Equal(t, got, back, "ParseHTTPDate(%q) and its IMF-fixdate", v)
+		if c := v[3]; c == ',' || c == ' ' { // IMF-fixdate or asctime
+			std, err := http.ParseTime(v)
+			require.NoError(t, err, "http.ParseTime(%q)", v)
+			require.True(t, got.Equal(std), "ParseHTTPDate(%q) = %v, http.ParseTime = %v", v, got, std)
+		} else { // RFC 850
+			require.False(t, got.After(now.AddDate(50, 0, 0)), "ParseHTTPDate(%q) at %v = %v: over 50 years ahead", v, now, got)
+			require.False(t, got.Before(now.AddDate(-50, 0, 0)), "ParseHTTPDate(%q) at %v = %v: over 50 years past", v, now, got)
+		}
+		wait, ok := retry.ParseRetryAfter([]string{v}, "", now)
+		require.True(t, ok, "ParseRetryAfter(%q)", v)
+		require.Equal(t, max(got.Sub(now), 0), wait, "ParseRetryAfter(%q) at %v", v, now)
 	})
 }
 

@@ -1,21 +1,21 @@
 package problem_test
 
+// Tests of problem.go: Parse on RFC 9457 bodies, other JSON error shapes,
+// S3 errors, text and HTML, always valid UTF-8; Write, read back with
+// Parse. TestMain (goleak) is in main_test.go.
+
 import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"reflect"
 	"testing"
 	"unicode/utf8"
 
-	"go.uber.org/goleak"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/synthient-go/synthient/internal/problem"
 )
-
-func TestMain(m *testing.M) {
-	goleak.VerifyTestMain(m)
-}
 
 const validation = `{
   "type": "https://docs.synthient.com/errors/validation",
@@ -113,27 +113,24 @@ var parseCases = []parseCase{
 }
 
 func TestParse(t *testing.T) {
+	t.Parallel()
 	for _, tc := range parseCases {
 		t.Run(tc.name, func(t *testing.T) {
-			got := problem.Parse(tc.contentType, []byte(tc.body))
-			if !reflect.DeepEqual(got, tc.want) {
-				t.Errorf("Parse(%q, %q)\n got %#v\nwant %#v", tc.contentType, tc.body, got, tc.want)
-			}
+			t.Parallel()
+			assert.Equal(t, tc.want, problem.Parse(tc.contentType, []byte(tc.body)), "Parse(%q, %q)", tc.contentType, tc.body)
 		})
 	}
 }
 
 func TestParseInvalidUTF8Text(t *testing.T) {
+	t.Parallel()
 	got := problem.Parse("text/plain", []byte("bad \xff\xfe byte"))
-	if !utf8.ValidString(got.Detail) {
-		t.Errorf("Detail %q is not valid UTF-8", got.Detail)
-	}
-	if got.Detail != "bad \uFFFD byte" && got.Detail != "bad \uFFFD\uFFFD byte" {
-		t.Errorf("Detail = %q", got.Detail)
-	}
+	assert.True(t, utf8.ValidString(got.Detail), "Detail %q is not valid UTF-8", got.Detail)
+	assert.Contains(t, []string{"bad \uFFFD byte", "bad \uFFFD\uFFFD byte"}, got.Detail, "Detail")
 }
 
 func TestWrite(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name       string
 		in         problem.Details
@@ -151,48 +148,38 @@ func TestWrite(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			rec := httptest.NewRecorder()
 			problem.Write(rec, tc.in)
 			res := rec.Result()
 			defer res.Body.Close()
-			if res.StatusCode != tc.wantStatus {
-				t.Errorf("status %d, want %d", res.StatusCode, tc.wantStatus)
-			}
+			assert.Equal(t, tc.wantStatus, res.StatusCode, "status")
 			ct := res.Header.Get("Content-Type")
-			if ct != "application/problem+json" {
-				t.Errorf("Content-Type %q, want application/problem+json", ct)
-			}
+			assert.Equal(t, "application/problem+json", ct, "Content-Type")
 			want := tc.in
 			want.Status, want.Title = tc.wantStatus, tc.wantTitle
-			got := problem.Parse(ct, rec.Body.Bytes())
-			if !reflect.DeepEqual(got, want) {
-				t.Errorf("round trip\n got %#v\nwant %#v\nbody %s", got, want, rec.Body.Bytes())
-			}
+			assert.Equal(t, want, problem.Parse(ct, rec.Body.Bytes()), "round trip of %s", rec.Body.Bytes())
 		})
 	}
 }
 
 // TestWriteServesHTTP checks Write inside a real handler.
 func TestWriteServesHTTP(t *testing.T) {
+	t.Parallel()
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		problem.Write(w, problem.Details{Status: http.StatusTooManyRequests, Detail: "slow down"})
 	}))
-	defer srv.Close()
-	res, err := http.Get(srv.URL)
-	if err != nil {
-		t.Fatal(err)
-	}
+	t.Cleanup(srv.Close)
+	hc := srv.Client()
+	t.Cleanup(hc.CloseIdleConnections)
+	res, err := hc.Get(srv.URL)
+	require.NoError(t, err)
 	defer res.Body.Close()
 	body, err := io.ReadAll(res.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	got := problem.Parse(res.Header.Get("Content-Type"), body)
-	want := problem.Details{Status: 429, Title: "Too Many Requests", Detail: "slow down"}
-	if res.StatusCode != 429 || !reflect.DeepEqual(got, want) {
-		t.Errorf("status %d, details %#v; want 429, %#v", res.StatusCode, got, want)
-	}
-	http.DefaultClient.CloseIdleConnections()
+	require.NoError(t, err)
+	assert.Equal(t, 429, res.StatusCode, "status")
+	assert.Equal(t, problem.Details{Status: 429, Title: "Too Many Requests", Detail: "slow down"},
+		problem.Parse(res.Header.Get("Content-Type"), body), "details")
 }
 
 func FuzzParse(f *testing.F) {
@@ -205,22 +192,16 @@ func FuzzParse(f *testing.F) {
 	f.Fuzz(func(t *testing.T, contentType string, body []byte) {
 		d := problem.Parse(contentType, body)
 		for name, s := range map[string]string{"Detail": d.Detail, "Title": d.Title, "Type": d.Type, "Instance": d.Instance} {
-			if !utf8.ValidString(s) {
-				t.Errorf("%s %q is not valid UTF-8", name, s)
-			}
+			assert.True(t, utf8.ValidString(s), "%s %q is not valid UTF-8", name, s)
 		}
 		for k, vs := range d.Errors {
-			if !utf8.ValidString(k) {
-				t.Errorf("Errors key %q is not valid UTF-8", k)
-			}
+			assert.True(t, utf8.ValidString(k), "Errors key %q is not valid UTF-8", k)
 			for _, v := range vs {
-				if !utf8.ValidString(v) {
-					t.Errorf("Errors[%q] value %q is not valid UTF-8", k, v)
-				}
+				assert.True(t, utf8.ValidString(v), "Errors[%q] value %q is not valid UTF-8", k, v)
 			}
 		}
-		if len(d.Errors) == 0 && d.Errors != nil {
-			t.Errorf("Errors is an empty non-nil map")
+		if d.Errors != nil {
+			assert.NotEmpty(t, d.Errors, "Errors is an empty non-nil map")
 		}
 	})
 }
