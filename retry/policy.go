@@ -346,59 +346,96 @@ func (c *Call) Decide(ctx context.Context, a Attempt) Decision {
 	return c.last
 }
 
+// decide judges one attempt: a success settles the quota; otherwise the
+// outcome must be one the class may send again (mayRetry), the wait must
+// fit the budget and the deadline (canWait), and the quota must have the
+// tokens.
 func (c *Call) decide(ctx context.Context, a Attempt, d Decision, now, deadline time.Time, hasDeadline bool) Decision {
-	p := &c.Policy
 	if a.HandlerErr != nil {
 		return stop(d, HookFailed)
 	}
 	if a.Err == nil && (a.Accepted || a.Status >= 200 && a.Status < 300) {
-		if p.Quota != nil && !c.settled {
-			c.settled = true // once: a success may be judged again
-			if c.taken > 0 {
-				p.Quota.refund(c.taken)
-			} else if c.retries == 0 {
-				p.Quota.refund(SuccessCredit)
-			}
-		}
+		c.settle()
 		return d
 	}
-	if ctx.Err() != nil {
-		return stop(d, ContextDone)
-	}
-	if reason, ok := c.retryable(a, d); !ok {
+	if reason, ok := c.mayRetry(ctx, a, d); !ok {
 		return stop(d, reason)
 	}
-	if d.HasRetryAfter && d.RetryAfter > p.maxRetryAfter() {
-		return stop(d, RetryAfterExceedsMax)
+	d.Wait = c.wait(d)
+	if reason, ok := c.canWait(d, now, deadline, hasDeadline); !ok {
+		return stop(d, reason)
 	}
-	if c.retries >= p.Retries() {
-		return stop(d, AttemptsExhausted)
-	}
-	wait := p.Backoff(c.retries)
-	if d.HasRetryAfter {
-		wait = max(wait, d.RetryAfter)
-	}
-	d.Wait = wait
-	if p.MaxTotalDelay > 0 && wait > p.MaxTotalDelay-c.spent {
-		return stop(d, BudgetExhausted)
-	}
-	if left := deadline.Sub(now); hasDeadline && wait > left {
-		if d.HasRetryAfter && d.RetryAfter > left {
-			return stop(d, RetryAfterExceedsDeadline)
-		}
-		return stop(d, BackoffExceedsDeadline)
-	}
-	if p.Quota != nil {
-		n, ok := p.Quota.take(a)
+	if q := c.Policy.Quota; q != nil {
+		n, ok := q.take(a)
 		if !ok {
 			return stop(d, QuotaExhausted)
 		}
 		c.taken = n
 	}
 	c.retries++
-	c.spent += wait
+	c.spent += d.Wait
 	d.Retry = true
 	return d
+}
+
+// settle gives the quota back, once, what a call that succeeded owes it:
+// its last retry's tokens, or the success credit when it needed none.
+func (c *Call) settle() {
+	q := c.Policy.Quota
+	if q == nil || c.settled {
+		return
+	}
+	c.settled = true // once: a success may be judged again
+	if c.taken > 0 {
+		q.refund(c.taken)
+	} else if c.retries == 0 {
+		q.refund(SuccessCredit)
+	}
+}
+
+// mayRetry reports whether a failed attempt may be sent again at all, and
+// if not, why: ctx is alive, the class allows the outcome, its Retry-After
+// is not past the maximum, and retries are left.
+func (c *Call) mayRetry(ctx context.Context, a Attempt, d Decision) (StopReason, bool) {
+	p := &c.Policy
+	if ctx.Err() != nil {
+		return ContextDone, false
+	}
+	if reason, ok := c.retryable(a, d); !ok {
+		return reason, false
+	}
+	if d.HasRetryAfter && d.RetryAfter > p.maxRetryAfter() {
+		return RetryAfterExceedsMax, false
+	}
+	if c.retries >= p.Retries() {
+		return AttemptsExhausted, false
+	}
+	return "", true
+}
+
+// wait returns the wait before the next attempt: the backoff, never
+// shorter than the Retry-After.
+func (c *Call) wait(d Decision) time.Duration {
+	wait := c.Policy.Backoff(c.retries)
+	if d.HasRetryAfter {
+		wait = max(wait, d.RetryAfter)
+	}
+	return wait
+}
+
+// canWait reports whether d.Wait fits the call's delay budget and the
+// deadline, and if not, why.
+func (c *Call) canWait(d Decision, now, deadline time.Time, hasDeadline bool) (StopReason, bool) {
+	if budget := c.Policy.MaxTotalDelay; budget > 0 && d.Wait > budget-c.spent {
+		return BudgetExhausted, false
+	}
+	if left := deadline.Sub(now); hasDeadline && d.Wait > left {
+		if d.HasRetryAfter && d.RetryAfter > left {
+			return RetryAfterExceedsDeadline, false
+		}
+		return BackoffExceedsDeadline, false
+	}
+	return "", true
 }
 
 // retryable reports whether the class may send the outcome again, and if
