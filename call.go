@@ -96,7 +96,9 @@ type attemptLoop struct {
 	// gotConn records that the current attempt got a connection. The trace
 	// sets it (installed on the client's own transport only, whose GotConn
 	// runs on the calling goroutine); record clears it. An attempt without
-	// one sent nothing, also when ctx cut it short while dialing.
+	// one sent nothing, also when ctx cut it short while dialing. The
+	// pooled trace is never changed after newAttemptLoop: a caller's own
+	// trace is merged into a fresh one (traced).
 	gotConn bool
 }
 
@@ -121,12 +123,13 @@ func newAttemptLoop(c *Client) *attemptLoop {
 // m describes the call for errors found after it, such as a body that does
 // not decode.
 func (c *Client) do(ctx context.Context, op *operation) (resp *http.Response, m meta, err error) {
-	m.op = op.name
+	m.op, m.attempts = op.name, op.prior // earlier legs of the call count
 	if c.closed.Load() {
-		return nil, m, closedError(op.name)
+		return nil, m, opError(m, "", ErrClosed)
 	}
 	if err := ctx.Err(); err != nil {
-		return nil, m, stopError(meta{op: op.name, reason: retry.ContextDone}, err, nil)
+		m.reason = retry.ContextDone
+		return nil, m, stopError(m, err, nil)
 	}
 	l := c.loops.Get().(*attemptLoop)
 	defer func() {
@@ -188,6 +191,12 @@ func (c *Client) newRequest(ctx context.Context, op *operation) (*retryablehttp.
 func (l *attemptLoop) traced(ctx context.Context) context.Context {
 	if l.c.owned == nil {
 		return ctx
+	}
+	if httptrace.ContextClientTrace(ctx) != nil {
+		// WithClientTrace merges the caller's hooks into the trace it is
+		// given, in place: a fresh one, never the pooled one, which other
+		// calls would then run.
+		return httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{GotConn: l.trace.GotConn})
 	}
 	return httptrace.WithClientTrace(ctx, &l.trace)
 }

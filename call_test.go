@@ -31,6 +31,7 @@ import (
 	"math"
 	"net"
 	"net/http"
+	"net/http/httptrace"
 	"net/netip"
 	"path/filepath"
 	"slices"
@@ -1970,4 +1971,50 @@ func TestWithRetryQuota(t *testing.T) {
 		_, err := synthient.NewClient(testKey, synthient.WithRetryQuota(bad[0], bad[1], bad[2]))
 		assert.ErrorIs(t, err, synthient.ErrInvalidArgument, "WithRetryQuota%v", bad)
 	}
+}
+
+// A caller's own httptrace hooks run for its calls alone: the client's
+// pooled connection trace never takes them in, whatever calls reuse it,
+// also when traced calls run at once (the race detector watches).
+func TestCallerTraceIsItsCallsAlone(t *testing.T) {
+	t.Parallel()
+	srv := newAPIServer(t, func(_ int, w http.ResponseWriter, r *http.Request) {
+		writeJSON(w, http.StatusOK, sampleBody(r.URL.Path))
+	})
+	c := newClient(t, srv.Base)
+	traced := func(n *atomic.Int32) context.Context {
+		return httptrace.WithClientTrace(callCtx(t), &httptrace.ClientTrace{
+			GotConn: func(httptrace.GotConnInfo) { n.Add(1) },
+		})
+	}
+
+	t.Run("one after another", func(t *testing.T) {
+		var first atomic.Int32
+		require.NoError(t, callAccount(traced(&first), c))
+		for range 5 {
+			require.NoError(t, callAccount(callCtx(t), c))
+		}
+		var second atomic.Int32
+		for range 3 {
+			require.NoError(t, callAccount(traced(&second), c))
+		}
+		assert.EqualValues(t, 1, first.Load(), "hooks of the first traced call")
+		assert.EqualValues(t, 3, second.Load(), "hooks of the later traced calls")
+	})
+
+	t.Run("at once", func(t *testing.T) {
+		var wg sync.WaitGroup
+		counts := make([]atomic.Int32, 8)
+		for i := range counts {
+			wg.Go(func() {
+				for range 4 {
+					assert.NoError(t, callAccount(traced(&counts[i]), c))
+				}
+			})
+		}
+		wg.Wait()
+		for i := range counts {
+			assert.EqualValues(t, 4, counts[i].Load(), "hooks of goroutine %d", i)
+		}
+	})
 }

@@ -35,6 +35,8 @@ var (
 	// count is not the expected size: fewer bytes, more bytes (the copy
 	// stops at the expected size), a Content-Length that differs from the
 	// meta's size, or a Content-Length of 0 (an export is never empty).
+	// When the connection ended before the Content-Length, the error is a
+	// *ConnectionError that matches ErrSizeMismatch too.
 	ErrSizeMismatch = errors.New("size mismatch")
 	// ErrSizeUnknown is matched by the error of a DownloadExport whose
 	// answer had no Content-Length (a chunked body, or one ended by
@@ -647,6 +649,10 @@ func copyCapped(ctx context.Context, m meta, body io.Reader, w io.Writer, want i
 		return n, nil
 	case dst.over:
 		return n, downloadError(m, ErrSizeMismatch, "got more than the expected %d bytes", want)
+	case src.err != nil && want >= 0 && errors.Is(src.err, io.ErrUnexpectedEOF):
+		// The connection ended before the Content-Length: a
+		// *ConnectionError, and a short download too.
+		return n, readError(ctx, m, fmt.Errorf("%w: got %d bytes, expected %d: %w", ErrSizeMismatch, n, want, src.err))
 	case src.err != nil:
 		return n, readError(ctx, m, src.err)
 	}

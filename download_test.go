@@ -1870,3 +1870,46 @@ func TestDownloadExportMalformedAnswer(t *testing.T) {
 		assertNoSecret(t, err, logs)
 	})
 }
+
+// A call cut short by its context between its legs still counts the legs
+// that were answered: here the meta request, whose answer's hook cancels.
+func TestDownloadExportToCancelledAfterTheMeta(t *testing.T) {
+	t.Parallel()
+	data := exportBytes(100)
+	storage := storageServer(t, data)
+	api := fileAPI(t, data, sha256Hex(data), func() string { return presigned(storage.URL) })
+	ctx, cancel := context.WithCancel(callCtx(t))
+	defer cancel()
+	hook := func(ri *synthient.ResponseInfo) error {
+		if ri.Status == http.StatusOK {
+			cancel()
+		}
+		return nil
+	}
+	c := newClient(t, api.Base, synthient.WithResponseHook(hook))
+	_, err := c.DownloadExportTo(ctx, synthient.FeedProxies, "2026-06-10/14", io.Discard, nil)
+	require.ErrorIs(t, err, context.Canceled)
+	requireStop(t, err, 1, retry.ContextDone)
+	assert.Equal(t, 1, api.Arrivals(), "API requests")
+	assert.Zero(t, storage.Arrivals(), "storage requests")
+}
+
+// A storage answer whose connection ends before its Content-Length: a
+// *ConnectionError (the call reached the server), which also matches
+// ErrSizeMismatch, the mark of every short download.
+func TestDownloadExportCutBeforeTheContentLength(t *testing.T) {
+	t.Parallel()
+	data := exportBytes(1000)
+	storage := newRawServer(t, func(c *rawConn) {
+		if _, _, _, err := c.ReadRequest(); err == nil {
+			_, _ = fmt.Fprintf(c, "HTTP/1.1 200 OK\r\nContent-Type: application/octet-stream\r\nContent-Length: %d\r\n\r\n", len(data))
+			_, _ = c.Write(data[:500])
+		}
+	})
+	api := fileAPI(t, data, sha256Hex(data), func() string { return presigned(storage.Origin) })
+	_, err := newClient(t, api.Base).DownloadExportTo(callCtx(t), synthient.FeedProxies, "2026-06-10/14", io.Discard, nil)
+	requireConnErr(t, err, false, false)
+	assert.ErrorIs(t, err, synthient.ErrSizeMismatch)
+	assert.ErrorIs(t, err, io.ErrUnexpectedEOF)
+	assert.Contains(t, err.Error(), "got 500 bytes, expected 1000")
+}

@@ -41,10 +41,13 @@ type StopReason = retry.StopReason
 // *DecodeError too, and gives the operation, the number of requests sent
 // and why the client stopped.
 //
-// An *Error is also returned itself: for an export listing that repeats a
-// cursor, a download redirect the client cannot follow, and a call whose
-// context was cancelled or expired (then errors.Is(err, ctx.Err()) holds,
-// and errors.As still reaches the last *APIError or *ConnectionError).
+// An *Error is also returned itself: for a call on a closed client
+// (ErrClosed), an export listing that repeats a cursor, a download redirect
+// the client cannot follow, a download that is not the file (ErrSizeMismatch,
+// ErrSizeUnknown, ErrChecksumMismatch, a storage answer other than 200), a
+// writer or file that fails, and a call whose context was cancelled or
+// expired (then errors.Is(err, ctx.Err()) holds, and errors.As still
+// reaches the last *APIError or *ConnectionError).
 type Error struct {
 	// Op is the method that failed, such as "LookupIP".
 	Op string
