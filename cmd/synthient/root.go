@@ -381,9 +381,9 @@ func isCobraUsage(err error) bool {
 
 // describe renders an error as one line, without the "synthient: " prefix
 // of the SDK's messages: for an API error its status, title or detail,
-// request id and Retry-After. The detail is cut to 300 bytes after the
-// secrets in it were redacted: a secret cut in two would no longer be
-// found by the safeWriter.
+// field errors and notes (see errorNotes). The detail is cut to 300 bytes
+// after the secrets in it were redacted: a secret cut in two would no
+// longer be found by the safeWriter.
 func (a *app) describe(err error) string {
 	var apiErr *synthient.APIError
 	if !errors.As(err, &apiErr) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
@@ -391,37 +391,49 @@ func (a *app) describe(err error) string {
 	}
 	var b strings.Builder
 	b.WriteString(apiErr.Error())
-	text := apiErr.Detail
-	if text == "" {
-		text = apiErr.Title
-	}
-	// A text body may repeat the status line ("401 Unauthorized: malformed
-	// API key"): print the status once.
-	if rest, ok := strings.CutPrefix(text, apiErr.Error()); ok {
-		text = strings.TrimSpace(strings.TrimPrefix(rest, ":"))
-	}
-	if text != "" {
+	if text := problemText(apiErr); text != "" {
 		b.WriteString(": ")
 		b.WriteString(oneLine(truncate(a.secrets.redactString(text), 300)))
 	}
 	for field, msgs := range apiErr.Errors {
 		fmt.Fprintf(&b, "; %s: %s", oneLine(field), oneLine(strings.Join(msgs, ", ")))
 	}
-	var extra []string
+	if notes := errorNotes(err, apiErr); len(notes) > 0 {
+		b.WriteString(" (" + strings.Join(notes, ", ") + ")")
+	}
+	return b.String()
+}
+
+// problemText is what an API error says beyond its status: its detail,
+// else its title. A text body may repeat the status line ("401
+// Unauthorized: malformed API key"): the status is printed once.
+func problemText(apiErr *synthient.APIError) string {
+	text := apiErr.Detail
+	if text == "" {
+		text = apiErr.Title
+	}
+	if rest, ok := strings.CutPrefix(text, apiErr.Error()); ok {
+		text = strings.TrimSpace(strings.TrimPrefix(rest, ":"))
+	}
+	return text
+}
+
+// errorNotes are what describe adds in parentheses to an API error: its
+// request id, its Retry-After and, when the SDK stopped retrying, the
+// attempts it made and why it stopped.
+func errorNotes(err error, apiErr *synthient.APIError) []string {
+	var notes []string
 	if apiErr.RequestID != "" {
-		extra = append(extra, "request id "+oneLine(apiErr.RequestID))
+		notes = append(notes, "request id "+oneLine(apiErr.RequestID))
 	}
 	if apiErr.RetryAfter != nil {
-		extra = append(extra, "retry after "+apiErr.RetryAfter.String())
+		notes = append(notes, "retry after "+apiErr.RetryAfter.String())
 	}
 	var base *synthient.Error
 	if errors.As(err, &base) && base.StopReason != "" {
-		extra = append(extra, fmt.Sprintf("%d attempt(s), %s", base.Attempts, base.StopReason))
+		notes = append(notes, fmt.Sprintf("%d attempt(s), %s", base.Attempts, base.StopReason))
 	}
-	if len(extra) > 0 {
-		b.WriteString(" (" + strings.Join(extra, ", ") + ")")
-	}
-	return b.String()
+	return notes
 }
 
 func oneLine(s string) string {
