@@ -159,16 +159,7 @@ API key is printed as [redacted]. See docs/cli.md.`,
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
 		return &exitError{code: exitUsage, err: err, hint: true}
 	})
-	f := root.PersistentFlags()
-	f.StringVar(&a.apiKey, "api-key", "", "API key (default $SYNTHIENT_API_KEY)")
-	f.StringVar(&a.apiKeyFile, "api-key-file", "", "read the API key from this file (- for stdin); not with --api-key")
-	f.StringVar(&a.baseURL, "base-url", "", "API base URL including /api/v4 (default $SYNTHIENT_BASE_URL, else "+synthient.DefaultBaseURL+")")
-	f.BoolVar(&a.fake, "fake", false, "run against an in-process fake API (no key needed)")
-	f.IntVar(&a.maxRetries, "max-retries", synthient.DefaultMaxRetries, "retries after the first attempt, where the retry class allows (0 to 16)")
-	f.DurationVar(&a.timeout, "timeout", synthient.DefaultTimeout, "bound on each wait for a read or write")
-	f.DurationVar(&a.openTimeout, "open-timeout", synthient.DefaultOpenTimeout, "bound on each connect")
-	f.StringVarP(&a.output, "output", "o", "text", "output format: text or json (NDJSON for batches and streams)")
-	f.BoolVarP(&a.verbose, "verbose", "v", false, "log every retry decision on stderr")
+	a.addGlobalFlags(root)
 	root.PersistentPreRunE = func(cmd *cobra.Command, _ []string) error {
 		for _, check := range []func(*cobra.Command) error{a.checkOutputFlag, a.checkFakeFlags, a.checkKeyFlags} {
 			if err := check(cmd); err != nil {
@@ -187,6 +178,21 @@ API key is printed as [redacted]. See docs/cli.md.`,
 		a.fakeServerCommand(),
 	)
 	return root
+}
+
+// addGlobalFlags adds to root the persistent flags, which every command
+// takes, bound to a's fields.
+func (a *app) addGlobalFlags(root *cobra.Command) {
+	f := root.PersistentFlags()
+	f.StringVar(&a.apiKey, "api-key", "", "API key (default $SYNTHIENT_API_KEY)")
+	f.StringVar(&a.apiKeyFile, "api-key-file", "", "read the API key from this file (- for stdin); not with --api-key")
+	f.StringVar(&a.baseURL, "base-url", "", "API base URL including /api/v4 (default $SYNTHIENT_BASE_URL, else "+synthient.DefaultBaseURL+")")
+	f.BoolVar(&a.fake, "fake", false, "run against an in-process fake API (no key needed)")
+	f.IntVar(&a.maxRetries, "max-retries", synthient.DefaultMaxRetries, "retries after the first attempt, where the retry class allows (0 to 16)")
+	f.DurationVar(&a.timeout, "timeout", synthient.DefaultTimeout, "bound on each wait for a read or write")
+	f.DurationVar(&a.openTimeout, "open-timeout", synthient.DefaultOpenTimeout, "bound on each connect")
+	f.StringVarP(&a.output, "output", "o", "text", "output format: text or json (NDJSON for batches and streams)")
+	f.BoolVarP(&a.verbose, "verbose", "v", false, "log every retry decision on stderr")
 }
 
 func (a *app) checkOutputFlag(*cobra.Command) error {
