@@ -29,52 +29,17 @@ func (h *decisionHandler) Enabled(_ context.Context, l slog.Level) bool { return
 func (h *decisionHandler) WithAttrs([]slog.Attr) slog.Handler           { return h }
 func (h *decisionHandler) WithGroup(string) slog.Handler                { return h }
 
+// Handle writes the record as one line, in its steps: the attempt and its
+// route, what the attempt came to (writeOutcome), the decision
+// (writeDecision), and the time left before the deadline.
 func (h *decisionHandler) Handle(_ context.Context, r slog.Record) error {
-	v := map[string]slog.Value{}
-	r.Attrs(func(a slog.Attr) bool {
-		v[a.Key] = a.Value.Resolve()
-		return true
-	})
-	str := func(k string) string {
-		if x, ok := v[k]; ok {
-			return x.String()
-		}
-		return ""
-	}
-	dur := func(k string) (time.Duration, bool) {
-		if x, ok := v[k]; ok && x.Kind() == slog.KindDuration {
-			return x.Duration(), true
-		}
-		return 0, false
-	}
+	v := recordAttrs(r)
 	var b strings.Builder
 	b.WriteString(h.indent)
-	fmt.Fprintf(&b, "attempt %s/%s %s %s: ", str("attempt"), str("max_attempts"), str("method"), str("route"))
-	if s := str("status"); s != "" {
-		b.WriteString(s)
-	} else if e := str("error"); e != "" {
-		b.WriteString(e + " error")
-	} else {
-		b.WriteString("waiting")
-	}
-	if ra, ok := dur("retry_after"); ok {
-		fmt.Fprintf(&b, ", Retry-After %s", ra)
-	}
-	if id := str("request_id"); id != "" {
-		fmt.Fprintf(&b, ", request id %s", id)
-	}
-	switch str("decision") {
-	case "retry":
-		w, _ := dur("wait")
-		fmt.Fprintf(&b, " -> retry in %s", w.Round(time.Millisecond))
-	case "done":
-		b.WriteString(" -> done")
-	case "stop":
-		fmt.Fprintf(&b, " -> stop: %s", str("reason"))
-	default:
-		b.WriteString(" " + r.Message)
-	}
-	if left, ok := dur("time_left"); ok {
+	fmt.Fprintf(&b, "attempt %s/%s %s %s: ", v.str("attempt"), v.str("max_attempts"), v.str("method"), v.str("route"))
+	v.writeOutcome(&b)
+	v.writeDecision(&b, r.Message)
+	if left, ok := v.dur("time_left"); ok {
 		fmt.Fprintf(&b, " (%s left before the deadline)", left.Round(time.Millisecond))
 	}
 	b.WriteByte('\n')
@@ -82,4 +47,67 @@ func (h *decisionHandler) Handle(_ context.Context, r slog.Record) error {
 	defer h.mu.Unlock()
 	_, err := io.WriteString(h.w, b.String())
 	return err
+}
+
+// attrs are a record's attributes by key, resolved.
+type attrs map[string]slog.Value
+
+func recordAttrs(r slog.Record) attrs {
+	v := attrs{}
+	r.Attrs(func(a slog.Attr) bool {
+		v[a.Key] = a.Value.Resolve()
+		return true
+	})
+	return v
+}
+
+// str returns the attribute k as text; "" when the record has none.
+func (v attrs) str(k string) string {
+	if x, ok := v[k]; ok {
+		return x.String()
+	}
+	return ""
+}
+
+// dur returns the attribute k when it is a duration.
+func (v attrs) dur(k string) (time.Duration, bool) {
+	if x, ok := v[k]; ok && x.Kind() == slog.KindDuration {
+		return x.Duration(), true
+	}
+	return 0, false
+}
+
+// writeOutcome writes what the attempt came to: its status, else its
+// error, else "waiting"; then the Retry-After and the request id it
+// brought.
+func (v attrs) writeOutcome(b *strings.Builder) {
+	if s := v.str("status"); s != "" {
+		b.WriteString(s)
+	} else if e := v.str("error"); e != "" {
+		b.WriteString(e + " error")
+	} else {
+		b.WriteString("waiting")
+	}
+	if ra, ok := v.dur("retry_after"); ok {
+		fmt.Fprintf(b, ", Retry-After %s", ra)
+	}
+	if id := v.str("request_id"); id != "" {
+		fmt.Fprintf(b, ", request id %s", id)
+	}
+}
+
+// writeDecision writes the decision: a retry and its wait, done, or a
+// stop and its reason; for any other record, its message.
+func (v attrs) writeDecision(b *strings.Builder, message string) {
+	switch v.str("decision") {
+	case "retry":
+		w, _ := v.dur("wait")
+		fmt.Fprintf(b, " -> retry in %s", w.Round(time.Millisecond))
+	case "done":
+		b.WriteString(" -> done")
+	case "stop":
+		fmt.Fprintf(b, " -> stop: %s", v.str("reason"))
+	default:
+		b.WriteString(" " + message)
+	}
 }

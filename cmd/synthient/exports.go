@@ -46,46 +46,60 @@ func (a *app) exportsListCommand() *cobra.Command {
 				return err
 			}
 			p := &synthient.ListExportsParams{Limit: limit, Cursor: cursor}
-			if !all {
-				page, err := c.ListExports(cmd.Context(), feed, p)
-				if err != nil {
-					return err
-				}
-				if a.json() {
-					return writeJSON(a.env.stdout, page)
-				}
-				if err := writeExports(a.env.stdout, page.Exports); err != nil {
-					return err
-				}
-				if page.NextCursor != "" {
-					// One line: a newline in the cursor must not forge another.
-					fmt.Fprintf(a.env.stdout, "\nmore: --cursor %s (or --all)\n", shellWord(escapeCell(page.NextCursor)))
-				}
-				return nil
+			if all {
+				return a.listAllExports(cmd.Context(), c, feed, p)
 			}
-			var exports []synthient.Export
-			for e, err := range c.AllExports(cmd.Context(), feed, p) {
-				if err != nil {
-					return err
-				}
-				if a.json() {
-					if err := writeJSON(a.env.stdout, e); err != nil {
-						return err
-					}
-					continue
-				}
-				exports = append(exports, e)
-			}
-			if a.json() {
-				return nil
-			}
-			return writeExports(a.env.stdout, exports)
+			return a.listExportsPage(cmd.Context(), c, feed, p)
 		},
 	}
 	cmd.Flags().IntVar(&limit, "limit", 0, "page size, 1 to 500 (default: the API's, 100)")
 	cmd.Flags().BoolVar(&all, "all", false, "follow every page (JSON: one export per line)")
 	cmd.Flags().StringVar(&cursor, "cursor", "", "start at this page's cursor")
 	return cmd
+}
+
+// listExportsPage prints one page of exports: in JSON the page as it is,
+// in text a table and, when there are more pages, the --cursor to ask for
+// the next.
+func (a *app) listExportsPage(ctx context.Context, c *synthient.Client, feed synthient.Feed, p *synthient.ListExportsParams) error {
+	page, err := c.ListExports(ctx, feed, p)
+	if err != nil {
+		return err
+	}
+	if a.json() {
+		return writeJSON(a.env.stdout, page)
+	}
+	if err := writeExports(a.env.stdout, page.Exports); err != nil {
+		return err
+	}
+	if page.NextCursor != "" {
+		// One line: a newline in the cursor must not forge another.
+		fmt.Fprintf(a.env.stdout, "\nmore: --cursor %s (or --all)\n", shellWord(escapeCell(page.NextCursor)))
+	}
+	return nil
+}
+
+// listAllExports prints the exports of every page: in JSON one export per
+// line as it comes, in text one table once the last page came (nothing
+// when a page fails).
+func (a *app) listAllExports(ctx context.Context, c *synthient.Client, feed synthient.Feed, p *synthient.ListExportsParams) error {
+	var exports []synthient.Export
+	for e, err := range c.AllExports(ctx, feed, p) {
+		if err != nil {
+			return err
+		}
+		if a.json() {
+			if err := writeJSON(a.env.stdout, e); err != nil {
+				return err
+			}
+			continue
+		}
+		exports = append(exports, e)
+	}
+	if a.json() {
+		return nil
+	}
+	return writeExports(a.env.stdout, exports)
 }
 
 func (a *app) exportsMetaCommand() *cobra.Command {

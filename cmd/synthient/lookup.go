@@ -111,8 +111,7 @@ func writeDomain(w io.Writer, r *synthient.DomainLookup) error {
 }
 
 func (a *app) lookupIPsCommand() *cobra.Command {
-	var file, failedFile string
-	var concurrency int
+	var o lookupIPsOptions
 	cmd := &cobra.Command{
 		Use:   "ips --file F",
 		Short: "Look up many IP addresses, in batches of 1000 (0.9 credit each)",
@@ -123,54 +122,107 @@ that is not an address, is reported on stderr with its addresses and written
 to --failed; the exit code is then 3 (a failed batch) or 2 (invalid lines).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if file == "" {
-				return usageError("lookup ips needs --file (use - for stdin)")
-			}
-			if concurrency < 1 || concurrency > 64 {
-				return usageError("--concurrency must be 1 to 64, not %d", concurrency)
-			}
-			in := a.env.stdin
-			if file != "-" {
-				f, err := openInterruptible(cmd.Context(), file)
-				if err != nil {
-					return err
-				}
-				defer f.Close()
-				in = f
-			}
-			if err := checkFailedFile(failedFile, in); err != nil {
+			if err := o.check(); err != nil {
 				return err
 			}
-			c, err := a.newClient()
-			if err != nil {
-				return err
-			}
-			b := &batch{
-				app:         a,
-				client:      c,
-				concurrency: concurrency,
-				total:       -1,
-			}
-			if f, ok := in.(*os.File); ok && a.env.stderrIsTerminal() {
-				if b.total, err = countAddresses(f); err != nil { // for the progress bar
-					return err
-				}
-			}
-			if failedFile != "" {
-				f, err := os.Create(failedFile)
-				if err != nil {
-					return usageError("%v", err)
-				}
-				defer f.Close()
-				b.failed = f
-			}
-			return b.run(cmd.Context(), in)
+			return a.lookupIPs(cmd.Context(), &o)
 		},
 	}
-	cmd.Flags().StringVar(&file, "file", "", `file of addresses, one per line ("-" for stdin)`)
-	cmd.Flags().IntVar(&concurrency, "concurrency", 4, "batches in flight at once")
-	cmd.Flags().StringVar(&failedFile, "failed", "", "write the addresses that were not looked up to this file")
+	cmd.Flags().StringVar(&o.file, "file", "", `file of addresses, one per line ("-" for stdin)`)
+	cmd.Flags().IntVar(&o.concurrency, "concurrency", 4, "batches in flight at once")
+	cmd.Flags().StringVar(&o.failed, "failed", "", "write the addresses that were not looked up to this file")
 	return cmd
+}
+
+// lookupIPsOptions are the flags of lookup ips.
+type lookupIPsOptions struct {
+	file, failed string
+	concurrency  int
+}
+
+// check refuses a missing --file, then a --concurrency out of range.
+func (o *lookupIPsOptions) check() error {
+	if o.file == "" {
+		return usageError("lookup ips needs --file (use - for stdin)")
+	}
+	if o.concurrency < 1 || o.concurrency > 64 {
+		return usageError("--concurrency must be 1 to 64, not %d", o.concurrency)
+	}
+	return nil
+}
+
+// lookupIPs runs lookup ips in its steps: open the input, refuse a
+// --failed file that is the input, build the batch, create the --failed
+// file, and run the batch. The files are closed when it returns.
+func (a *app) lookupIPs(ctx context.Context, o *lookupIPsOptions) error {
+	in, closeIn, err := a.openBatchInput(ctx, o.file)
+	if err != nil {
+		return err
+	}
+	defer closeIn()
+	if err := checkFailedFile(o.failed, in); err != nil {
+		return err
+	}
+	b, err := a.newBatch(o.concurrency, in)
+	if err != nil {
+		return err
+	}
+	closeFailed, err := b.createFailed(o.failed)
+	if err != nil {
+		return err
+	}
+	defer closeFailed()
+	return b.run(ctx, in)
+}
+
+// openBatchInput opens the --file of lookup ips: stdin for "-", else the
+// file, which the returned func closes (for stdin it does nothing).
+func (a *app) openBatchInput(ctx context.Context, file string) (io.Reader, func(), error) {
+	if file == "-" {
+		return a.env.stdin, func() {}, nil
+	}
+	f, err := openInterruptible(ctx, file)
+	if err != nil {
+		return nil, nil, err
+	}
+	return f, func() { f.Close() }, nil
+}
+
+// newBatch builds the batch with a client from the global flags. When
+// stderr is a terminal and the input is a file, it counts the addresses
+// first, for the progress bar (see countAddresses).
+func (a *app) newBatch(concurrency int, in io.Reader) (*batch, error) {
+	c, err := a.newClient()
+	if err != nil {
+		return nil, err
+	}
+	b := &batch{
+		app:         a,
+		client:      c,
+		concurrency: concurrency,
+		total:       -1,
+	}
+	if f, ok := in.(*os.File); ok && a.env.stderrIsTerminal() {
+		if b.total, err = countAddresses(f); err != nil { // for the progress bar
+			return nil, err
+		}
+	}
+	return b, nil
+}
+
+// createFailed creates the --failed file name, when one is named, for the
+// batch to write what it did not look up; the returned func closes it. A
+// file that cannot be created is a usage error.
+func (b *batch) createFailed(name string) (func(), error) {
+	if name == "" {
+		return func() {}, nil
+	}
+	f, err := os.Create(name)
+	if err != nil {
+		return nil, usageError("%v", err)
+	}
+	b.failed = f
+	return func() { f.Close() }, nil
 }
 
 // openInterruptible opens the file name for reading, which blocks for a
@@ -237,7 +289,25 @@ type chunk struct {
 	err     error
 }
 
+// run looks up the input in its steps: start the output, read the input
+// into chunks on a goroutine of its own, look the chunks up as they come
+// and print them in input order, wait for those still in flight, finish
+// the output, and return the batch's outcome. An interrupt stops the
+// dispatch of new chunks, and the reading is not waited for; the chunks
+// in flight are still waited for and reported.
 func (b *batch) run(ctx context.Context, in io.Reader) error {
+	b.startOutput()
+	chunks, readDone := b.startReading(ctx, in)
+	f := newFlight(b)
+	f.lookUpAll(ctx, chunks)
+	f.drain()
+	printErr := b.finishOutput(f.printErr)
+	return b.outcome(ctx, readDone, printErr)
+}
+
+// startOutput starts the progress bar, when stderr is a terminal, and the
+// results table with its header, in text output.
+func (b *batch) startOutput() {
 	if b.app.env.stderrIsTerminal() {
 		b.bar = progressbar.NewOptions64(b.total,
 			progressbar.OptionSetWriter(b.app.progress),
@@ -251,68 +321,107 @@ func (b *batch) run(ctx context.Context, in io.Reader) error {
 		b.tbl = newTable(b.app.env.stdout)
 		b.tbl.row(ipHeader...)
 	}
+}
 
-	chunks := make(chan *chunk)
-	readDone := make(chan error, 1)
+// startReading reads the input into chunks (see read) on a goroutine of
+// its own. The chunks channel is closed when the reading ends, after
+// readDone received its error (nil when the whole input was read).
+func (b *batch) startReading(ctx context.Context, in io.Reader) (chunks <-chan *chunk, readDone <-chan error) {
+	out := make(chan *chunk)
+	done := make(chan error, 1)
 	go func() {
-		readDone <- b.read(ctx, in, chunks)
-		close(chunks)
+		done <- b.read(ctx, in, out)
+		close(out)
 	}()
+	return out, done
+}
 
-	// At most concurrency chunks are in flight; finished chunks are printed
-	// in input order as soon as the ones before them are.
-	finished := make(chan *chunk)
-	pending := map[int]*chunk{}
-	next, inflight := 0, 0
-	var printErr error
-	receive := func(c *chunk) {
-		inflight--
-		pending[c.seq] = c
-		for c, ok := pending[next]; ok; c, ok = pending[next] {
-			delete(pending, next)
-			next++
-			if err := b.print(c); err != nil && printErr == nil {
-				printErr = err
-			}
-		}
-	}
-	dispatch := func(c *chunk) {
-		inflight++
-		go func() {
-			c.results, c.err = b.client.LookupIPs(ctx, c.addrs)
-			var dec *synthient.DecodeError
-			if errors.As(c.err, &dec) && len(dec.Missing) > 0 {
-				c.missing = dec.Missing
-			}
-			finished <- c
-		}()
-	}
-read:
+// flight looks chunks up, at most the batch's concurrency at a time,
+// each on a goroutine of its own, and prints the finished ones in input
+// order as soon as the ones before them are. Only the goroutine that
+// runs the batch uses it; the lookups hand their chunks back on finished.
+type flight struct {
+	b        *batch
+	finished chan *chunk
+	pending  map[int]*chunk // finished chunks not printed yet, by seq
+	next     int            // the seq of the next chunk to print
+	inflight int            // chunks dispatched and not received yet
+	printErr error          // the first error printing a chunk
+}
+
+func newFlight(b *batch) *flight {
+	return &flight{b: b, finished: make(chan *chunk), pending: map[int]*chunk{}}
+}
+
+// lookUpAll dispatches the chunks as they come, while fewer than the
+// concurrency are in flight, and receives the finished ones, until the
+// chunks end or ctx is done. While the concurrency is reached it takes no
+// new chunk (a nil channel is never ready).
+func (f *flight) lookUpAll(ctx context.Context, chunks <-chan *chunk) {
 	for {
-		if inflight == b.concurrency {
-			select {
-			case c := <-finished:
-				receive(c)
-			case <-ctx.Done():
-				break read
-			}
-			continue
+		next := chunks
+		if f.inflight == f.b.concurrency {
+			next = nil
 		}
 		select {
-		case c, ok := <-chunks:
+		case c, ok := <-next:
 			if !ok {
-				break read
+				return
 			}
-			dispatch(c)
-		case c := <-finished:
-			receive(c)
+			f.dispatch(ctx, c)
+		case c := <-f.finished:
+			f.receive(c)
 		case <-ctx.Done():
-			break read
+			return
 		}
 	}
-	for inflight > 0 {
-		receive(<-finished)
+}
+
+// dispatch looks c up on a goroutine of its own, which hands it back on
+// finished.
+func (f *flight) dispatch(ctx context.Context, c *chunk) {
+	f.inflight++
+	go func() {
+		f.b.lookUp(ctx, c)
+		f.finished <- c
+	}()
+}
+
+// receive takes a finished chunk and prints, in input order, every chunk
+// whose predecessors are all printed, keeping the first error.
+func (f *flight) receive(c *chunk) {
+	f.inflight--
+	f.pending[c.seq] = c
+	for c, ok := f.pending[f.next]; ok; c, ok = f.pending[f.next] {
+		delete(f.pending, f.next)
+		f.next++
+		if err := f.b.print(c); err != nil && f.printErr == nil {
+			f.printErr = err
+		}
 	}
+}
+
+// drain waits for the chunks still in flight, and prints them.
+func (f *flight) drain() {
+	for f.inflight > 0 {
+		f.receive(<-f.finished)
+	}
+}
+
+// lookUp looks c's addresses up, keeping its results and error, and the
+// addresses a partial answer lacks.
+func (b *batch) lookUp(ctx context.Context, c *chunk) {
+	c.results, c.err = b.client.LookupIPs(ctx, c.addrs)
+	var dec *synthient.DecodeError
+	if errors.As(c.err, &dec) && len(dec.Missing) > 0 {
+		c.missing = dec.Missing
+	}
+}
+
+// finishOutput flushes the results table and finishes the progress bar.
+// It returns printErr, the first error printing a chunk, else the
+// table's.
+func (b *batch) finishOutput(printErr error) error {
 	if b.tbl != nil {
 		if err := b.tbl.flush(); err != nil && printErr == nil {
 			printErr = err
@@ -321,8 +430,16 @@ read:
 	if b.bar != nil {
 		b.bar.Finish()
 	}
+	return printErr
+}
+
+// outcome is the batch's error, first of: an interrupt (what was not
+// looked up is reported above; the reading is not waited for), a failure
+// to read the input, a failure to write the output, and the addresses
+// that were not looked up (see summary).
+func (b *batch) outcome(ctx context.Context, readDone <-chan error, printErr error) error {
 	if err := ctx.Err(); err != nil {
-		return err // interrupted: what was not looked up is reported above
+		return err
 	}
 	if err := <-readDone; err != nil {
 		return err
@@ -330,6 +447,13 @@ read:
 	if printErr != nil {
 		return printErr
 	}
+	return b.summary()
+}
+
+// summary is the error that counts the addresses not looked up: exit 3
+// when a chunk failed, else exit 2 when a line is not an address; nil
+// when every address was looked up.
+func (b *batch) summary() error {
 	switch {
 	case b.failedN > 0:
 		invalid := ""
@@ -396,65 +520,128 @@ func addressText(line string) (text string, ok bool) {
 }
 
 // read splits the input into chunks of at most 1000 addresses, reporting
-// every line that is not an address.
+// every line that is not an address. It returns when the input ends
+// (after the last chunk was sent), when reading it fails, or when ctx is
+// done while a chunk waits to be sent.
 func (b *batch) read(ctx context.Context, in io.Reader, out chan<- *chunk) error {
-	br := bufio.NewReaderSize(in, maxInputLine)
-	seq, line := 0, 0
-	cur := &chunk{seq: seq}
-	send := func() bool {
-		select {
-		case out <- cur:
-		case <-ctx.Done():
-			return false
-		}
-		seq++
-		cur = &chunk{seq: seq}
-		return true
-	}
+	r := &addrReader{b: b, br: bufio.NewReaderSize(in, maxInputLine)}
+	cut := &chunker{ctx: ctx, out: out, cur: &chunk{}}
 	for {
-		raw, err := br.ReadSlice('\n')
-		if err == bufio.ErrBufferFull {
-			line++
-			b.reportInvalid(line, string(raw), string(raw[:80])+"...")
-			for err == bufio.ErrBufferFull { // skip the rest of the line
-				_, err = br.ReadSlice('\n')
-			}
-			if err != nil && err != io.EOF {
-				return fmt.Errorf("reading the addresses: %w", err)
-			}
-			if err == io.EOF {
-				break
-			}
-			continue
-		}
-		if err != nil && err != io.EOF {
-			return fmt.Errorf("reading the addresses: %w", err)
-		}
-		if len(raw) > 0 {
-			line++
-			if line == 1 {
-				raw = bytes.TrimPrefix(raw, []byte("\ufeff")) // a UTF-8 byte order mark
-			}
-			if text, ok := addressText(string(raw)); ok {
-				ip, perr := netip.ParseAddr(text)
-				if perr != nil || ip.Zone() != "" {
-					b.reportInvalid(line, text, text)
-				} else {
-					cur.addrs = append(cur.addrs, ip)
-				}
-			}
-		}
-		if len(cur.addrs) == synthient.MaxBatchSize && !send() {
+		ip, ok, err := r.next()
+		if ok && !cut.add(ip) {
 			return ctx.Err()
 		}
 		if err == io.EOF {
 			break
 		}
+		if err != nil {
+			return fmt.Errorf("reading the addresses: %w", err)
+		}
 	}
-	if len(cur.addrs) > 0 && !send() {
+	if !cut.flush() {
 		return ctx.Err()
 	}
 	return nil
+}
+
+// addrReader reads the input line by line, numbering the lines, and
+// reports to its batch every line that is not an address.
+type addrReader struct {
+	b    *batch
+	br   *bufio.Reader // of maxInputLine bytes: a longer line does not fit
+	line int           // the number of the last line read
+}
+
+// next reads a line and returns the address it holds (ok). A line that is
+// neither an address, nor blank, nor a # comment is reported. err is nil,
+// io.EOF at the end of the input (which may come with a last line without
+// a newline), or the reading's error (whatever was read of the line with
+// it is dropped).
+func (r *addrReader) next() (ip netip.Addr, ok bool, err error) {
+	raw, err := r.br.ReadSlice('\n')
+	switch {
+	case err == bufio.ErrBufferFull:
+		r.line++
+		r.b.reportInvalid(r.line, string(raw), string(raw[:80])+"...")
+		return netip.Addr{}, false, r.skipLine()
+	case err != nil && err != io.EOF, len(raw) == 0:
+		return netip.Addr{}, false, err
+	}
+	r.line++
+	ip, ok = r.parse(raw)
+	return ip, ok, err
+}
+
+// skipLine skips the rest of a line that does not fit the buffer. It
+// returns nil, io.EOF when the input ends with that line, or the reading's
+// error.
+func (r *addrReader) skipLine() error {
+	err := bufio.ErrBufferFull
+	for err == bufio.ErrBufferFull {
+		_, err = r.br.ReadSlice('\n')
+	}
+	return err
+}
+
+// parse returns the address that raw, the line just read, holds (ok). A
+// byte order mark opening the first line is dropped; a blank line or a #
+// comment holds no address, and any other line that is not one, or is an
+// address with a zone, is reported.
+func (r *addrReader) parse(raw []byte) (netip.Addr, bool) {
+	if r.line == 1 {
+		raw = bytes.TrimPrefix(raw, []byte("\ufeff")) // a UTF-8 byte order mark
+	}
+	text, ok := addressText(string(raw))
+	if !ok {
+		return netip.Addr{}, false
+	}
+	ip, err := netip.ParseAddr(text)
+	if err != nil || ip.Zone() != "" {
+		r.b.reportInvalid(r.line, text, text)
+		return netip.Addr{}, false
+	}
+	return ip, true
+}
+
+// chunker gathers addresses into chunks of at most synthient.MaxBatchSize,
+// numbered from 0 in input order, and sends each on out once it is full.
+type chunker struct {
+	ctx context.Context
+	out chan<- *chunk
+	seq int    // the number of the chunk being gathered
+	cur *chunk // the chunk being gathered
+}
+
+// add adds ip to the current chunk and sends the chunk when that fills
+// it; false when ctx is done before it could be sent.
+func (c *chunker) add(ip netip.Addr) bool {
+	c.cur.addrs = append(c.cur.addrs, ip)
+	if len(c.cur.addrs) < synthient.MaxBatchSize {
+		return true
+	}
+	return c.send()
+}
+
+// flush sends the last chunk, unless it is empty; false when ctx is done
+// before it could be sent.
+func (c *chunker) flush() bool {
+	if len(c.cur.addrs) == 0 {
+		return true
+	}
+	return c.send()
+}
+
+// send sends the current chunk and starts the next; false when ctx is
+// done first.
+func (c *chunker) send() bool {
+	select {
+	case c.out <- c.cur:
+	case <-c.ctx.Done():
+		return false
+	}
+	c.seq++
+	c.cur = &chunk{seq: c.seq}
+	return true
 }
 
 // reportInvalid reports the line that is not an address on stderr, cut

@@ -123,32 +123,34 @@ func (r *redactor) redact(b []byte) []byte {
 // escapeBounds narrows the span [start, end) of a secret in b so that
 // replacing it leaves every escape sequence around it whole: JSON (and Go)
 // text such as "\u123e4567-..." holds a secret's first characters in an
-// escape, and cutting the escape would make the line invalid JSON. A
-// span that begins at the letter of an escape (after an odd run of
-// backslashes) keeps that letter and, for \u, the hexadecimal digits that
-// follow, up to four; one that begins among the four digits of a \u
-// escape keeps the rest of them; one that ends with the backslash that
-// opens an escape keeps that backslash.
+// escape, and cutting the escape would make the line invalid JSON. The
+// span's start moves past what it cuts of an escape (escapeStart); one
+// that ends with the backslash that opens an escape keeps that backslash.
 func escapeBounds(b []byte, start, end int) (int, int) {
-	if oddBackslashesBefore(b, start) {
-		if b[start] == 'u' {
-			start += 1 + hexRun(b[start+1:end], 4)
-		} else {
-			start++
-		}
-	} else {
-		j := 0 // hexadecimal digits right before start
-		for j < 4 && start-j-1 >= 0 && isHex(b[start-j-1]) {
-			j++
-		}
-		if u := start - j - 1; j < 4 && u >= 0 && b[u] == 'u' && oddBackslashesBefore(b, u) {
-			start += hexRun(b[start:end], 4-j)
-		}
-	}
+	start = escapeStart(b, start, end)
 	if end > start && b[end-1] == '\\' && oddBackslashesBefore(b, end) {
 		end--
 	}
 	return start, end
+}
+
+// escapeStart returns where the replacement of the span [start, end) may
+// begin. A span that begins at the letter of an escape (after an odd run
+// of backslashes) keeps that letter and, for \u, the hexadecimal digits
+// that follow, up to four; one that begins among the four digits of a \u
+// escape keeps the rest of them; any other span begins at start.
+func escapeStart(b []byte, start, end int) int {
+	if oddBackslashesBefore(b, start) {
+		if b[start] == 'u' {
+			return start + 1 + hexRun(b[start+1:end], 4)
+		}
+		return start + 1
+	}
+	j := hexRunBefore(b, start, 4)
+	if u := start - j - 1; j < 4 && u >= 0 && b[u] == 'u' && oddBackslashesBefore(b, u) {
+		return start + hexRun(b[start:end], 4-j)
+	}
+	return start
 }
 
 // oddBackslashesBefore reports whether an odd run of backslashes ends
@@ -166,6 +168,16 @@ func oddBackslashesBefore(b []byte, i int) bool {
 func hexRun(b []byte, limit int) int {
 	n := 0
 	for n < limit && n < len(b) && isHex(b[n]) {
+		n++
+	}
+	return n
+}
+
+// hexRunBefore returns how many of the limit bytes right before b[i] are
+// hexadecimal digits, counting back from b[i-1].
+func hexRunBefore(b []byte, i, limit int) int {
+	n := 0
+	for n < limit && i-n-1 >= 0 && isHex(b[i-n-1]) {
 		n++
 	}
 	return n

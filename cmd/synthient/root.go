@@ -159,16 +159,7 @@ API key is printed as [redacted]. See docs/cli.md.`,
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
 		return &exitError{code: exitUsage, err: err, hint: true}
 	})
-	f := root.PersistentFlags()
-	f.StringVar(&a.apiKey, "api-key", "", "API key (default $SYNTHIENT_API_KEY)")
-	f.StringVar(&a.apiKeyFile, "api-key-file", "", "read the API key from this file (- for stdin); not with --api-key")
-	f.StringVar(&a.baseURL, "base-url", "", "API base URL including /api/v4 (default $SYNTHIENT_BASE_URL, else "+synthient.DefaultBaseURL+")")
-	f.BoolVar(&a.fake, "fake", false, "run against an in-process fake API (no key needed)")
-	f.IntVar(&a.maxRetries, "max-retries", synthient.DefaultMaxRetries, "retries after the first attempt, where the retry class allows (0 to 16)")
-	f.DurationVar(&a.timeout, "timeout", synthient.DefaultTimeout, "bound on each wait for a read or write")
-	f.DurationVar(&a.openTimeout, "open-timeout", synthient.DefaultOpenTimeout, "bound on each connect")
-	f.StringVarP(&a.output, "output", "o", "text", "output format: text or json (NDJSON for batches and streams)")
-	f.BoolVarP(&a.verbose, "verbose", "v", false, "log every retry decision on stderr")
+	a.addGlobalFlags(root)
 	root.PersistentPreRunE = func(cmd *cobra.Command, _ []string) error {
 		for _, check := range []func(*cobra.Command) error{a.checkOutputFlag, a.checkFakeFlags, a.checkKeyFlags} {
 			if err := check(cmd); err != nil {
@@ -187,6 +178,21 @@ API key is printed as [redacted]. See docs/cli.md.`,
 		a.fakeServerCommand(),
 	)
 	return root
+}
+
+// addGlobalFlags adds to root the persistent flags, which every command
+// takes, bound to a's fields.
+func (a *app) addGlobalFlags(root *cobra.Command) {
+	f := root.PersistentFlags()
+	f.StringVar(&a.apiKey, "api-key", "", "API key (default $SYNTHIENT_API_KEY)")
+	f.StringVar(&a.apiKeyFile, "api-key-file", "", "read the API key from this file (- for stdin); not with --api-key")
+	f.StringVar(&a.baseURL, "base-url", "", "API base URL including /api/v4 (default $SYNTHIENT_BASE_URL, else "+synthient.DefaultBaseURL+")")
+	f.BoolVar(&a.fake, "fake", false, "run against an in-process fake API (no key needed)")
+	f.IntVar(&a.maxRetries, "max-retries", synthient.DefaultMaxRetries, "retries after the first attempt, where the retry class allows (0 to 16)")
+	f.DurationVar(&a.timeout, "timeout", synthient.DefaultTimeout, "bound on each wait for a read or write")
+	f.DurationVar(&a.openTimeout, "open-timeout", synthient.DefaultOpenTimeout, "bound on each connect")
+	f.StringVarP(&a.output, "output", "o", "text", "output format: text or json (NDJSON for batches and streams)")
+	f.BoolVarP(&a.verbose, "verbose", "v", false, "log every retry decision on stderr")
 }
 
 func (a *app) checkOutputFlag(*cobra.Command) error {
@@ -381,9 +387,9 @@ func isCobraUsage(err error) bool {
 
 // describe renders an error as one line, without the "synthient: " prefix
 // of the SDK's messages: for an API error its status, title or detail,
-// request id and Retry-After. The detail is cut to 300 bytes after the
-// secrets in it were redacted: a secret cut in two would no longer be
-// found by the safeWriter.
+// field errors and notes (see errorNotes). The detail is cut to 300 bytes
+// after the secrets in it were redacted: a secret cut in two would no
+// longer be found by the safeWriter.
 func (a *app) describe(err error) string {
 	var apiErr *synthient.APIError
 	if !errors.As(err, &apiErr) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
@@ -391,37 +397,49 @@ func (a *app) describe(err error) string {
 	}
 	var b strings.Builder
 	b.WriteString(apiErr.Error())
-	text := apiErr.Detail
-	if text == "" {
-		text = apiErr.Title
-	}
-	// A text body may repeat the status line ("401 Unauthorized: malformed
-	// API key"): print the status once.
-	if rest, ok := strings.CutPrefix(text, apiErr.Error()); ok {
-		text = strings.TrimSpace(strings.TrimPrefix(rest, ":"))
-	}
-	if text != "" {
+	if text := problemText(apiErr); text != "" {
 		b.WriteString(": ")
 		b.WriteString(oneLine(truncate(a.secrets.redactString(text), 300)))
 	}
 	for field, msgs := range apiErr.Errors {
 		fmt.Fprintf(&b, "; %s: %s", oneLine(field), oneLine(strings.Join(msgs, ", ")))
 	}
-	var extra []string
+	if notes := errorNotes(err, apiErr); len(notes) > 0 {
+		b.WriteString(" (" + strings.Join(notes, ", ") + ")")
+	}
+	return b.String()
+}
+
+// problemText is what an API error says beyond its status: its detail,
+// else its title. A text body may repeat the status line ("401
+// Unauthorized: malformed API key"): the status is printed once.
+func problemText(apiErr *synthient.APIError) string {
+	text := apiErr.Detail
+	if text == "" {
+		text = apiErr.Title
+	}
+	if rest, ok := strings.CutPrefix(text, apiErr.Error()); ok {
+		text = strings.TrimSpace(strings.TrimPrefix(rest, ":"))
+	}
+	return text
+}
+
+// errorNotes are what describe adds in parentheses to an API error: its
+// request id, its Retry-After and, when the SDK stopped retrying, the
+// attempts it made and why it stopped.
+func errorNotes(err error, apiErr *synthient.APIError) []string {
+	var notes []string
 	if apiErr.RequestID != "" {
-		extra = append(extra, "request id "+oneLine(apiErr.RequestID))
+		notes = append(notes, "request id "+oneLine(apiErr.RequestID))
 	}
 	if apiErr.RetryAfter != nil {
-		extra = append(extra, "retry after "+apiErr.RetryAfter.String())
+		notes = append(notes, "retry after "+apiErr.RetryAfter.String())
 	}
 	var base *synthient.Error
 	if errors.As(err, &base) && base.StopReason != "" {
-		extra = append(extra, fmt.Sprintf("%d attempt(s), %s", base.Attempts, base.StopReason))
+		notes = append(notes, fmt.Sprintf("%d attempt(s), %s", base.Attempts, base.StopReason))
 	}
-	if len(extra) > 0 {
-		b.WriteString(" (" + strings.Join(extra, ", ") + ")")
-	}
-	return b.String()
+	return notes
 }
 
 func oneLine(s string) string {

@@ -12,9 +12,7 @@ import (
 )
 
 func (a *app) streamCommand() *cobra.Command {
-	var maxEvents int
-	var duration time.Duration
-	var reconnect bool
+	var o streamOptions
 	cmd := &cobra.Command{
 		Use:   "stream FEED",
 		Short: "Print a feed's real-time events, one JSON object per line",
@@ -26,60 +24,124 @@ clean close and after max(Retry-After, 2s) on other errors, and stops on a
 reconnect after an error, the command exits with that error's code.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			feed, err := parseFeed(args[0])
-			if err != nil {
-				return err
-			}
-			if maxEvents < 0 || duration < 0 {
-				return usageError("--max-events and --duration must not be negative")
-			}
-			c, err := a.newClient()
-			if err != nil {
-				return err
-			}
-			ctx := cmd.Context()
-			if duration > 0 {
-				var cancel context.CancelFunc
-				ctx, cancel = context.WithTimeout(ctx, duration)
-				defer cancel()
-			}
-			n := 0
-			for {
-				err := a.streamOnce(ctx, c, feed, maxEvents, &n)
-				if maxEvents > 0 && n >= maxEvents {
-					return nil
-				}
-				if duration > 0 && ctx.Err() != nil && cmd.Context().Err() == nil {
-					return nil // --duration is up
-				}
-				var local *exitError // a failed write to stdout: reopening cannot mend it
-				if !reconnect || errors.As(err, &local) {
-					return err
-				}
-				wait, ok := synthient.ReconnectDelay(err)
-				if !ok {
-					return err
-				}
-				if err != nil {
-					fmt.Fprintf(a.env.stderr, "synthient: stream ended: %s; reconnecting in %s\n", a.describe(err), wait)
-				}
-				select {
-				case <-time.After(wait):
-				case <-ctx.Done():
-					if duration > 0 && cmd.Context().Err() == nil {
-						// --duration is up while the stream is down: the
-						// run ends in the failure that took it down.
-						return err
-					}
-					return ctx.Err()
-				}
-			}
+			return a.stream(cmd.Context(), args[0], o)
 		},
 	}
-	cmd.Flags().IntVar(&maxEvents, "max-events", 0, "stop after this many events (0: no limit)")
-	cmd.Flags().DurationVar(&duration, "duration", 0, "stop after this long (0: no limit)")
-	cmd.Flags().BoolVar(&reconnect, "reconnect", false, "reopen the stream when it ends")
+	cmd.Flags().IntVar(&o.maxEvents, "max-events", 0, "stop after this many events (0: no limit)")
+	cmd.Flags().DurationVar(&o.duration, "duration", 0, "stop after this long (0: no limit)")
+	cmd.Flags().BoolVar(&o.reconnect, "reconnect", false, "reopen the stream when it ends")
 	return cmd
+}
+
+// streamOptions are the flags of stream.
+type streamOptions struct {
+	maxEvents int
+	duration  time.Duration
+	reconnect bool
+}
+
+// stream checks the arguments, builds the client and follows the feed,
+// for at most --duration. cmdCtx is the command's context, done on an
+// interrupt.
+func (a *app) stream(cmdCtx context.Context, feedArg string, o streamOptions) error {
+	feed, err := parseFeed(feedArg)
+	if err != nil {
+		return err
+	}
+	if o.maxEvents < 0 || o.duration < 0 {
+		return usageError("--max-events and --duration must not be negative")
+	}
+	c, err := a.newClient()
+	if err != nil {
+		return err
+	}
+	ctx := cmdCtx
+	if o.duration > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(cmdCtx, o.duration)
+		defer cancel()
+	}
+	s := &streamRun{streamOptions: o, app: a, client: c, feed: feed, ctx: ctx, cmdCtx: cmdCtx}
+	return s.follow()
+}
+
+// streamRun is one run of stream: its options, and the two contexts that
+// tell its stops apart.
+type streamRun struct {
+	streamOptions
+	app    *app
+	client *synthient.Client
+	feed   synthient.Feed
+	ctx    context.Context // the run's: cmdCtx, bounded by --duration
+	cmdCtx context.Context // the command's: done on an interrupt
+	n      int             // events printed
+}
+
+// follow prints the stream's events until a stop, reopening the stream
+// after it ended when reconnectDelay allows, once pause has waited.
+func (s *streamRun) follow() error {
+	for {
+		err := s.app.streamOnce(s.ctx, s.client, s.feed, s.maxEvents, &s.n)
+		if s.finished() {
+			return nil
+		}
+		wait, ok := s.reconnectDelay(err)
+		if !ok {
+			return err
+		}
+		if again, err := s.pause(err, wait); !again {
+			return err
+		}
+	}
+}
+
+// finished reports the stops that end the run in success: --max-events
+// printed, or --duration up.
+func (s *streamRun) finished() bool {
+	if s.maxEvents > 0 && s.n >= s.maxEvents {
+		return true
+	}
+	return s.durationUp()
+}
+
+// durationUp reports that --duration ran out: the run's context is done,
+// and not by an interrupt.
+func (s *streamRun) durationUp() bool {
+	return s.duration > 0 && s.ctx.Err() != nil && s.cmdCtx.Err() == nil
+}
+
+// reconnectDelay reports whether the stream that ended in err (nil: a
+// clean close) is reopened, and after how long: only with --reconnect,
+// never after a failed write to stdout (an *exitError: reopening cannot
+// mend it), and as synthient.ReconnectDelay decides.
+func (s *streamRun) reconnectDelay(err error) (time.Duration, bool) {
+	var local *exitError
+	if !s.reconnect || errors.As(err, &local) {
+		return 0, false
+	}
+	return synthient.ReconnectDelay(err)
+}
+
+// pause reports the error that ended the stream, if any, and waits wait
+// before it is reopened (again). When the run's context is done first it
+// returns the run's error instead: with --duration up while the stream is
+// down, the failure that took it down (nil after a clean close); on an
+// interrupt, the context's error.
+func (s *streamRun) pause(err error, wait time.Duration) (again bool, _ error) {
+	if err != nil {
+		fmt.Fprintf(s.app.env.stderr, "synthient: stream ended: %s; reconnecting in %s\n", s.app.describe(err), wait)
+	}
+	select {
+	case <-time.After(wait):
+		return true, nil
+	case <-s.ctx.Done():
+		if s.durationUp() {
+			// --duration is up while the stream is down: the run ends
+			// in the failure that took it down.
+			return false, err
+		}
+		return false, s.ctx.Err()
+	}
 }
 
 // streamOnce prints events until the stream ends, counting them in n. A
