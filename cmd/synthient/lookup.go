@@ -653,9 +653,10 @@ func (b *batch) reportInvalid(line int, text, failedText string) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	b.invalidN++
-	secrets := b.app.secrets
-	secrets.addKeyShapes(text)
-	shown := truncate(secrets.redactString(text), 80)
+	// The key shapes of this line are redacted here, where it is printed,
+	// not added to the secrets every later line is searched for: a file of
+	// key-shaped lines would make each line slower to print than the last.
+	shown := truncate(redactKeyShapes(b.app.secrets.redactString(text)), 80)
 	fmt.Fprintf(b.app.env.stderr, "synthient: line %d: %q is not an IP address; not looked up\n", line, shown)
 	if b.failed != nil {
 		fmt.Fprintln(b.failed, failedText)

@@ -660,3 +660,21 @@ func TestBatchOpenInterrupted(t *testing.T) {
 	assert.Empty(t, r.stdout, "stdout")
 	assert.Empty(t, srv.Requests(), "requests sent")
 }
+
+// An invalid line's key shapes are redacted where the line is printed, and
+// never join the secrets every later line of output is searched for: a file
+// of key-shaped lines must not make each line slower to print than the
+// last.
+func TestBatchInvalidLinesDoNotGrowTheSecrets(t *testing.T) {
+	t.Parallel()
+	var stderr bytes.Buffer
+	a := &app{env: &env{stderr: &stderr}, secrets: &redactor{}}
+	b := &batch{app: a}
+	for i := range 100 {
+		key := fmt.Sprintf("%08x-aaaa-bbbb-cccc-%012x", i, i)
+		b.reportInvalid(i+1, "token "+key+key[:20], "")
+		assert.NotContains(t, stderr.String(), key, "line %d printed its key", i+1)
+	}
+	assert.Empty(t, a.secrets.secrets, "secrets added by invalid lines")
+	assert.Equal(t, 100, strings.Count(stderr.String(), redacted), "redacted keys")
+}

@@ -64,6 +64,18 @@ func (r *redactor) addKeyShapes(texts ...string) {
 	}
 }
 
+// redactKeyShapes returns s with every substring shaped like a key
+// replaced by [redacted], in one pass: for a text printed once, whose key
+// shapes need not join the secrets.
+func redactKeyShapes(s string) string {
+	// Again while one is left: key shapes can overlap ([redacted] holds
+	// none, so this ends).
+	for keyShape.MatchString(s) {
+		s = keyShape.ReplaceAllLiteralString(s, redacted)
+	}
+	return s
+}
+
 // redactString is redact for a string: for a text that is cut before it
 // is printed, where the safeWriter would no longer find a cut secret.
 func (r *redactor) redactString(s string) string {

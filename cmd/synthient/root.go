@@ -335,11 +335,7 @@ func exitCode(err error) int {
 		return ee.code
 	case errors.Is(err, context.Canceled):
 		return exitInterrupt
-	case errors.Is(err, synthient.ErrInvalidArgument), isCobraUsage(err),
-		// A file argument that cannot be used: --out over an existing
-		// file, in a missing directory, or without permission.
-		errors.Is(err, fs.ErrExist), errors.Is(err, fs.ErrNotExist), errors.Is(err, fs.ErrPermission),
-		unusableOut(err):
+	case errors.Is(err, synthient.ErrInvalidArgument), isCobraUsage(err), unusableFile(err):
 		return exitUsage
 	case errors.As(err, &apiErr), errors.As(err, &decErr), errors.Is(err, synthient.ErrChecksumMismatch),
 		errors.Is(err, synthient.ErrSizeMismatch), errors.Is(err, synthient.ErrSizeUnknown):
@@ -350,14 +346,21 @@ func exitCode(err error) int {
 	return exitFailure
 }
 
-// unusableOut reports an --out the SDK could not create its temporary
-// file for, before it sent anything (not a directory, a loop of links, a
-// read-only file system): a file error of a call that made no attempt. A
-// file error after the download started (no space left) is not one.
-func unusableOut(err error) bool {
-	var pathErr *fs.PathError
+// unusableFile reports a file argument that cannot be used, found before
+// anything was sent: --out over an existing file, in a missing directory,
+// without permission, or where the SDK could not create its temporary file
+// (not a directory, a loop of links, a read-only file system). A file
+// error after a request was sent (no space left, or a file that appeared
+// at --out during the download) is not a usage error.
+func unusableFile(err error) bool {
 	var base *synthient.Error
-	return errors.As(err, &pathErr) && errors.As(err, &base) && base.Attempts == 0
+	fromSDK := errors.As(err, &base)
+	if fromSDK && base.Attempts > 0 {
+		return false
+	}
+	var pathErr *fs.PathError
+	return fromSDK && errors.As(err, &pathErr) ||
+		errors.Is(err, fs.ErrExist) || errors.Is(err, fs.ErrNotExist) || errors.Is(err, fs.ErrPermission)
 }
 
 // wantsHelpHint reports a command-line mistake, as opposed to bad data.
@@ -370,11 +373,16 @@ func wantsHelpHint(err error) bool {
 }
 
 // isCobraUsage recognises cobra's argument and command errors, which it
-// returns as plain errors.
+// returns as plain errors; never an error of a request (a TLS failure's
+// text can say "received").
 func isCobraUsage(err error) bool {
 	var ee *exitError
 	if errors.As(err, &ee) {
 		return ee.code == exitUsage
+	}
+	var base *synthient.Error
+	if errors.As(err, &base) {
+		return false
 	}
 	msg := err.Error()
 	for _, p := range []string{"unknown command", "accepts ", "requires at least", "requires at most", "received ", "unknown flag", "unknown shorthand", "invalid argument", "flag needs an argument", "required flag"} {

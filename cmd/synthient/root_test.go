@@ -6,6 +6,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io/fs"
 	"net"
@@ -716,6 +717,11 @@ func TestExitCodeFileErrors(t *testing.T) {
 		{"no space while writing",
 			&synthient.Error{Op: "DownloadExportFile", Attempts: 2, Message: "writing the file", Err: pathErr(syscall.ENOSPC)}, exitFailure},
 		{"a file error without the SDK's", fmt.Errorf("reading the addresses: %w", pathErr(syscall.EIO)), exitFailure},
+		{"a missing input file", fmt.Errorf("--file: %w", &fs.PathError{Op: "open", Path: "in.txt", Err: fs.ErrNotExist}), exitUsage},
+		{"a file that appeared during the download",
+			&synthient.Error{Op: "DownloadExportFile", Attempts: 3, Message: "out.parquet appeared during the download", Err: fs.ErrExist}, exitFailure},
+		{"a TLS failure whose text says received",
+			&synthient.ConnectionError{Err: errors.New("tls: received unexpected handshake message")}, exitConnection},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
