@@ -253,12 +253,20 @@ func (l *attemptLoop) record(ctx context.Context, resp *http.Response, err error
 // failed records an attempt that got no response.
 func (l *attemptLoop) failed(ctx context.Context, err error) retry.Attempt {
 	f, cause := transportCause(err)
-	l.reached = l.reached || l.mayHaveReached(f)
-	if ctx.Err() == nil {
-		// Otherwise ctx, not the server, ended the attempt: the call's
-		// error wraps the context's around the previous attempt's.
+	reached := l.mayHaveReached(f)
+	l.reached = l.reached || reached
+	switch {
+	case ctx.Err() == nil:
 		l.last = attemptError(cause, f, l.reached)
+	case l.last == nil:
+		// ctx, not the server, cut the call's first failure short. The
+		// call's error wraps the context's around it all the same, so
+		// that it says whether the attempt can have reached the server.
+		cut := retry.Failure{NotSent: !reached}
+		l.last = attemptError(cause, cut, l.reached)
 	}
+	// Otherwise the call's error wraps the context's around the previous
+	// attempt's.
 	return retry.Attempt{Err: cause, Failure: f}
 }
 

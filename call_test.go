@@ -1252,6 +1252,45 @@ func TestLoopbackNotSentWhenCancelledWhileDialing(t *testing.T) {
 	assert.Equal(t, 1, strings.Count(err.Error(), "Account"), "message %q names the operation more than once", err)
 }
 
+// TestLoopbackFirstAttemptCutByTheContext: when the caller's context cuts
+// a call's first attempt short, the error still reaches a
+// *ConnectionError that says whether the request can have reached the
+// server: not while the client was still connecting, yes once the server
+// read it. (A billed call, which the caller may want to send again.)
+func TestLoopbackFirstAttemptCutByTheContext(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name    string
+		scheme  string
+		serve   func(c *rawConn, cancel context.CancelFunc)
+		notSent bool
+	}{
+		{"while connecting", "https", func(c *rawConn, cancel context.CancelFunc) {
+			cancel() // the client is in its TLS handshake, which is never answered
+			<-c.srv.Done()
+		}, true},
+		{"after the request was read", "http", func(c *rawConn, cancel context.CancelFunc) {
+			if _, _, _, err := c.ReadRequest(); err == nil {
+				cancel()
+			}
+			<-c.srv.Done()
+		}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			ctx, cancel := context.WithCancel(callCtx(t))
+			defer cancel()
+			srv := newRawServer(t, func(c *rawConn) { tc.serve(c, cancel) })
+			c := newClient(t, tc.scheme+"://"+srv.Addr+"/api/v4")
+			_, err := c.LookupIP(ctx, sampleIP)
+			srv.Close()
+			require.ErrorIs(t, err, context.Canceled)
+			requireStop(t, err, 1, retry.ContextDone)
+			requireConnErr(t, err, tc.notSent, false)
+		})
+	}
+}
+
 // TestLoopbackMalformedAnswer: an answer that is not HTTP, on a JSON
 // endpoint: ErrMalformedResponse, sent once (the server would answer the
 // same again), and the error does not quote the answer.
