@@ -257,13 +257,13 @@ func (l *attemptLoop) failed(ctx context.Context, err error) retry.Attempt {
 	l.reached = l.reached || reached
 	switch {
 	case ctx.Err() == nil:
-		l.last = attemptError(cause, f, l.reached)
+		l.last = attemptError(cause, f)
 	case l.last == nil:
 		// ctx, not the server, cut the call's first failure short. The
 		// call's error wraps the context's around it all the same, so
 		// that it says whether the attempt can have reached the server.
 		cut := retry.Failure{NotSent: !reached}
-		l.last = attemptError(cause, cut, l.reached)
+		l.last = attemptError(cause, cut)
 	}
 	// Otherwise the call's error wraps the context's around the previous
 	// attempt's.

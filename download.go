@@ -568,8 +568,9 @@ func scrub(err error, rawQuery string) error {
 	if r == nil {
 		return err
 	}
-	if msg := err.Error(); r.redact(msg) != msg {
-		return errors.New(r.redact(msg))
+	msg := err.Error()
+	if redacted := r.redact(msg); redacted != msg {
+		return errors.New(redacted)
 	}
 	return err
 }

@@ -361,11 +361,11 @@ func downloadError(m meta, sentinel error, format string, args ...any) *Error {
 
 // attemptError returns the typed error of an attempt of the attempt loop
 // that failed with cause, as f classifies it: a *TimeoutError for a
-// timeout, else a *ConnectionError. reached reports that an attempt of the
-// call, this one included, may have reached the server: NotSent describes
-// the call. The loop gives it the call's meta when it stops (describeCall).
-func attemptError(cause error, f retry.Failure, reached bool) error {
-	return connectionError(ConnectionError{NotSent: f.NotSent && !reached, Err: cause, attemptNotSent: f.NotSent}, f.Timeout)
+// timeout, else a *ConnectionError. Its NotSent is the attempt's own until
+// the loop stops: describeCall then makes it, and the meta, describe the
+// call.
+func attemptError(cause error, f retry.Failure) error {
+	return connectionError(ConnectionError{NotSent: f.NotSent, Err: cause, attemptNotSent: f.NotSent}, f.Timeout)
 }
 
 // readError is the error of a failure, err, while reading the body of an
@@ -434,8 +434,8 @@ func shapeError(m meta, what string) *DecodeError {
 // describeCall makes err, the typed error of a call's last attempt,
 // describe the whole call: it takes m, and a *ConnectionError's NotSent
 // turns false when reached reports that some attempt may have reached the
-// server (an attempt cut short by ctx may have done so after err was
-// recorded). Any other error is left alone.
+// server (an earlier one, or one cut short by ctx after err was recorded).
+// Any other error is left alone.
 func describeCall(err error, m meta, reached bool) {
 	if ce := asConnectionError(err); ce != nil {
 		ce.NotSent = ce.NotSent && !reached

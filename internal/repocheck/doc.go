@@ -5,7 +5,8 @@
 //   - TestEveryTestPackageChecksLeaks checks that every directory with tests
 //     has a TestMain that calls goleak.VerifyTestMain.
 //   - TestDocLinks checks the relative links of README.md and docs/*.md, and
-//     that nothing points into ../shared, outside the repository.
+//     that nothing points at the project's steering folder beside the
+//     repository, which a clone does not have.
 //   - TestCIRunsTheReadmeTests checks that .ci/run runs the README's test
 //     command (with more flags if it likes).
 //

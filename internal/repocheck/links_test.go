@@ -12,7 +12,8 @@ import (
 // TestDocLinks checks that every relative link of README.md and docs/*.md
 // names a file or directory of the repository and, with a #fragment into a
 // Markdown file, one of its headings; and that no Markdown or Go file points
-// into ../shared, which is not part of the repository.
+// at the steering folder beside the repository (outside), which a clone
+// does not have.
 func TestDocLinks(t *testing.T) {
 	root := moduleRoot(t)
 	t.Chdir(root)
@@ -49,7 +50,8 @@ func TestDocLinks(t *testing.T) {
 		}
 	}
 
-	shared := ".." + "/shared/" // not spelled out, or this file would match
+	// The folder's relative path, not spelled out, or this file would match.
+	shared := ".." + "/" + "shared/"
 	err = filepath.WalkDir(".", func(path string, d os.DirEntry, err error) error {
 		if err != nil {
 			return err
@@ -66,7 +68,7 @@ func TestDocLinks(t *testing.T) {
 		}
 		for i, line := range strings.Split(string(data), "\n") {
 			if strings.Contains(line, shared) {
-				t.Errorf("%s:%d: points into ../shared, outside the repository: %s", path, i+1, strings.TrimSpace(line))
+				t.Errorf("%s:%d: points at the steering folder outside the repository: %s", path, i+1, strings.TrimSpace(line))
 			}
 		}
 		return nil
