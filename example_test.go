@@ -8,6 +8,7 @@ import (
 	"net/netip"
 	"os"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"github.com/synthient-go/synthient"
@@ -84,6 +85,42 @@ func ExampleConnectionError() {
 	// Output:
 	// may have been processed: true
 	// requests sent: 1
+}
+
+// A bulk lookup reads its input lazily and yields one result per address,
+// in input order; a repeated address is answered from its first
+// occurrence, and never charged twice.
+func ExampleClient_LookupIPsAll() {
+	srv := synthienttest.NewServer()
+	defer srv.Close()
+	c, _ := synthient.NewClient(srv.APIKey, synthient.WithBaseURL(srv.URL))
+	defer c.Close()
+
+	addrs := []netip.Addr{
+		netip.MustParseAddr("203.0.113.7"),
+		{}, // the zero Addr: invalid, never sent
+		netip.MustParseAddr("198.51.100.23"),
+		netip.MustParseAddr("203.0.113.7"),
+	}
+	credits := 0
+	for r, err := range c.LookupIPsAll(context.Background(), slices.Values(addrs), &synthient.BulkParams{BatchSize: 2}) {
+		credits += r.Credits
+		switch {
+		case r.Duplicate:
+			fmt.Println(r.Index, r.IP, r.Outcome, "as index", r.FirstIndex)
+		case err != nil:
+			fmt.Println(r.Index, r.Outcome, errors.Is(err, synthient.ErrInvalidArgument))
+		default:
+			fmt.Println(r.Index, r.IP, r.Outcome, r.Lookup.Network.Type)
+		}
+	}
+	fmt.Println("credits:", credits, "requests:", srv.Arrivals(synthienttest.RouteLookupIPs))
+	// Output:
+	// 0 203.0.113.7 looked_up RESIDENTIAL
+	// 1 invalid true
+	// 2 198.51.100.23 looked_up DATACENTER
+	// 3 203.0.113.7 looked_up as index 0
+	// credits: 2 requests: 1
 }
 
 func ExampleClient_AllExports() {

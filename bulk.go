@@ -1,0 +1,743 @@
+package synthient
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"iter"
+	"net/http"
+	"net/netip"
+	"strconv"
+
+	"github.com/synthient-go/synthient/retry"
+)
+
+// Defaults and bounds of BulkParams.
+const (
+	// DefaultBulkConcurrency is the requests a bulk lookup has in flight
+	// at once when BulkParams.Concurrency is zero.
+	DefaultBulkConcurrency = 4
+	// MaxBulkConcurrency is the most requests a bulk lookup has in flight
+	// at once.
+	MaxBulkConcurrency = 64
+)
+
+// BulkParams are the options of LookupIPsAll. The zero value, like a nil
+// *BulkParams, sends MaxBatchSize addresses per request, DefaultBulkConcurrency
+// requests at once, and each distinct address once.
+type BulkParams struct {
+	// Concurrency is the most requests in flight at once, 1 to
+	// MaxBulkConcurrency; zero means DefaultBulkConcurrency. The client's
+	// rate-limit pacing spaces them out further when the team's limit is
+	// reached.
+	Concurrency int
+	// BatchSize is the most addresses per request, 1 to MaxBatchSize; zero
+	// means MaxBatchSize, the cheapest per address.
+	BatchSize int
+	// KeepDuplicates sends every occurrence of an address. By default an
+	// address that occurred earlier in the input is not sent again: it is
+	// answered from its first occurrence (see BulkResult.Duplicate).
+	KeepDuplicates bool
+}
+
+// BulkOutcome says what became of one address of a bulk lookup, and so
+// whether it is safe to send it again.
+type BulkOutcome uint8
+
+const (
+	// LookedUp: the API answered; BulkResult.Lookup holds the result
+	// (unless the address is a duplicate).
+	LookedUp BulkOutcome = iota + 1
+	// Invalid: the zero netip.Addr or an address with a zone, never sent.
+	// Its error matches ErrInvalidArgument.
+	Invalid
+	// NotSent: the run stopped before the address's request left the
+	// client (the context ended, credits ran out, the client was closed,
+	// a rate-limit hold would have passed the deadline), or the request
+	// provably never reached the API. Nothing was charged: it is safe to
+	// send again.
+	NotSent
+	// Unknown: the request was written and then failed (a network failure,
+	// a 5xx, an answer without this address's result), so the API may
+	// have done the work and charged for it (stop reason
+	// may_have_been_processed). Sending it again blindly can charge twice.
+	Unknown
+	// Rejected: the API refused the request with an error that charged
+	// nothing (402, 401, 403, 422, a 429 not waited out); the error is
+	// the *APIError. It is safe to send again once the cause is fixed.
+	Rejected
+)
+
+// String returns "looked_up", "invalid", "not_sent", "unknown" or
+// "rejected".
+func (o BulkOutcome) String() string {
+	switch o {
+	case LookedUp:
+		return "looked_up"
+	case Invalid:
+		return "invalid"
+	case NotSent:
+		return "not_sent"
+	case Unknown:
+		return "unknown"
+	case Rejected:
+		return "rejected"
+	}
+	return "BulkOutcome(" + strconv.Itoa(int(o)) + ")"
+}
+
+// BulkResult is the outcome of one address of a bulk lookup.
+type BulkResult struct {
+	// Index is the address's position in the input, from 0.
+	Index int64
+	// IP is the address as read.
+	IP netip.Addr
+	// Outcome says what became of the address.
+	Outcome BulkOutcome
+	// Lookup is the API's result when Outcome is LookedUp and the address
+	// is not a duplicate; nil otherwise. It points into the answer of the
+	// address's request, which it keeps in memory while it is held.
+	Lookup *IPLookup
+	// Duplicate reports that the address occurred earlier in the input,
+	// at FirstIndex, and was not sent again: it shares that occurrence's
+	// Outcome and error, and the result yielded there. A duplicate is
+	// never charged.
+	Duplicate bool
+	// FirstIndex is the index of the address's first occurrence; Index
+	// when it is not a duplicate.
+	FirstIndex int64
+	// Credits is set on the first address of each request the API
+	// answered (Outcome LookedUp) or may have processed (Unknown): what
+	// the API charges for that whole request, ceil(0.9 n) for its n
+	// distinct addresses. It is 0 on every other result, so that the sum
+	// over the LookedUp results is the credits the run spent, and over the
+	// Unknown ones what it may have spent as well.
+	Credits int
+}
+
+// LookupIPsAll looks up every address of addrs and yields one result per
+// address, in input order, with the address's error: nil when Outcome is
+// LookedUp, else the reason for its outcome (see BulkOutcome). Use
+// slices.Values for a slice.
+//
+// addrs is read lazily, as requests are sent: any number of addresses can
+// be looked up in memory bounded by the batch size and concurrency (and a
+// set of the distinct addresses, for duplicates). Valid addresses are
+// gathered into requests of p.BatchSize (LookupIPs, billed: never sent
+// again after a failure that may have reached the API), at most
+// p.Concurrency at once. p may be nil.
+//
+// Every address read gets exactly one result. After an error that would
+// fail every later request as well (402, 401, 403, a closed client)
+// nothing more is sent: the rest of the input is still read and yielded as
+// NotSent with that error. When ctx ends, nothing more is sent or read;
+// the addresses already read are yielded, as NotSent, or with the outcome
+// of their request if it was in flight. Breaking out of the loop stops
+// sending and reading at once; LookupIPsAll returns once the requests in
+// flight are answered, which it does not cancel.
+//
+// An invalid p (a Concurrency or BatchSize out of range) or a nil addrs
+// makes the sequence yield a single zero BulkResult (Index -1) with an
+// error matching ErrInvalidArgument; nothing is read or sent.
+//
+// The sequence may be ranged over once at a time; each range reads addrs
+// afresh. It is safe for the client to be used concurrently meanwhile.
+func (c *Client) LookupIPsAll(ctx context.Context, addrs iter.Seq[netip.Addr], p *BulkParams) iter.Seq2[BulkResult, error] {
+	return func(yield func(BulkResult, error) bool) {
+		cfg, err := bulkSettings(p)
+		if err == nil && addrs == nil {
+			err = invalid("LookupIPsAll: nil address sequence")
+		}
+		if err != nil {
+			yield(BulkResult{Index: -1, FirstIndex: -1}, err)
+			return
+		}
+		r := newBulkRun(ctx, c, cfg, yield)
+		defer r.wait()
+		r.run(addrs)
+	}
+}
+
+// bulkSettings returns p with its defaults, or an error matching
+// ErrInvalidArgument.
+func bulkSettings(p *BulkParams) (BulkParams, error) {
+	var cfg BulkParams
+	if p != nil {
+		cfg = *p
+	}
+	switch {
+	case cfg.Concurrency < 0 || cfg.Concurrency > MaxBulkConcurrency:
+		return cfg, invalid("LookupIPsAll: concurrency %d is outside 1 to %d", cfg.Concurrency, MaxBulkConcurrency)
+	case cfg.BatchSize < 0 || cfg.BatchSize > MaxBatchSize:
+		return cfg, invalid("LookupIPsAll: batch size %d is outside 1 to %d", cfg.BatchSize, MaxBatchSize)
+	}
+	if cfg.Concurrency == 0 {
+		cfg.Concurrency = DefaultBulkConcurrency
+	}
+	if cfg.BatchSize == 0 {
+		cfg.BatchSize = MaxBatchSize
+	}
+	return cfg, nil
+}
+
+// BulkPlan is what a bulk lookup of some input would send, from
+// PlanLookupIPsAll.
+type BulkPlan struct {
+	Addresses  int64 // addresses read
+	Invalid    int64 // of which invalid, never sent
+	Duplicates int64 // of which repeats of an earlier address, not sent again
+	Distinct   int64 // valid addresses sent: Addresses - Invalid - Duplicates
+	Requests   int64 // LookupIPs requests
+	Credits    int64 // what the requests cost, ceil(0.9 n) each for n distinct addresses
+}
+
+// PlanLookupIPsAll reads addrs as LookupIPsAll with p would, and returns
+// what it would send and cost, without sending anything. The figures are
+// exact for a run that is not stopped, unless the input repeats a few
+// addresses so often that the run sends a batch before it is full (see
+// LookupIPsAll). It returns an error matching ErrInvalidArgument for an
+// invalid p or a nil addrs.
+func PlanLookupIPsAll(addrs iter.Seq[netip.Addr], p *BulkParams) (*BulkPlan, error) {
+	cfg, err := bulkSettings(p)
+	if err == nil && addrs == nil {
+		err = invalid("PlanLookupIPsAll: nil address sequence")
+	}
+	if err != nil {
+		return nil, err
+	}
+	var plan BulkPlan
+	seen := newDistinctSet(!cfg.KeepDuplicates)
+	batch := make(map[netip.Addr]struct{}, cfg.BatchSize) // distinct addresses of the batch being gathered
+	size := 0
+	for ip := range addrs {
+		plan.Addresses++
+		switch {
+		case checkAddr("", ip) != nil:
+			plan.Invalid++
+			continue
+		case seen.repeats(ip, plan.Addresses):
+			plan.Duplicates++
+			continue
+		}
+		plan.Distinct++
+		batch[ip] = struct{}{}
+		if size++; size == cfg.BatchSize {
+			plan.add(len(batch))
+			clear(batch)
+			size = 0
+		}
+	}
+	if size > 0 {
+		plan.add(len(batch))
+	}
+	return &plan, nil
+}
+
+// add counts a request of n distinct addresses.
+func (p *BulkPlan) add(n int) {
+	p.Requests++
+	p.Credits += int64(batchCost(n))
+}
+
+// batchCost is what a LookupIPs request of n distinct addresses costs:
+// ceil(0.9 n).
+func batchCost(n int) int {
+	return (9*n + 9) / 10
+}
+
+// How one bulk lookup runs.
+//
+// run ranges over the input on the caller's goroutine. Each address read
+// becomes an entry at the tail of the queue, which holds, in input order,
+// the addresses read and not yielded yet. A valid address seen for the
+// first time joins the batch being gathered; a full batch is sent on a
+// goroutine of its own (send), and comes back on finished with its
+// answer. Entries are yielded from the head of the queue as soon as they
+// are settled: an invalid address or a duplicate at once (a duplicate's
+// first occurrence was yielded before it), a batched one when its batch
+// came back. While Concurrency batches are in flight, or the queue is
+// full, run waits for one to come back (receive) before reading on. So
+// memory holds at most the queue, the batches in flight, and the set of
+// distinct addresses.
+
+// bulkBatch is one request of a bulk lookup.
+type bulkBatch struct {
+	addrs []netip.Addr
+	// Set when the batch is settled: sent and answered, or not sent.
+	settled bool
+	results []IPLookup          // aligned with addrs, less the missing ones
+	missing map[netip.Addr]bool // addresses the answer lacked
+	outcome BulkOutcome         // of the addresses that have no result
+	err     error               // the request's error
+	next    int                 // the next result to hand out, in order
+	id      uint32              // err's place in the run's errorTable; 0 until placed
+}
+
+// entryKind says how a queued address is settled.
+type entryKind uint8
+
+const (
+	entryBatched   entryKind = iota // settled when its batch is
+	entryInvalid                    // settled at once
+	entryDuplicate                  // settled by its first occurrence
+	entryStopped                    // read after the run stopped sending
+)
+
+// bulkEntry is one address read and not yielded yet.
+type bulkEntry struct {
+	index int64
+	ip    netip.Addr
+	kind  entryKind
+	batch *bulkBatch // entryBatched: its batch; the first entry of it is first
+	first bool       // the batch's first entry, which carries its credits
+}
+
+// bulkRun is the state of one range over LookupIPsAll.
+type bulkRun struct {
+	ctx   context.Context
+	c     *Client
+	cfg   BulkParams
+	yield func(BulkResult, error) bool
+
+	read     int64       // addresses read
+	queue    []bulkEntry // read, not yielded; queue[head:] is live
+	head     int         // the first live entry
+	cur      *bulkBatch  // the batch being gathered
+	seen     distinctSet // first occurrences, and their outcome once yielded
+	inflight int         // batches sent and not received
+	finished chan *bulkBatch
+	errs     errorTable // the errors of settled addresses, for their duplicates
+	stopErr  error      // set once nothing more is to be sent
+	stopID   uint32     // stopErr's place in errs
+	broken   bool       // the caller broke out of the loop
+}
+
+func newBulkRun(ctx context.Context, c *Client, cfg BulkParams, yield func(BulkResult, error) bool) *bulkRun {
+	return &bulkRun{
+		ctx:      ctx,
+		c:        c,
+		cfg:      cfg,
+		yield:    yield,
+		cur:      &bulkBatch{},
+		seen:     newDistinctSet(!cfg.KeepDuplicates),
+		finished: make(chan *bulkBatch, cfg.Concurrency), // a sender never blocks
+	}
+}
+
+// maxQueue bounds the addresses read and not yielded: beyond it the batch
+// being gathered is sent early, or run waits for one in flight.
+func (r *bulkRun) maxQueue() int {
+	return 2 * (r.cfg.Concurrency + 1) * r.cfg.BatchSize
+}
+
+// run reads the input, sends its batches and yields every address read, in
+// order, until the input ends, ctx ends or the caller breaks out.
+func (r *bulkRun) run(addrs iter.Seq[netip.Addr]) {
+	for ip := range addrs {
+		r.add(ip)
+		if !r.more() {
+			break
+		}
+	}
+	if r.broken {
+		return
+	}
+	if r.cur != nil && len(r.cur.addrs) > 0 {
+		r.send(r.cur)
+	}
+	for r.inflight > 0 && !r.broken {
+		r.receive()
+	}
+	r.flush()
+}
+
+// more reports whether to read on: false once the caller broke out or ctx
+// ended (which stops sending too).
+func (r *bulkRun) more() bool {
+	if r.broken {
+		return false
+	}
+	if r.ctx.Err() != nil {
+		r.stop(ctxStop(r.ctx))
+		return false
+	}
+	return true
+}
+
+// add queues the address read at the next index, sends the batch it
+// fills, and yields what is settled.
+func (r *bulkRun) add(ip netip.Addr) {
+	e := bulkEntry{index: r.read, ip: ip}
+	r.read++
+	switch {
+	case checkAddr("LookupIPsAll", ip) != nil:
+		e.kind = entryInvalid
+	case r.seen.repeats(ip, e.index):
+		e.kind = entryDuplicate
+	case r.stopErr != nil:
+		e.kind = entryStopped
+	default:
+		e.kind, e.batch, e.first = entryBatched, r.cur, len(r.cur.addrs) == 0
+		r.cur.addrs = append(r.cur.addrs, ip)
+	}
+	r.queue = append(r.queue, e)
+	if len(r.cur.addrs) == r.cfg.BatchSize {
+		r.send(r.cur)
+	}
+	r.bound()
+	r.flush()
+}
+
+// bound keeps the queue within maxQueue: it waits for a batch in flight,
+// else sends the batch being gathered before it is full (so only an input
+// that repeats a few addresses very often makes more requests than full
+// batches would).
+func (r *bulkRun) bound() {
+	for len(r.queue)-r.head >= r.maxQueue() && !r.broken {
+		switch {
+		case r.inflight > 0:
+			r.receive()
+		case len(r.cur.addrs) > 0:
+			r.send(r.cur)
+		default:
+			return // everything queued is settled: flush yields it
+		}
+		r.flush()
+	}
+}
+
+// send sends b, once fewer than Concurrency batches are in flight, and
+// starts gathering the next. After a stop, b is settled as not sent
+// instead.
+func (r *bulkRun) send(b *bulkBatch) {
+	r.cur = &bulkBatch{}
+	for r.inflight == r.cfg.Concurrency {
+		r.receive()
+		r.flush()
+	}
+	if r.broken {
+		return // nothing is sent after the caller broke out
+	}
+	if r.stopErr != nil {
+		b.settle(NotSent, r.stopErr)
+		return
+	}
+	r.inflight++
+	go func() {
+		b.lookUp(r.ctx, r.c)
+		r.finished <- b
+	}()
+}
+
+// receive waits for a batch in flight to come back, and stops the run
+// after an error that every later request would get too.
+func (r *bulkRun) receive() {
+	b := <-r.finished
+	r.inflight--
+	b.settled = true
+	switch {
+	case r.stopErr != nil:
+	case r.ctx.Err() != nil:
+		r.stop(ctxStop(r.ctx))
+	case stopsRun(b.err):
+		r.stop(b.err)
+	}
+}
+
+// ctxStop is the error of the addresses not sent because ctx ended.
+func ctxStop(ctx context.Context) error {
+	return stopError(meta{op: "LookupIPsAll", reason: retry.ContextDone}, ctx.Err(), nil)
+}
+
+// stop makes err the error of every address not sent yet.
+func (r *bulkRun) stop(err error) {
+	if r.stopErr == nil {
+		r.stopErr, r.stopID = err, r.errs.add(err)
+	}
+	if len(r.cur.addrs) > 0 {
+		r.cur.settle(NotSent, r.stopErr)
+		r.cur = &bulkBatch{}
+	}
+}
+
+// flush yields the settled entries at the head of the queue, in order,
+// until one is not settled or the caller breaks out.
+func (r *bulkRun) flush() {
+	for r.head < len(r.queue) && !r.broken {
+		e := &r.queue[r.head]
+		if e.kind == entryBatched && !e.batch.settled {
+			break
+		}
+		res, err := r.result(e)
+		r.queue[r.head] = bulkEntry{} // drop its batch
+		r.head++
+		if !r.yield(res, err) {
+			r.broken = true
+		}
+	}
+	r.compact()
+}
+
+// compact moves the live entries to the front of the queue once most of
+// it is spent, so that it does not grow with the input.
+func (r *bulkRun) compact() {
+	if r.head < 1024 || r.head < len(r.queue)/2 {
+		return
+	}
+	n := copy(r.queue, r.queue[r.head:])
+	clear(r.queue[n:])
+	r.queue, r.head = r.queue[:n], 0
+}
+
+// result returns the result of the settled entry e, and records a first
+// occurrence's outcome for its duplicates.
+func (r *bulkRun) result(e *bulkEntry) (BulkResult, error) {
+	res := BulkResult{Index: e.index, IP: e.ip, FirstIndex: e.index}
+	var err error
+	var errID uint32
+	switch e.kind {
+	case entryInvalid:
+		res.Outcome = Invalid
+		return res, fmt.Errorf("%w (index %d)", checkAddr("LookupIPsAll", e.ip), e.index)
+	case entryDuplicate:
+		var id uint32
+		res.Duplicate = true
+		res.FirstIndex, res.Outcome, id = r.seen.outcome(e.ip)
+		return res, r.errs.get(id)
+	case entryStopped:
+		res.Outcome, err, errID = NotSent, r.stopErr, r.stopID
+	default:
+		res.Outcome, res.Lookup, err = e.batch.take(e.ip)
+		if err != nil {
+			errID = e.batch.errID(&r.errs)
+		}
+		if e.first {
+			res.Credits = e.batch.charged()
+		}
+	}
+	r.seen.settle(e.ip, res.Outcome, errID)
+	return res, err
+}
+
+// wait waits for the batches still in flight after the caller broke out
+// of the loop (or a panic unwound it); their answers are dropped.
+func (r *bulkRun) wait() {
+	for ; r.inflight > 0; r.inflight-- {
+		<-r.finished
+	}
+}
+
+// lookUp sends the batch and keeps its answer.
+func (b *bulkBatch) lookUp(ctx context.Context, c *Client) {
+	results, err := c.LookupIPs(ctx, b.addrs)
+	b.err = err
+	if err == nil {
+		b.results, b.outcome = results, LookedUp
+		return
+	}
+	var de *DecodeError
+	if errors.As(err, &de) && len(de.Missing) > 0 {
+		b.results = results
+		b.missing = make(map[netip.Addr]bool, len(de.Missing))
+		for _, ip := range de.Missing {
+			b.missing[ip] = true
+		}
+	}
+	b.outcome = failedOutcome(err)
+}
+
+// settle settles a batch that is not sent.
+func (b *bulkBatch) settle(o BulkOutcome, err error) {
+	b.outcome, b.err, b.settled = o, err, true
+}
+
+// take returns the outcome of the batch's next address, ip, with its
+// result or error.
+func (b *bulkBatch) take(ip netip.Addr) (BulkOutcome, *IPLookup, error) {
+	if b.err == nil || b.missing != nil && !b.missing[ip] {
+		r := &b.results[b.next]
+		b.next++
+		return LookedUp, r, nil
+	}
+	return b.outcome, nil, b.err
+}
+
+// charged returns the credits the batch cost, or may have cost: ceil(0.9
+// n) for its n distinct addresses when the API answered it or may have
+// processed it, else 0.
+func (b *bulkBatch) charged() int {
+	if b.err != nil && b.outcome != Unknown && b.missing == nil {
+		return 0
+	}
+	n := len(b.addrs)
+	if n > 1 {
+		n = len(distinctAddrs(b.addrs))
+	}
+	return batchCost(n)
+}
+
+// errID returns the place of the batch's error in t, adding it once.
+func (b *bulkBatch) errID(t *errorTable) uint32 {
+	if b.id == 0 {
+		b.id = t.add(b.err)
+	}
+	return b.id
+}
+
+// distinctAddrs returns the set of addrs.
+func distinctAddrs(addrs []netip.Addr) map[netip.Addr]struct{} {
+	set := make(map[netip.Addr]struct{}, len(addrs))
+	for _, ip := range addrs {
+		set[ip] = struct{}{}
+	}
+	return set
+}
+
+// failedOutcome returns the outcome of the addresses of a request that
+// failed with err: Rejected when the API refused it before doing any
+// work, NotSent when it never reached the API, Unknown otherwise.
+func failedOutcome(err error) BulkOutcome {
+	var de *DecodeError
+	if errors.As(err, &de) {
+		return Unknown // answered 200: done and charged, without a usable result
+	}
+	var ae *APIError
+	if errors.As(err, &ae) {
+		if ae.Status >= 500 {
+			return Unknown
+		}
+		return Rejected
+	}
+	var ce *ConnectionError
+	if errors.As(err, &ce) {
+		if ce.NotSent {
+			return NotSent
+		}
+		return Unknown
+	}
+	var e *Error
+	if errors.As(err, &e) && e.Attempts == 0 {
+		return NotSent // refused before sending: closed client, ended ctx
+	}
+	return Unknown
+}
+
+// stopsRun reports whether err, the error of a request, ends the sending:
+// the client is closed, or the API refused the key or its credits, as it
+// would every later request.
+func stopsRun(err error) bool {
+	if err == nil {
+		return false
+	}
+	if errors.Is(err, ErrClosed) {
+		return true
+	}
+	var ae *APIError
+	if errors.As(err, &ae) {
+		switch ae.Status {
+		case http.StatusPaymentRequired, http.StatusUnauthorized, http.StatusForbidden:
+			return true
+		}
+	}
+	return false
+}
+
+// errorTable numbers the errors of a run, from 1, so that the distinct
+// set records one number per address rather than an error.
+type errorTable struct {
+	errs []error
+}
+
+// add appends err and returns its number.
+func (t *errorTable) add(err error) uint32 {
+	t.errs = append(t.errs, err)
+	return uint32(min(len(t.errs), maxErrID))
+}
+
+// get returns the error numbered id; nil for 0.
+func (t *errorTable) get(id uint32) error {
+	if id == 0 {
+		return nil
+	}
+	return t.errs[id-1]
+}
+
+// The packing of a distinctSet value: the first occurrence's index, the
+// number of its error, and its outcome (0 until it is yielded).
+const (
+	outcomeBits = 3
+	errIDBits   = 21
+	// maxErrID is the largest error number a value holds: a run with more
+	// failed requests gives the duplicates of the later ones the error of
+	// the last numbered.
+	maxErrID = 1<<errIDBits - 1
+)
+
+// distinctSet records the first occurrence of each distinct address of a
+// run and, once yielded, its outcome: 8 bytes per address, keyed by 4
+// bytes for IPv4 and 16 for IPv6, so that a run of millions of addresses
+// stays small. A disabled set (KeepDuplicates) records nothing.
+type distinctSet struct {
+	on bool
+	v4 map[uint32]uint64
+	v6 map[[16]byte]uint64
+}
+
+func newDistinctSet(on bool) distinctSet {
+	if !on {
+		return distinctSet{}
+	}
+	return distinctSet{on: true, v4: map[uint32]uint64{}, v6: map[[16]byte]uint64{}}
+}
+
+// repeats reports whether ip occurred before; if not, it records index as
+// its first occurrence.
+func (s *distinctSet) repeats(ip netip.Addr, index int64) bool {
+	if !s.on {
+		return false
+	}
+	if _, ok := s.get(ip); ok {
+		return true
+	}
+	s.put(ip, uint64(index)<<(errIDBits+outcomeBits))
+	return false
+}
+
+// settle records the outcome and error number of ip's first occurrence.
+func (s *distinctSet) settle(ip netip.Addr, o BulkOutcome, errID uint32) {
+	if !s.on {
+		return
+	}
+	v, _ := s.get(ip)
+	index := v >> (errIDBits + outcomeBits)
+	s.put(ip, index<<(errIDBits+outcomeBits)|uint64(errID)<<outcomeBits|uint64(o))
+}
+
+// outcome returns the index, outcome and error number of ip's first
+// occurrence.
+func (s *distinctSet) outcome(ip netip.Addr) (int64, BulkOutcome, uint32) {
+	v, _ := s.get(ip)
+	return int64(v >> (errIDBits + outcomeBits)), BulkOutcome(v & (1<<outcomeBits - 1)), uint32(v>>outcomeBits) & maxErrID
+}
+
+func (s *distinctSet) get(ip netip.Addr) (uint64, bool) {
+	if ip.Is4() {
+		v, ok := s.v4[ip4Key(ip)]
+		return v, ok
+	}
+	v, ok := s.v6[ip.As16()]
+	return v, ok
+}
+
+func (s *distinctSet) put(ip netip.Addr, v uint64) {
+	if ip.Is4() {
+		s.v4[ip4Key(ip)] = v
+		return
+	}
+	s.v6[ip.As16()] = v
+}
+
+func ip4Key(ip netip.Addr) uint32 {
+	b := ip.As4()
+	return uint32(b[0])<<24 | uint32(b[1])<<16 | uint32(b[2])<<8 | uint32(b[3])
+}
