@@ -271,6 +271,7 @@ type bulkBatch struct {
 	err     error               // the request's error
 	next    int                 // the next result to hand out, in order
 	id      uint32              // err's place in the run's errorTable; 0 until placed
+	repeats bool                // addrs may repeat an address (KeepDuplicates)
 }
 
 // entryKind says how a queued address is settled.
@@ -318,7 +319,7 @@ func newBulkRun(ctx context.Context, c *Client, cfg BulkParams, yield func(BulkR
 		c:        c,
 		cfg:      cfg,
 		yield:    yield,
-		cur:      &bulkBatch{},
+		cur:      &bulkBatch{repeats: cfg.KeepDuplicates},
 		seen:     newDistinctSet(!cfg.KeepDuplicates),
 		finished: make(chan *bulkBatch, cfg.Concurrency), // a sender never blocks
 	}
@@ -406,11 +407,16 @@ func (r *bulkRun) bound() {
 	}
 }
 
+// newBatch returns an empty batch to gather.
+func (r *bulkRun) newBatch() *bulkBatch {
+	return &bulkBatch{repeats: r.cfg.KeepDuplicates}
+}
+
 // send sends b, once fewer than Concurrency batches are in flight, and
 // starts gathering the next. After a stop, b is settled as not sent
 // instead.
 func (r *bulkRun) send(b *bulkBatch) {
-	r.cur = &bulkBatch{}
+	r.cur = r.newBatch()
 	for r.inflight == r.cfg.Concurrency {
 		r.receive()
 		r.flush()
@@ -456,7 +462,7 @@ func (r *bulkRun) stop(err error) {
 	}
 	if len(r.cur.addrs) > 0 {
 		r.cur.settle(NotSent, r.stopErr)
-		r.cur = &bulkBatch{}
+		r.cur = r.newBatch()
 	}
 }
 
@@ -570,7 +576,7 @@ func (b *bulkBatch) charged() int {
 		return 0
 	}
 	n := len(b.addrs)
-	if n > 1 {
+	if b.repeats {
 		n = len(distinctAddrs(b.addrs))
 	}
 	return batchCost(n)

@@ -417,3 +417,82 @@ func drain[T any](seq iter.Seq2[T, error], max int) (items []T, errs []error, it
 	}
 	return items, errs, itemAfterErr
 }
+
+// testAddr returns the i-th of 2^16 distinct IPv4 addresses of the
+// benchmarking range 198.18.0.0/15.
+func testAddr(i int) netip.Addr {
+	return netip.AddrFrom4([4]byte{198, 18, byte(i >> 8), byte(i)})
+}
+
+// testAddrs returns the first n testAddr addresses.
+func testAddrs(n int) []netip.Addr {
+	out := make([]netip.Addr, n)
+	for i := range out {
+		out[i] = testAddr(i)
+	}
+	return out
+}
+
+// counted returns a sequence of addrs that counts in *pulled the
+// addresses it gave.
+func counted(addrs []netip.Addr, pulled *int) iter.Seq[netip.Addr] {
+	return func(yield func(netip.Addr) bool) {
+		for _, ip := range addrs {
+			*pulled++
+			if !yield(ip) {
+				return
+			}
+		}
+	}
+}
+
+// bulkRun is the outcome of one range over LookupIPsAll.
+type bulkRun struct {
+	results []synthient.BulkResult
+	errs    []error // by result
+}
+
+// runBulk ranges over LookupIPsAll of addrs to the end.
+func runBulk(ctx context.Context, c *synthient.Client, addrs iter.Seq[netip.Addr], p *synthient.BulkParams) bulkRun {
+	var run bulkRun
+	for r, err := range c.LookupIPsAll(ctx, addrs, p) {
+		run.results = append(run.results, r)
+		run.errs = append(run.errs, err)
+	}
+	return run
+}
+
+// outcomes counts the results by outcome.
+func (run bulkRun) outcomes() map[synthient.BulkOutcome]int {
+	n := map[synthient.BulkOutcome]int{}
+	for _, r := range run.results {
+		n[r.Outcome]++
+	}
+	return n
+}
+
+// credits sums the Credits of the results with outcome o.
+func (run bulkRun) credits(o synthient.BulkOutcome) int {
+	n := 0
+	for _, r := range run.results {
+		if r.Outcome == o {
+			n += r.Credits
+		}
+	}
+	return n
+}
+
+// requireInOrder checks that the results are the n addresses read, in
+// order, each with an error exactly when it was not looked up.
+func (run bulkRun) requireInOrder(t testing.TB, n int) {
+	t.Helper()
+	require.Len(t, run.results, n, "one result per address read")
+	for i, r := range run.results {
+		require.EqualValues(t, i, r.Index, "result %d out of order", i)
+		if r.Outcome == synthient.LookedUp {
+			require.NoError(t, run.errs[i], "result %d", i)
+		} else {
+			require.Error(t, run.errs[i], "result %d (%s)", i, r.Outcome)
+		}
+	}
+}

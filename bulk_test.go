@@ -1,0 +1,539 @@
+package synthient_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"iter"
+	"net/http"
+	"net/netip"
+	"runtime"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/synthient-go/synthient"
+	"github.com/synthient-go/synthient/retry"
+	"github.com/synthient-go/synthient/synthienttest"
+)
+
+// Every address comes back once, in input order; each distinct address is
+// sent once, and the credits the results report are what the API charged.
+func TestLookupIPsAllAnswersEveryAddressOnce(t *testing.T) {
+	t.Parallel()
+	dup := testAddr(3)
+	zoned := netip.MustParseAddr("fe80::1%eth0")
+	tests := []struct {
+		name      string
+		addrs     []netip.Addr
+		p         *synthient.BulkParams
+		requests  int
+		lookedUp  int
+		invalid   int
+		duplicate int
+		credits   int
+	}{
+		{"one batch", testAddrs(7), nil, 1, 7, 0, 0, 7},
+		{"batches of 10", testAddrs(25), &synthient.BulkParams{BatchSize: 10}, 3, 25, 0, 0, 9 + 9 + 5},
+		{"concurrent batches", testAddrs(95), &synthient.BulkParams{BatchSize: 10, Concurrency: 4}, 10, 95, 0, 0, 9*9 + 5},
+		{"duplicates across batches", append(testAddrs(12), dup, dup, testAddr(0)), &synthient.BulkParams{BatchSize: 5}, 3, 15, 0, 3, 5 + 5 + 2},
+		{"invalid addresses", []netip.Addr{{}, testAddr(1), zoned, testAddr(2)}, nil, 1, 2, 2, 0, 2},
+		{"only invalid", []netip.Addr{{}, zoned}, nil, 0, 0, 2, 0, 0},
+		{"empty input", nil, nil, 0, 0, 0, 0, 0},
+		{"kept duplicates", []netip.Addr{dup, dup, testAddr(4)}, &synthient.BulkParams{KeepDuplicates: true}, 1, 3, 0, 0, 2},
+		{"IPv6 and its mapped IPv4 are distinct", []netip.Addr{netip.MustParseAddr("2001:db8::1"), netip.MustParseAddr("::ffff:198.18.0.1"), testAddr(1), netip.MustParseAddr("2001:db8::1")}, nil, 1, 4, 0, 1, 3},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			srv := synthienttest.NewServer()
+			defer srv.Close()
+			c := fakeClient(t, srv)
+
+			run := runBulk(callCtx(t), c, slices.Values(tt.addrs), tt.p)
+
+			run.requireInOrder(t, len(tt.addrs))
+			dups := 0
+			for i, r := range run.results {
+				assert.Equal(t, tt.addrs[i], r.IP, "result %d", i)
+				switch {
+				case r.Duplicate:
+					dups++
+					first := run.results[r.FirstIndex]
+					assert.Less(t, r.FirstIndex, r.Index)
+					assert.Equal(t, r.IP, first.IP)
+					assert.Equal(t, first.Outcome, r.Outcome)
+					assert.Nil(t, r.Lookup, "a duplicate's result is its first occurrence's")
+				case r.Outcome == synthient.Invalid:
+					assert.ErrorIs(t, run.errs[i], synthient.ErrInvalidArgument)
+				default:
+					require.NotNil(t, r.Lookup, "result %d", i)
+					assert.Equal(t, r.IP, r.Lookup.IP)
+					assert.Equal(t, r.Index, r.FirstIndex)
+				}
+			}
+			outcomes := run.outcomes()
+			assert.Equal(t, tt.lookedUp, outcomes[synthient.LookedUp], "looked up")
+			assert.Equal(t, tt.invalid, outcomes[synthient.Invalid], "invalid")
+			assert.Equal(t, tt.duplicate, dups, "duplicates")
+			assert.Equal(t, tt.requests, srv.Arrivals(synthienttest.RouteLookupIPs), "requests")
+			assert.Equal(t, tt.credits, run.credits(synthient.LookedUp), "credits reported")
+			assert.EqualValues(t, synthienttest.DefaultCredits-tt.credits, srv.Credits(srv.APIKey), "credits charged")
+
+			plan, err := synthient.PlanLookupIPsAll(slices.Values(tt.addrs), tt.p)
+			require.NoError(t, err)
+			assert.Equal(t, synthient.BulkPlan{
+				Addresses: int64(len(tt.addrs)), Invalid: int64(tt.invalid), Duplicates: int64(tt.duplicate),
+				Distinct: int64(len(tt.addrs) - tt.invalid - tt.duplicate), Requests: int64(tt.requests), Credits: int64(tt.credits),
+			}, *plan, "the plan is what the run did")
+		})
+	}
+}
+
+// A request that fails gives its addresses the outcome that says whether
+// they may have been charged; the run goes on with the next batch.
+func TestLookupIPsAllFailedBatch(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name    string
+		fault   synthienttest.Fault
+		outcome synthient.BulkOutcome
+		credits int // reported on the failed batch's first address
+		check   func(t *testing.T, err error)
+	}{
+		{"written then cut", synthienttest.Fault{Kind: synthienttest.FaultCloseAfterRequest}, synthient.Unknown, 5,
+			func(t *testing.T, err error) { requireConnErr(t, err, false, false) }},
+		{"503", statusFault(503), synthient.Unknown, 5, func(t *testing.T, err error) {
+			requireAPIErr(t, err, 503)
+			requireStop(t, err, 1, retry.MayHaveBeenProcessed)
+		}},
+		{"truncated answer", synthienttest.Fault{Kind: synthienttest.FaultTruncatedBody}, synthient.Unknown, 5, nil},
+		{"422", statusFault(422), synthient.Rejected, 0, func(t *testing.T, err error) { requireAPIErr(t, err, 422) }},
+		{"429 without Retry-After", statusFault(429), synthient.Rejected, 0, func(t *testing.T, err error) {
+			requireStop(t, err, 1, retry.RateLimitedWithoutRetryAfter)
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			srv := synthienttest.NewServer()
+			defer srv.Close()
+			// The second of three batches of 5 fails: the fault is
+			// injected once the first was answered.
+			var once sync.Once
+			c := fakeClient(t, srv, synthient.WithResponseHook(func(*synthient.ResponseInfo) error {
+				once.Do(func() { srv.Inject(synthienttest.RouteLookupIPs, 1, tt.fault) })
+				return nil
+			}))
+			addrs := testAddrs(15)
+			addrs = append(addrs, addrs[6]) // a duplicate of a failed address
+
+			run := runBulk(callCtx(t), c, slices.Values(addrs), &synthient.BulkParams{BatchSize: 5, Concurrency: 1})
+
+			run.requireInOrder(t, 16)
+			for i, r := range run.results[:15] {
+				want := synthient.LookedUp
+				if i >= 5 && i < 10 {
+					want = tt.outcome
+					if tt.check != nil {
+						tt.check(t, run.errs[i])
+					}
+				}
+				assert.Equal(t, want, r.Outcome, "address %d", i)
+			}
+			assert.Equal(t, tt.credits, run.results[5].Credits, "credits of the failed batch")
+			last := run.results[15]
+			assert.True(t, last.Duplicate)
+			assert.EqualValues(t, 6, last.FirstIndex)
+			assert.Equal(t, tt.outcome, last.Outcome, "a duplicate shares its first occurrence's outcome")
+			assert.Same(t, run.errs[6], run.errs[15], "and its error")
+			assert.Equal(t, 3, srv.Arrivals(synthienttest.RouteLookupIPs), "the run went on")
+		})
+	}
+}
+
+// After a 402 nothing more is sent; the rest of the input is still read and
+// comes back not sent, with the 402.
+func TestLookupIPsAllStopsAtPaymentRequired(t *testing.T) {
+	t.Parallel()
+	// Credits for two batches of 10 (9 each), not three.
+	srv := synthienttest.NewServer(synthienttest.WithCredits(20))
+	defer srv.Close()
+	c := fakeClient(t, srv)
+	pulled := 0
+
+	run := runBulk(callCtx(t), c, counted(testAddrs(55), &pulled), &synthient.BulkParams{BatchSize: 10, Concurrency: 1})
+
+	assert.Equal(t, 55, pulled, "the whole input is read")
+	run.requireInOrder(t, 55)
+	outcomes := run.outcomes()
+	assert.Equal(t, map[synthient.BulkOutcome]int{synthient.LookedUp: 20, synthient.Rejected: 10, synthient.NotSent: 25}, outcomes)
+	assert.Equal(t, 3, srv.Arrivals(synthienttest.RouteLookupIPs), "nothing is sent after the 402")
+	for i := 30; i < 55; i++ {
+		requireAPIErr(t, run.errs[i], http.StatusPaymentRequired)
+	}
+	assert.Equal(t, 18, run.credits(synthient.LookedUp))
+	assert.EqualValues(t, 2, srv.Credits(srv.APIKey))
+}
+
+// Cancelling stops sending and reading at once; every address read comes
+// back, with its request's outcome or not sent.
+func TestLookupIPsAllCancel(t *testing.T) {
+	t.Parallel()
+	srv := synthienttest.NewServer()
+	defer srv.Close()
+	c := fakeClient(t, srv)
+	ctx, cancel := context.WithCancel(callCtx(t))
+	defer cancel()
+	pulled := 0
+	var run bulkRun
+	for r, err := range c.LookupIPsAll(ctx, counted(testAddrs(5000), &pulled), &synthient.BulkParams{BatchSize: 10, Concurrency: 2}) {
+		run.results = append(run.results, r)
+		run.errs = append(run.errs, err)
+		if r.Index == 25 {
+			cancel()
+		}
+	}
+
+	sent := srv.Arrivals(synthienttest.RouteLookupIPs)
+	run.requireInOrder(t, pulled)
+	assert.Less(t, pulled, 200, "reading stops")
+	outcomes := run.outcomes()
+	// A batch in flight at the cancel was answered, or cut after it was
+	// written (unknown), or before (not sent).
+	// (The server may see a request cut after it was written only after
+	// the run returned.)
+	assert.LessOrEqual(t, outcomes[synthient.LookedUp], sent*10, "looked up")
+	assert.LessOrEqual(t, sent*10, outcomes[synthient.LookedUp]+outcomes[synthient.Unknown], "every batch that arrived is looked up or unknown")
+	assert.Equal(t, pulled, outcomes[synthient.LookedUp]+outcomes[synthient.Unknown]+outcomes[synthient.NotSent])
+	for i, r := range run.results {
+		if r.Outcome == synthient.NotSent {
+			assert.ErrorIs(t, run.errs[i], context.Canceled, "address %d", i)
+			requireStop(t, run.errs[i], 0, retry.ContextDone)
+		}
+	}
+}
+
+// A context that ended before the run sends nothing, and reads no more
+// than the address that showed it.
+func TestLookupIPsAllEndedContext(t *testing.T) {
+	t.Parallel()
+	srv := synthienttest.NewServer()
+	defer srv.Close()
+	c := fakeClient(t, srv)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	pulled := 0
+
+	run := runBulk(ctx, c, counted(testAddrs(100), &pulled), nil)
+
+	assert.Equal(t, 1, pulled)
+	run.requireInOrder(t, 1)
+	assert.Equal(t, synthient.NotSent, run.results[0].Outcome)
+	assert.ErrorIs(t, run.errs[0], context.Canceled)
+	requireStop(t, run.errs[0], 0, retry.ContextDone)
+	assert.Zero(t, srv.Arrivals(synthienttest.RouteLookupIPs))
+}
+
+// Breaking out of the loop stops the reading and the sending; the
+// requests in flight are waited for, not leaked.
+func TestLookupIPsAllBreak(t *testing.T) {
+	t.Parallel()
+	srv := synthienttest.NewServer()
+	defer srv.Close()
+	c := fakeClient(t, srv)
+	pulled := 0
+	n := 0
+	for range c.LookupIPsAll(callCtx(t), counted(testAddrs(50_000), &pulled), &synthient.BulkParams{BatchSize: 10, Concurrency: 3}) {
+		if n++; n == 5 {
+			break
+		}
+	}
+	// The run reads ahead at most its window: 2*(Concurrency+1) batches.
+	sent := srv.Arrivals(synthienttest.RouteLookupIPs)
+	assert.LessOrEqual(t, sent, 8, "requests")
+	assert.LessOrEqual(t, pulled, 81, "reading stops")
+	assert.Equal(t, sent, srv.Arrivals(synthienttest.RouteLookupIPs), "nothing is sent after the break")
+}
+
+// A closed client sends nothing: every address comes back not sent.
+func TestLookupIPsAllClosedClient(t *testing.T) {
+	t.Parallel()
+	srv := synthienttest.NewServer()
+	defer srv.Close()
+	c := fakeClient(t, srv)
+	require.NoError(t, c.Close())
+
+	run := runBulk(callCtx(t), c, slices.Values(testAddrs(30)), &synthient.BulkParams{BatchSize: 10})
+
+	run.requireInOrder(t, 30)
+	assert.Equal(t, map[synthient.BulkOutcome]int{synthient.NotSent: 30}, run.outcomes())
+	for _, err := range run.errs {
+		assert.ErrorIs(t, err, synthient.ErrClosed)
+	}
+	assert.Zero(t, srv.Arrivals(synthienttest.RouteLookupIPs))
+}
+
+// Bad parameters are refused before anything is read.
+func TestLookupIPsAllInvalidParams(t *testing.T) {
+	t.Parallel()
+	srv := synthienttest.NewServer()
+	defer srv.Close()
+	c := fakeClient(t, srv)
+	tests := []struct {
+		name  string
+		addrs iter.Seq[netip.Addr]
+		p     *synthient.BulkParams
+	}{
+		{"negative concurrency", slices.Values(testAddrs(1)), &synthient.BulkParams{Concurrency: -1}},
+		{"concurrency above the maximum", slices.Values(testAddrs(1)), &synthient.BulkParams{Concurrency: synthient.MaxBulkConcurrency + 1}},
+		{"negative batch size", slices.Values(testAddrs(1)), &synthient.BulkParams{BatchSize: -1}},
+		{"batch size above MaxBatchSize", slices.Values(testAddrs(1)), &synthient.BulkParams{BatchSize: synthient.MaxBatchSize + 1}},
+		{"nil sequence", nil, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			run := runBulk(callCtx(t), c, tt.addrs, tt.p)
+			require.Len(t, run.results, 1)
+			assert.EqualValues(t, -1, run.results[0].Index)
+			requireInvalid(t, run.errs[0])
+			_, err := synthient.PlanLookupIPsAll(tt.addrs, tt.p)
+			requireInvalid(t, err)
+		})
+	}
+	assert.Zero(t, srv.Arrivals(synthienttest.RouteLookupIPs))
+}
+
+// Batches that come back out of order are yielded in input order.
+func TestLookupIPsAllOrdersOutOfOrderAnswers(t *testing.T) {
+	t.Parallel()
+	// The first batch is answered only after the second arrived.
+	second := make(chan struct{})
+	var once sync.Once
+	var n atomic.Int32
+	echo := echoBatch(t, nil)
+	api := newMockAPI(t, func(req *http.Request) (*http.Response, error) {
+		if n.Add(1) == 1 {
+			<-second
+		} else {
+			once.Do(func() { close(second) })
+		}
+		return echo(req)
+	})
+	c := api.Client(t)
+
+	run := runBulk(callCtx(t), c, slices.Values(testAddrs(40)), &synthient.BulkParams{BatchSize: 10, Concurrency: 2})
+
+	run.requireInOrder(t, 40)
+	for i, r := range run.results {
+		require.NotNil(t, r.Lookup)
+		assert.Equal(t, testAddr(i), r.Lookup.IP)
+	}
+}
+
+// An answer that lacks some addresses leaves those unknown: they were sent
+// and may have been charged.
+func TestLookupIPsAllPartialAnswer(t *testing.T) {
+	t.Parallel()
+	lose := func(ips []string) []string { return slices.Delete(ips, 2, 3) }
+	c := newMockAPI(t, echoBatch(t, lose)).Client(t)
+
+	run := runBulk(callCtx(t), c, slices.Values(testAddrs(4)), nil)
+
+	run.requireInOrder(t, 4)
+	got := []synthient.BulkOutcome{}
+	for _, r := range run.results {
+		got = append(got, r.Outcome)
+	}
+	assert.Equal(t, []synthient.BulkOutcome{synthient.LookedUp, synthient.LookedUp, synthient.Unknown, synthient.LookedUp}, got)
+	var de *synthient.DecodeError
+	require.ErrorAs(t, run.errs[2], &de)
+	assert.Equal(t, []netip.Addr{testAddr(2)}, de.Missing)
+	assert.Equal(t, testAddr(3), run.results[3].Lookup.IP, "results stay with their addresses")
+	assert.Equal(t, 4, run.results[0].Credits, "the batch was answered, and charged")
+}
+
+// An input that repeats one address without end is read in bounded
+// memory: the address is sent once, in a batch sent before it is full.
+func TestLookupIPsAllRepeatedAddress(t *testing.T) {
+	t.Parallel()
+	srv := synthienttest.NewServer()
+	defer srv.Close()
+	c := fakeClient(t, srv)
+	ip := testAddr(9)
+	repeated := func(yield func(netip.Addr) bool) {
+		for range 30_000 {
+			if !yield(ip) {
+				return
+			}
+		}
+	}
+
+	run := runBulk(callCtx(t), c, repeated, &synthient.BulkParams{BatchSize: 10, Concurrency: 1})
+
+	run.requireInOrder(t, 30_000)
+	assert.Equal(t, map[synthient.BulkOutcome]int{synthient.LookedUp: 30_000}, run.outcomes())
+	assert.Equal(t, 1, srv.Arrivals(synthienttest.RouteLookupIPs))
+	assert.Equal(t, 1, run.credits(synthient.LookedUp))
+}
+
+func TestBulkOutcomeString(t *testing.T) {
+	t.Parallel()
+	for o, want := range map[synthient.BulkOutcome]string{
+		synthient.LookedUp: "looked_up", synthient.Invalid: "invalid", synthient.NotSent: "not_sent",
+		synthient.Unknown: "unknown", synthient.Rejected: "rejected", 0: "BulkOutcome(0)",
+	} {
+		assert.Equal(t, want, o.String())
+	}
+}
+
+// bulkInput is the input of BenchmarkLookupIPsAll: n addresses of which 1%
+// are invalid (the zero Addr) and 10% repeat an earlier address.
+func bulkInput(n int) iter.Seq[netip.Addr] {
+	addr := func(k int) netip.Addr { return netip.AddrFrom4([4]byte{10, byte(k >> 16), byte(k >> 8), byte(k)}) }
+	return func(yield func(netip.Addr) bool) {
+		for i := range n {
+			var ip netip.Addr
+			switch {
+			case i%100 == 0:
+				// invalid
+			case i%10 == 5:
+				ip = addr(i/3/10*10 + 1) // an earlier address, neither invalid nor a repeat
+			default:
+				ip = addr(i)
+			}
+			if !yield(ip) {
+				return
+			}
+		}
+	}
+}
+
+// BenchmarkLookupIPsAll looks up a million addresses (1% invalid, 10%
+// repeated) from an iterator on the fake API, without its rate limits: the
+// SDK's bulk method against what a careful user writes with net/http
+// alone (a set of the addresses seen, batches of 1000, four workers; no
+// ordering, no per-address accounting). It reports the requests, the
+// credits charged and the peak heap in use, sampled every 10,000
+// addresses (the fake server runs in the same process and counts too).
+func BenchmarkLookupIPsAll(b *testing.B) {
+	for _, n := range []int{100_000, 1_000_000} {
+		b.Run(fmt.Sprintf("addrs=%d/impl=sdk", n), func(b *testing.B) {
+			srv, h := bulkFake(b, n)
+			c := fakeClient(b, srv)
+			for b.Loop() {
+				got := 0
+				for r, err := range c.LookupIPsAll(context.Background(), bulkInput(n), nil) {
+					if err != nil && r.Outcome != synthient.Invalid {
+						b.Fatal(r.Index, err)
+					}
+					got++
+					h.sample(got)
+				}
+				if got != n {
+					b.Fatalf("%d results, want %d", got, n)
+				}
+			}
+			reportBulk(b, srv, n, h)
+		})
+		b.Run(fmt.Sprintf("addrs=%d/impl=plain", n), func(b *testing.B) {
+			srv, h := bulkFake(b, n)
+			p := newPlainClient(b, srv.URL)
+			for b.Loop() {
+				if got := p.lookupAll(b, srv.APIKey, bulkInput(n), h); got != n*89/100 {
+					b.Fatalf("%d results, want %d", got, n*89/100)
+				}
+			}
+			reportBulk(b, srv, n, h)
+		})
+	}
+}
+
+// bulkFake starts the fake API of a bulk benchmark of n addresses, with
+// credits for two runs and no rate limits, and a heap sampler; it reports
+// allocations.
+func bulkFake(b *testing.B, n int) (*synthienttest.Server, *heapSampler) {
+	srv := synthienttest.NewServer(synthienttest.WithCredits(int64(2*n)), synthienttest.WithoutRateLimits())
+	b.Cleanup(srv.Close)
+	b.ReportAllocs()
+	runtime.GC()
+	return srv, &heapSampler{}
+}
+
+// reportBulk reports the requests and credits of one run, and the peak
+// heap in use.
+func reportBulk(b *testing.B, srv *synthienttest.Server, n int, h *heapSampler) {
+	runs := float64(b.N)
+	b.ReportMetric(float64(srv.Arrivals(synthienttest.RouteLookupIPs))/runs, "requests/op")
+	b.ReportMetric(float64(int64(2*n)-srv.Credits(srv.APIKey))/runs, "credits/op")
+	b.ReportMetric(float64(h.peak)/(1<<20), "peak-heap-MiB")
+}
+
+// lookupAll is the plain bulk lookup: the distinct valid addresses in
+// batches of 1000, sent by four workers; it returns the results decoded.
+func (p *plainClient) lookupAll(b *testing.B, key string, addrs iter.Seq[netip.Addr], h *heapSampler) int {
+	batches := make(chan []string)
+	var results atomic.Int64
+	var wg sync.WaitGroup
+	for range 4 {
+		wg.Go(func() {
+			for batch := range batches {
+				results.Add(int64(p.lookupBatch(b, key, batch)))
+			}
+		})
+	}
+	seen := map[netip.Addr]struct{}{}
+	var batch []string
+	read := 0
+	for ip := range addrs {
+		read++
+		h.sample(read)
+		if _, dup := seen[ip]; dup || !ip.IsValid() {
+			continue
+		}
+		seen[ip] = struct{}{}
+		if batch = append(batch, ip.String()); len(batch) == synthient.MaxBatchSize {
+			batches <- batch
+			batch = nil
+		}
+	}
+	if len(batch) > 0 {
+		batches <- batch
+	}
+	close(batches)
+	wg.Wait()
+	return int(results.Load())
+}
+
+func (p *plainClient) lookupBatch(b *testing.B, key string, ips []string) int {
+	body, err := json.Marshal(map[string][]string{"ips": ips})
+	if err != nil {
+		b.Error(err)
+		return 0
+	}
+	req, err := http.NewRequest(http.MethodPost, p.base+"/lookup/ips", bytes.NewReader(body))
+	if err != nil {
+		b.Error(err)
+		return 0
+	}
+	req.Header.Set("X-Api-Key", key)
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := p.hc.Do(req)
+	if err != nil {
+		b.Error(err)
+		return 0
+	}
+	defer resp.Body.Close()
+	var out struct{ Results []synthient.IPLookup }
+	if resp.StatusCode != http.StatusOK || json.NewDecoder(resp.Body).Decode(&out) != nil {
+		b.Errorf("status %d", resp.StatusCode)
+		return 0
+	}
+	return len(out.Results)
+}
