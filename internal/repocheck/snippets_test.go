@@ -31,6 +31,7 @@ var knownImports = map[string]string{
 	"log":           "log",
 	"netip":         "net/netip",
 	"os":            "os",
+	"slices":        "slices",
 	"slog":          "log/slog",
 	"strings":       "strings",
 	"testing":       "testing",
