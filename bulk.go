@@ -140,8 +140,13 @@ type BulkResult struct {
 // makes the sequence yield a single zero BulkResult (Index -1) with an
 // error matching ErrInvalidArgument; nothing is read or sent.
 //
-// The sequence may be ranged over once at a time; each range reads addrs
-// afresh. It is safe for the client to be used concurrently meanwhile.
+// addrs is read on the caller's goroutine, between yields: while it blocks
+// (a pipe waiting for its next line), nothing is yielded, not even the
+// results of requests already answered, and a batch leaves when it is full
+// or addrs ends. An addrs that can block should end when ctx does.
+//
+// Each range over the sequence reads addrs afresh. The client may be used
+// concurrently meanwhile.
 func (c *Client) LookupIPsAll(ctx context.Context, addrs iter.Seq[netip.Addr], p *BulkParams) iter.Seq2[BulkResult, error] {
 	return func(yield func(BulkResult, error) bool) {
 		cfg, err := bulkSettings(p)
@@ -343,7 +348,7 @@ func (r *bulkRun) run(addrs iter.Seq[netip.Addr]) {
 	if r.broken {
 		return
 	}
-	if r.cur != nil && len(r.cur.addrs) > 0 {
+	if r.more() && len(r.cur.addrs) > 0 { // ctx may have ended addrs
 		r.send(r.cur)
 	}
 	for r.inflight > 0 && !r.broken {
