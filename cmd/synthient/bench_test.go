@@ -14,8 +14,9 @@ import (
 	"github.com/synthient-go/synthient/synthienttest"
 )
 
-// BenchmarkBatch100k looks up 100,000 addresses through the CLI's chunked
-// path (lookup ips --file -, chunks of 1000, 4 in flight, NDJSON out)
+// BenchmarkBatch100k looks up 100,000 addresses through lookup ips
+// (--file -, the SDK's LookupIPsAll: requests of 1000, 4 in flight,
+// NDJSON out)
 // against the fake API, and reports the requests sent and the peak heap.
 func BenchmarkBatch100k(b *testing.B) {
 	const n = 100_000

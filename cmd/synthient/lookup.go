@@ -7,11 +7,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"iter"
 	"net/netip"
 	"os"
+	"path/filepath"
+	"reflect"
 	"strconv"
 	"strings"
-	"sync"
+	"time"
 
 	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
@@ -114,12 +117,34 @@ func (a *app) lookupIPsCommand() *cobra.Command {
 	var o lookupIPsOptions
 	cmd := &cobra.Command{
 		Use:   "ips --file F",
-		Short: "Look up many IP addresses, in batches of 1000 (0.9 credit each)",
-		Long: `Look up every address in a file (one per line; blank lines and lines starting
-with # are ignored; "-" reads stdin), in batches of 1000 with bounded
-concurrency. Results come in input order. A batch that fails, and every line
-that is not an address, is reported on stderr with its addresses and written
-to --failed; the exit code is then 3 (a failed batch) or 2 (invalid lines).`,
+		Short: "Look up many IP addresses, in batches of up to 1000 (0.9 credit each)",
+		Long: `Look up every address in a file, one per line ("-" reads stdin; blank lines and
+lines starting with # are skipped), in requests of --batch-size addresses with
+--concurrency of them in flight. Results come in input order: one table row,
+or one JSON line with --output json, per distinct address looked up. An
+address repeated later in the input is sent, charged and printed once, at its
+first occurrence; --keep-duplicates sends and prints every occurrence.
+
+Every address line has exactly one outcome, counted in the summary on stderr:
+  looked up  printed on stdout
+  invalid    not an IP address: reported on stderr with its line number
+  not sent   never reached the API (credits ran out, Ctrl-C): safe to send again
+  rejected   refused by the API without a charge (401, 403, 422, ...): safe to
+             send again once the cause is fixed
+  unknown    the request failed after it was sent (a 5xx, a cut connection):
+             the API may have processed and charged it; do not resend blindly
+--failed FILE receives the addresses not sent or rejected, ready to feed back
+in; --unknown FILE the unknown ones. After a 402, 401 or 403 nothing more is
+sent: the rest of the input is read and counted as not sent. Ctrl-C stops
+sending and reading; every address read is still accounted for (exit 130).
+The summary gives the credits spent and possibly spent, from the answers.
+
+--dry-run reads and checks the input and prints the addresses, the distinct
+ones, the requests and the credits the run would take, sending no lookup;
+with an API key it also shows the credits left (a free request).
+
+Exit code: 0 when every address was looked up; 3 when some were not sent,
+rejected or unknown; else 2 when lines are not IP addresses; 130 on Ctrl-C.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := o.check(); err != nil {
@@ -128,51 +153,104 @@ to --failed; the exit code is then 3 (a failed batch) or 2 (invalid lines).`,
 			return a.lookupIPs(cmd.Context(), &o)
 		},
 	}
-	cmd.Flags().StringVar(&o.file, "file", "", `file of addresses, one per line ("-" for stdin)`)
-	cmd.Flags().IntVar(&o.concurrency, "concurrency", 4, "batches in flight at once")
-	cmd.Flags().StringVar(&o.failed, "failed", "", "write the addresses that were not looked up to this file")
+	f := cmd.Flags()
+	f.StringVar(&o.file, "file", "", `file of addresses, one per line ("-" for stdin)`)
+	f.IntVar(&o.concurrency, "concurrency", synthient.DefaultBulkConcurrency,
+		fmt.Sprintf("requests in flight at once, 1 to %d", synthient.MaxBulkConcurrency))
+	f.IntVar(&o.batchSize, "batch-size", synthient.MaxBatchSize,
+		fmt.Sprintf("addresses per request, 1 to %d", synthient.MaxBatchSize))
+	f.BoolVar(&o.keepDuplicates, "keep-duplicates", false, "send and print every occurrence of a repeated address (each is charged)")
+	f.StringVar(&o.failed, "failed", "", "write the addresses safe to send again (not sent or rejected) to this file")
+	f.StringVar(&o.unknown, "unknown", "", "write the addresses that may have been processed and charged to this file")
+	f.BoolVar(&o.dryRun, "dry-run", false, "check the input and print the requests and credits it would take; look nothing up")
 	return cmd
 }
 
 // lookupIPsOptions are the flags of lookup ips.
 type lookupIPsOptions struct {
-	file, failed string
-	concurrency  int
+	file, failed, unknown  string
+	concurrency, batchSize int
+	keepDuplicates, dryRun bool
 }
 
-// check refuses a missing --file, then a --concurrency out of range.
+// check refuses a missing --file, a --concurrency or --batch-size out of
+// range, and --failed and --unknown naming the same file.
 func (o *lookupIPsOptions) check() error {
-	if o.file == "" {
+	switch {
+	case o.file == "":
 		return usageError("lookup ips needs --file (use - for stdin)")
-	}
-	if o.concurrency < 1 || o.concurrency > 64 {
-		return usageError("--concurrency must be 1 to 64, not %d", o.concurrency)
+	case o.concurrency < 1 || o.concurrency > synthient.MaxBulkConcurrency:
+		return usageError("--concurrency must be 1 to %d, not %d", synthient.MaxBulkConcurrency, o.concurrency)
+	case o.batchSize < 1 || o.batchSize > synthient.MaxBatchSize:
+		return usageError("--batch-size must be 1 to %d, not %d", synthient.MaxBatchSize, o.batchSize)
+	case o.failed != "" && o.unknown != "" && sameFile(o.failed, o.unknown):
+		return usageError("--failed %s and --unknown %s are the same file: name two files", o.failed, o.unknown)
 	}
 	return nil
 }
 
-// lookupIPs runs lookup ips in its steps: open the input, refuse a
-// --failed file that is the input, build the batch, create the --failed
-// file, and run the batch. The files are closed when it returns.
+// params are the SDK's parameters for the flags.
+func (o *lookupIPsOptions) params() *synthient.BulkParams {
+	return &synthient.BulkParams{Concurrency: o.concurrency, BatchSize: o.batchSize, KeepDuplicates: o.keepDuplicates}
+}
+
+// lookupIPs runs lookup ips in its steps: open the input, refuse an
+// output file that is the input, then either plan the run (--dry-run) or
+// run it.
 func (a *app) lookupIPs(ctx context.Context, o *lookupIPsOptions) error {
 	in, closeIn, err := a.openBatchInput(ctx, o.file)
 	if err != nil {
 		return err
 	}
 	defer closeIn()
-	if err := checkFailedFile(o.failed, in); err != nil {
-		return err
+	for _, out := range []struct{ flag, name string }{{"--failed", o.failed}, {"--unknown", o.unknown}} {
+		if err := checkNotInput(out.flag, out.name, in); err != nil {
+			return err
+		}
 	}
-	b, err := a.newBatch(o.concurrency, in)
+	if o.dryRun {
+		return a.planLookupIPs(ctx, o, in)
+	}
+	return a.runLookupIPs(ctx, o, in)
+}
+
+// runLookupIPs looks the input up: it builds the client, counts the
+// input for the progress bar, creates the output files, and hands the
+// input's addresses to the SDK's LookupIPsAll, handling each result as it
+// comes (see ipsRun). A write error on stdout stops the run as an
+// interrupt would, so that no more credits are spent for output that is
+// lost.
+func (a *app) runLookupIPs(ctx context.Context, o *lookupIPsOptions, in io.Reader) error {
+	c, err := a.newClient()
 	if err != nil {
 		return err
 	}
-	closeFailed, err := b.createFailed(o.failed)
+	total, err := a.countForBar(in)
 	if err != nil {
 		return err
 	}
-	defer closeFailed()
-	return b.run(ctx, in)
+	failed, err := createList("--failed", o.failed)
+	if err != nil {
+		return err
+	}
+	unknown, err := createList("--unknown", o.unknown)
+	if err != nil {
+		failed.close()
+		return err
+	}
+	runCtx, stop := context.WithCancel(ctx)
+	defer stop()
+	lines := newAddrReader(runCtx, in, a.reportInvalid)
+	defer lines.close()
+	r := a.newIPsRun(lines, total, failed, unknown, stop)
+	for res, err := range c.LookupIPsAll(runCtx, lines.addrs(), o.params()) {
+		r.handle(res, err)
+	}
+	stopped := runCtx.Err() != nil
+	if stopped {
+		r.drain(runCtx.Err())
+	}
+	return r.finish(ctx, stopped)
 }
 
 // openBatchInput opens the --file of lookup ips: stdin for "-", else the
@@ -188,41 +266,15 @@ func (a *app) openBatchInput(ctx context.Context, file string) (io.Reader, func(
 	return f, func() { f.Close() }, nil
 }
 
-// newBatch builds the batch with a client from the global flags. When
-// stderr is a terminal and the input is a file, it counts the addresses
-// first, for the progress bar (see countAddresses).
-func (a *app) newBatch(concurrency int, in io.Reader) (*batch, error) {
-	c, err := a.newClient()
-	if err != nil {
-		return nil, err
+// countForBar returns the number of address lines of the input, for the
+// progress bar, when stderr is a terminal and the input a regular file
+// (see countAddresses); else -1, unknown.
+func (a *app) countForBar(in io.Reader) (int64, error) {
+	f, ok := in.(*os.File)
+	if !ok || !a.env.stderrIsTerminal() {
+		return -1, nil
 	}
-	b := &batch{
-		app:         a,
-		client:      c,
-		concurrency: concurrency,
-		total:       -1,
-	}
-	if f, ok := in.(*os.File); ok && a.env.stderrIsTerminal() {
-		if b.total, err = countAddresses(f); err != nil { // for the progress bar
-			return nil, err
-		}
-	}
-	return b, nil
-}
-
-// createFailed creates the --failed file name, when one is named, for the
-// batch to write what it did not look up; the returned func closes it. A
-// file that cannot be created is a usage error.
-func (b *batch) createFailed(name string) (func(), error) {
-	if name == "" {
-		return func() {}, nil
-	}
-	f, err := os.Create(name)
-	if err != nil {
-		return nil, usageError("%v", err)
-	}
-	b.failed = f
-	return func() { f.Close() }, nil
+	return countAddresses(f)
 }
 
 // openInterruptible opens the file name for reading, which blocks for a
@@ -238,273 +290,519 @@ func openInterruptible(ctx context.Context, name string) (*os.File, error) {
 	}, func(f *os.File) { f.Close() })
 }
 
-// checkFailedFile refuses a --failed file that is the input itself, by
-// any path, hard link or symbolic link (or, with --file -, the file stdin
-// was redirected from): creating it would empty the input before it is
-// read.
-func checkFailedFile(failed string, in io.Reader) error {
+// checkNotInput refuses an output file (flag names it) that is the input
+// itself, by any path, hard link or symbolic link (or, with --file -, the
+// file stdin was redirected from): creating it would empty the input
+// before it is read.
+func checkNotInput(flag, name string, in io.Reader) error {
 	f, ok := in.(*os.File)
-	if failed == "" || !ok {
+	if name == "" || !ok {
 		return nil
 	}
 	inInfo, err := f.Stat()
 	if err != nil || !inInfo.Mode().IsRegular() {
 		// A pipe or a terminal cannot be checked: a pipe fed from the
-		// --failed file itself (cat f | synthient lookup ips --file -
+		// output file itself (cat f | synthient lookup ips --file -
 		// --failed f) loses what cat had not read yet when f is created,
 		// and nothing here can tell what feeds a pipe.
 		return nil
 	}
-	outInfo, err := os.Stat(failed)
+	outInfo, err := os.Stat(name)
 	if err != nil || !os.SameFile(inInfo, outInfo) {
 		return nil
 	}
-	return usageError("--failed %s is the input file: writing it would empty the addresses before they are read", failed)
+	return usageError("%s %s is the input file: writing it would empty the addresses before they are read", flag, name)
 }
 
-// batch looks up an address file chunk by chunk, with at most concurrency
-// chunks in flight, and prints results in input order.
-type batch struct {
-	app         *app
-	client      *synthient.Client
-	concurrency int
-	failed      io.Writer
-
-	total int64 // addresses in the input, for the progress bar; -1 if unknown
-
-	mu       sync.Mutex
-	failedN  int // addresses in failed chunks
-	invalidN int // lines that are not addresses
-	doneN    int // addresses looked up
-	bar      *progressbar.ProgressBar
-	tbl      *table
-}
-
-type chunk struct {
-	seq   int
-	addrs []netip.Addr
-	// result
-	results []synthient.IPLookup
-	missing []netip.Addr
-	err     error
-}
-
-// run looks up the input in its steps: start the output, read the input
-// into chunks on a goroutine of its own, look the chunks up as they come
-// and print them in input order, wait for those still in flight, finish
-// the output, and return the batch's outcome. An interrupt stops the
-// dispatch of new chunks, and the reading is not waited for; the chunks
-// in flight are still waited for and reported.
-func (b *batch) run(ctx context.Context, in io.Reader) error {
-	b.startOutput()
-	chunks, readDone := b.startReading(ctx, in)
-	f := newFlight(b)
-	f.lookUpAll(ctx, chunks)
-	f.drain()
-	printErr := b.finishOutput(f.printErr)
-	return b.outcome(ctx, readDone, printErr)
-}
-
-// startOutput starts the progress bar, when stderr is a terminal, and the
-// results table with its header, in text output.
-func (b *batch) startOutput() {
-	if b.app.env.stderrIsTerminal() {
-		b.bar = progressbar.NewOptions64(b.total,
-			progressbar.OptionSetWriter(b.app.progress),
-			progressbar.OptionSetDescription("looking up"),
-			progressbar.OptionShowCount(),
-			progressbar.OptionClearOnFinish(),
-			progressbar.OptionSetSpinnerChangeInterval(0), // no spinner goroutine
-		)
+// sameFile reports whether the paths a and b name the same file: the
+// same file when both exist, else the same path once the symbolic links
+// of their directories are resolved.
+func sameFile(a, b string) bool {
+	ai, aErr := os.Stat(a)
+	bi, bErr := os.Stat(b)
+	if aErr == nil && bErr == nil {
+		return os.SameFile(ai, bi)
 	}
-	if !b.app.json() {
-		b.tbl = newTable(b.app.env.stdout)
-		b.tbl.row(ipHeader...)
+	return canonicalPath(a) == canonicalPath(b)
+}
+
+// canonicalPath is name made absolute, its directory's symbolic links
+// resolved where they can be.
+func canonicalPath(name string) string {
+	abs, err := filepath.Abs(name)
+	if err != nil {
+		return name
+	}
+	dir, err := filepath.EvalSymlinks(filepath.Dir(abs))
+	if err != nil {
+		return abs
+	}
+	return filepath.Join(dir, filepath.Base(abs))
+}
+
+// addrList is an output file of addresses, one per line (--failed,
+// --unknown). A nil *addrList, for a flag not given, writes nothing.
+type addrList struct {
+	flag, name string
+	f          *os.File
+	w          *bufio.Writer
+}
+
+// createList creates the file name of flag, or returns nil when name is
+// empty. A file that cannot be created is a usage error.
+func createList(flag, name string) (*addrList, error) {
+	if name == "" {
+		return nil, nil
+	}
+	f, err := os.Create(name)
+	if err != nil {
+		return nil, usageError("%s: %v", flag, err)
+	}
+	return &addrList{flag: flag, name: name, f: f, w: bufio.NewWriter(f)}, nil
+}
+
+// add writes ip as a line; a write error is kept for close.
+func (l *addrList) add(ip netip.Addr) {
+	if l != nil {
+		l.w.WriteString(ip.String())
+		l.w.WriteByte('\n')
 	}
 }
 
-// startReading reads the input into chunks (see read) on a goroutine of
-// its own. The chunks channel is closed when the reading ends, after
-// readDone received its error (nil when the whole input was read).
-func (b *batch) startReading(ctx context.Context, in io.Reader) (chunks <-chan *chunk, readDone <-chan error) {
-	out := make(chan *chunk)
-	done := make(chan error, 1)
-	go func() {
-		done <- b.read(ctx, in, out)
-		close(out)
-	}()
-	return out, done
-}
-
-// flight looks chunks up, at most the batch's concurrency at a time,
-// each on a goroutine of its own, and prints the finished ones in input
-// order as soon as the ones before them are. Only the goroutine that
-// runs the batch uses it; the lookups hand their chunks back on finished.
-type flight struct {
-	b        *batch
-	finished chan *chunk
-	pending  map[int]*chunk // finished chunks not printed yet, by seq
-	next     int            // the seq of the next chunk to print
-	inflight int            // chunks dispatched and not received yet
-	printErr error          // the first error printing a chunk
-}
-
-func newFlight(b *batch) *flight {
-	return &flight{b: b, finished: make(chan *chunk), pending: map[int]*chunk{}}
-}
-
-// lookUpAll dispatches the chunks as they come, while fewer than the
-// concurrency are in flight, and receives the finished ones, until the
-// chunks end or ctx is done. While the concurrency is reached it takes no
-// new chunk (a nil channel is never ready).
-func (f *flight) lookUpAll(ctx context.Context, chunks <-chan *chunk) {
-	for {
-		next := chunks
-		if f.inflight == f.b.concurrency {
-			next = nil
-		}
-		select {
-		case c, ok := <-next:
-			if !ok {
-				return
-			}
-			f.dispatch(ctx, c)
-		case c := <-f.finished:
-			f.receive(c)
-		case <-ctx.Done():
-			return
-		}
+// close flushes and closes the file, and returns the first error writing
+// it.
+func (l *addrList) close() error {
+	if l == nil {
+		return nil
 	}
-}
-
-// dispatch looks c up on a goroutine of its own, which hands it back on
-// finished.
-func (f *flight) dispatch(ctx context.Context, c *chunk) {
-	f.inflight++
-	go func() {
-		f.b.lookUp(ctx, c)
-		f.finished <- c
-	}()
-}
-
-// receive takes a finished chunk and prints, in input order, every chunk
-// whose predecessors are all printed, keeping the first error.
-func (f *flight) receive(c *chunk) {
-	f.inflight--
-	f.pending[c.seq] = c
-	for c, ok := f.pending[f.next]; ok; c, ok = f.pending[f.next] {
-		delete(f.pending, f.next)
-		f.next++
-		if err := f.b.print(c); err != nil && f.printErr == nil {
-			f.printErr = err
-		}
+	err := l.w.Flush()
+	if cerr := l.f.Close(); err == nil {
+		err = cerr
 	}
-}
-
-// drain waits for the chunks still in flight, and prints them.
-func (f *flight) drain() {
-	for f.inflight > 0 {
-		f.receive(<-f.finished)
-	}
-}
-
-// lookUp looks c's addresses up, keeping its results and error, and the
-// addresses a partial answer lacks.
-func (b *batch) lookUp(ctx context.Context, c *chunk) {
-	c.results, c.err = b.client.LookupIPs(ctx, c.addrs)
-	var dec *synthient.DecodeError
-	if errors.As(c.err, &dec) && len(dec.Missing) > 0 {
-		c.missing = dec.Missing
-	}
-}
-
-// finishOutput flushes the results table and finishes the progress bar.
-// It returns printErr, the first error printing a chunk, else the
-// table's.
-func (b *batch) finishOutput(printErr error) error {
-	if b.tbl != nil {
-		if err := b.tbl.flush(); err != nil && printErr == nil {
-			printErr = err
-		}
-	}
-	if b.bar != nil {
-		b.bar.Finish()
-	}
-	return printErr
-}
-
-// outcome is the batch's error, first of: an interrupt (what was not
-// looked up is reported above; the reading is not waited for), a failure
-// to read the input, a failure to write the output, and the addresses
-// that were not looked up (see summary).
-func (b *batch) outcome(ctx context.Context, readDone <-chan error, printErr error) error {
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	if err := <-readDone; err != nil {
-		return err
-	}
-	if printErr != nil {
-		return printErr
-	}
-	return b.summary()
-}
-
-// summary is the error that counts the addresses not looked up: exit 3
-// when a chunk failed, else exit 2 when a line is not an address; nil
-// when every address was looked up.
-func (b *batch) summary() error {
-	switch {
-	case b.failedN > 0:
-		invalid := ""
-		if b.invalidN > 0 {
-			invalid = "; " + plural(b.invalidN, "line is not an IP address", "lines are not IP addresses")
-		}
-		return &exitError{code: exitAPI, err: fmt.Errorf("%d of %d addresses were not looked up%s (listed above%s)",
-			b.failedN, b.failedN+b.doneN, invalid, b.failedHint())}
-	case b.invalidN > 0:
-		return &exitError{code: exitUsage, err: fmt.Errorf("%s (listed above%s)",
-			plural(b.invalidN, "line is not an IP address", "lines are not IP addresses"), b.failedHint())}
+	if err != nil {
+		return fmt.Errorf("writing %s %s: %w", l.flag, l.name, err)
 	}
 	return nil
 }
 
+// hint is " (in --flag NAME)", or "" for a flag not given.
+func (l *addrList) hint() string {
+	if l == nil {
+		return ""
+	}
+	return " (in " + l.flag + " " + l.name + ")"
+}
+
+// planLookupIPs is --dry-run: it reads and checks the input as a run
+// would, and prints what the run would send and cost (synthient.
+// PlanLookupIPsAll), and, with a key, the credits left. Nothing billed
+// is sent. Invalid lines are reported as in a run, and exit 2.
+func (a *app) planLookupIPs(ctx context.Context, o *lookupIPsOptions, in io.Reader) error {
+	lines := newAddrReader(ctx, in, a.reportInvalid)
+	defer lines.close()
+	plan, err := synthient.PlanLookupIPsAll(lines.addrs(), o.params())
+	if err != nil {
+		return err
+	}
+	if err := lines.end(); err != nil {
+		return err
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if err := a.writePlan(plan, a.creditsLeft(ctx)); err != nil {
+		return err
+	}
+	if plan.Invalid > 0 {
+		return &exitError{code: exitUsage, err: fmt.Errorf("%s (listed above)",
+			plural(plan.Invalid, "line is not an IP address", "lines are not IP addresses"))}
+	}
+	return nil
+}
+
+// dryRunPlan is the JSON form of a dry run's plan.
+type dryRunPlan struct {
+	Addresses   int64  `json:"addresses"`
+	Invalid     int64  `json:"invalid"`
+	Duplicates  int64  `json:"duplicates"`
+	Distinct    int64  `json:"distinct"`
+	Requests    int64  `json:"requests"`
+	Credits     int64  `json:"credits"`
+	CreditsLeft *int64 `json:"credits_left,omitempty"`
+	Fits        *bool  `json:"fits,omitempty"`
+}
+
+// writePlan prints plan, with the credits left when left is not nil.
+func (a *app) writePlan(plan *synthient.BulkPlan, left *int64) error {
+	p := dryRunPlan{Addresses: plan.Addresses, Invalid: plan.Invalid, Duplicates: plan.Duplicates,
+		Distinct: plan.Distinct, Requests: plan.Requests, Credits: plan.Credits, CreditsLeft: left}
+	if left != nil {
+		fits := *left >= plan.Credits
+		p.Fits = &fits
+	}
+	if a.json() {
+		return writeJSON(a.env.stdout, p)
+	}
+	t := newTable(a.env.stdout)
+	for _, r := range []struct {
+		name string
+		n    int64
+	}{{"Addresses", p.Addresses}, {"Invalid", p.Invalid}, {"Duplicates", p.Duplicates},
+		{"Distinct", p.Distinct}, {"Requests", p.Requests}, {"Credits", p.Credits}} {
+		t.row(r.name, strconv.FormatInt(r.n, 10))
+	}
+	if left != nil {
+		verdict := "enough"
+		if !*p.Fits {
+			verdict = "not enough"
+		}
+		t.row("Credits left", fmt.Sprintf("%d (%s)", *left, verdict))
+	}
+	return t.flush()
+}
+
+// creditsLeft asks the account's credits (a free request) when a key is
+// configured; nil without one, or when the request fails, which it
+// reports on stderr without failing the dry run.
+func (a *app) creditsLeft(ctx context.Context) *int64 {
+	if a.key == "" && !a.fake {
+		return nil
+	}
+	c, err := a.newClient()
+	if err == nil {
+		var acct *synthient.Account
+		if acct, err = c.Account(ctx); err == nil {
+			return &acct.LookupQuota.Credits
+		}
+	}
+	fmt.Fprintln(a.env.stderr, "synthient: credits left unknown: "+a.describe(err))
+	return nil
+}
+
 // plural renders n with the singular or plural noun phrase.
-func plural(n int, one, many string) string {
+func plural(n int64, one, many string) string {
 	if n == 1 {
 		return "1 " + one
 	}
-	return strconv.Itoa(n) + " " + many
+	return strconv.FormatInt(n, 10) + " " + many
 }
 
-func (b *batch) failedHint() string {
-	if b.failed == nil {
-		return ""
+// ipsRun is one run of lookup ips: it prints each looked-up address,
+// writes the others to their file, reports failed requests on stderr and
+// counts the outcomes, as the SDK yields the results. Everything it does
+// happens on the goroutine that ranges over the results.
+type ipsRun struct {
+	a                *app
+	rows             *table // the text output; nil for JSON
+	bar              *progressbar.ProgressBar
+	total            int64 // the bar's total: the address lines; -1 if unknown
+	failed, unknown  *addrList
+	lines            *addrReader
+	stop             func() // ends the run, as an interrupt does
+	tally            ipsTally
+	group            failureGroup
+	printErr, sdkErr error // the first error writing stdout; an error of the SDK's own
+}
+
+// newIPsRun starts the output of a run that reads lines: the progress
+// bar of total address lines (-1: unknown) when stderr is a terminal, and
+// the table's header in text output. stop ends the run early.
+func (a *app) newIPsRun(lines *addrReader, total int64, failed, unknown *addrList, stop func()) *ipsRun {
+	r := &ipsRun{a: a, lines: lines, total: total, failed: failed, unknown: unknown, stop: stop}
+	if a.env.stderrIsTerminal() {
+		r.bar = progressbar.NewOptions64(total,
+			progressbar.OptionSetWriter(a.progress),
+			progressbar.OptionSetDescription("looking up"),
+			progressbar.OptionShowCount(),
+			progressbar.OptionThrottle(50*time.Millisecond),
+			progressbar.OptionSetSpinnerChangeInterval(0), // no spinner goroutine
+		)
 	}
-	return " and in the --failed file"
+	if !a.json() {
+		r.rows = newTable(a.env.stdout)
+		r.rows.row(ipHeader...)
+	}
+	return r
+}
+
+// handle takes one result: it counts it, reports a failure, writes the
+// address where its outcome says, and advances the progress bar.
+func (r *ipsRun) handle(res synthient.BulkResult, err error) {
+	if res.Index < 0 { // the SDK refused its parameters: nothing was read
+		r.sdkErr = err
+		return
+	}
+	line := r.lines.answered()
+	r.tally.add(res)
+	r.track(res, err, line)
+	r.file(res)
+	if r.bar != nil {
+		r.bar.Add(1)
+	}
+}
+
+// file writes the address of res where its outcome says: a looked-up one
+// on stdout, one safe to send again in --failed, an unknown one in
+// --unknown. A duplicate is written nowhere: its first occurrence was.
+func (r *ipsRun) file(res synthient.BulkResult) {
+	switch {
+	case res.Duplicate:
+	case res.Outcome == synthient.LookedUp:
+		r.print(res.Lookup)
+	case res.Outcome == synthient.NotSent, res.Outcome == synthient.Rejected:
+		r.failed.add(res.IP)
+	case res.Outcome == synthient.Unknown:
+		r.unknown.add(res.IP)
+	}
+}
+
+// print writes a result on stdout. The first error stops the run: the
+// results after it would be lost.
+func (r *ipsRun) print(l *synthient.IPLookup) {
+	if r.printErr != nil {
+		return
+	}
+	if r.rows != nil {
+		r.rows.row(ipRow(l)...)
+		return
+	}
+	if err := writeJSON(r.a.env.stdout, l); err != nil {
+		r.printErr = err
+		r.stop()
+	}
+}
+
+// track gathers the failed addresses into runs of the same outcome and
+// error, and reports each run once it ends. An invalid line or a
+// duplicate does not end a run.
+func (r *ipsRun) track(res synthient.BulkResult, err error, line int64) {
+	switch {
+	case res.Duplicate || res.Outcome == synthient.Invalid:
+		return
+	case res.Outcome == synthient.LookedUp:
+		r.reportGroup()
+		return
+	case !r.group.extends(res.Outcome, err):
+		r.reportGroup()
+		r.group = failureGroup{outcome: res.Outcome, err: err, first: line}
+	}
+	r.group.n++
+	r.group.last = line
+}
+
+// reportGroup reports the run of failed addresses gathered, if any, as
+// one line on stderr: its input lines, its count, what its outcome means
+// and the request's error; the addresses themselves are in the files.
+func (r *ipsRun) reportGroup() {
+	g := &r.group
+	if g.n == 0 {
+		return
+	}
+	lines := fmt.Sprintf("lines %d-%d", g.first, g.last)
+	if g.first == g.last {
+		lines = fmt.Sprintf("line %d", g.first)
+	}
+	fmt.Fprintf(r.a.env.stderr, "synthient: %s: %s %s: %s\n",
+		lines, plural(g.n, "address", "addresses"), r.outcomeText(g.outcome), r.a.describe(g.err))
+	*g = failureGroup{}
+}
+
+// outcomeText says what an outcome other than LookedUp and Invalid means
+// for the user, and where its addresses went.
+func (r *ipsRun) outcomeText(o synthient.BulkOutcome) string {
+	switch o {
+	case synthient.NotSent:
+		return "not sent, safe to send again" + r.failed.hint()
+	case synthient.Rejected:
+		return "rejected without a charge, safe to send again once the cause is fixed" + r.failed.hint()
+	}
+	return "possibly charged (the request may have been processed); do not resend blindly" + r.unknown.hint()
+}
+
+// drain accounts for the lines the input had already delivered when the
+// run was stopped (cause: why), which the SDK did not read: an address is
+// not sent, and goes to --failed.
+func (r *ipsRun) drain(cause error) {
+	for ip := range r.lines.buffered() {
+		res := synthient.BulkResult{IP: ip, Outcome: synthient.NotSent}
+		if !ip.IsValid() {
+			res.Outcome = synthient.Invalid
+		}
+		r.tally.add(res)
+		r.track(res, cause, r.lines.line)
+		r.file(res)
+		if r.bar != nil {
+			r.bar.Add(1)
+		}
+	}
+}
+
+// finish reports the last failures, ends the output, closes the files,
+// prints the summary (stopped: the run was stopped before the input
+// ended), and returns the command's outcome, first of: an interrupt
+// (ctx), an error of the SDK, a failure to read the input, to write
+// stdout or a file, and the addresses not looked up (see ipsTally.err).
+func (r *ipsRun) finish(ctx context.Context, stopped bool) error {
+	r.reportGroup()
+	if r.rows != nil {
+		if err := r.rows.flush(); err != nil && r.printErr == nil {
+			r.printErr = err
+		}
+	}
+	r.endBar(stopped)
+	fileErr := errors.Join(r.failed.close(), r.unknown.close())
+	r.printSummary(stopped)
+	for _, err := range []error{ctx.Err(), r.sdkErr, r.lines.end(), r.printErr, fileErr} {
+		if err != nil {
+			return err
+		}
+	}
+	return r.tally.err(r.failed, r.unknown)
+}
+
+// endBar leaves the progress bar on a line of its own. Once the input
+// ended, a bar of an unknown total learns it, and shows 100%.
+func (r *ipsRun) endBar(stopped bool) {
+	if r.bar == nil {
+		return
+	}
+	if n := r.tally.total(); !stopped && n > 0 && r.total < 0 {
+		r.bar.ChangeMax64(n)
+		r.bar.Finish()
+	}
+	r.bar.Exit()
+	fmt.Fprintln(r.a.progress)
+}
+
+// printSummary prints the counts on stderr and, for a run stopped early,
+// the last line read.
+func (r *ipsRun) printSummary(stopped bool) {
+	fmt.Fprintln(r.a.env.stderr, "synthient: "+r.tally.summary())
+	if stopped {
+		fmt.Fprintf(r.a.env.stderr, "synthient: stopped after line %d of the input: every address up to it is counted above; the lines after it were not read\n", r.lines.line)
+	}
+}
+
+// failureGroup is a run of consecutive failed addresses of the same
+// outcome and error: one request's, or those not sent after a stop.
+type failureGroup struct {
+	outcome     synthient.BulkOutcome
+	err         error
+	n           int64 // addresses
+	first, last int64 // their first and last input lines
+}
+
+// extends reports whether an address with outcome o and error err
+// belongs to the group. Errors of the SDK are pointers: one request's
+// addresses share its error.
+func (g *failureGroup) extends(o synthient.BulkOutcome, err error) bool {
+	return g.n > 0 && g.outcome == o && sameError(g.err, err)
+}
+
+// sameError reports whether a and b are the same error value, without
+// comparing errors whose type is not comparable.
+func sameError(a, b error) bool {
+	if a == nil || b == nil || !reflect.TypeOf(a).Comparable() || reflect.TypeOf(a) != reflect.TypeOf(b) {
+		return a == nil && b == nil
+	}
+	return a == b
+}
+
+// ipsTally counts the outcomes of a run. Each address line is counted
+// once: a duplicate as a duplicate, whatever its first occurrence's
+// outcome, every other address by its outcome.
+type ipsTally struct {
+	lookedUp, invalid, notSent, rejected, unknown, duplicates int64
+	// credits is what the answered requests cost; maybeCredits what the
+	// requests that may have been processed would have.
+	credits, maybeCredits int64
+}
+
+// add counts res.
+func (t *ipsTally) add(res synthient.BulkResult) {
+	switch {
+	case res.Duplicate:
+		t.duplicates++
+	case res.Outcome == synthient.LookedUp:
+		t.lookedUp++
+	case res.Outcome == synthient.Invalid:
+		t.invalid++
+	case res.Outcome == synthient.NotSent:
+		t.notSent++
+	case res.Outcome == synthient.Rejected:
+		t.rejected++
+	case res.Outcome == synthient.Unknown:
+		t.unknown++
+	}
+	switch res.Outcome {
+	case synthient.LookedUp:
+		t.credits += int64(res.Credits)
+	case synthient.Unknown:
+		t.maybeCredits += int64(res.Credits)
+	}
+}
+
+// total is the address lines counted.
+func (t *ipsTally) total() int64 {
+	return t.lookedUp + t.invalid + t.notSent + t.rejected + t.unknown + t.duplicates
+}
+
+// summary is the one-line summary of the run.
+func (t *ipsTally) summary() string {
+	return fmt.Sprintf("%s read: %d looked up, %d invalid, %d not sent, %d rejected, %d unknown (possibly charged), %s; credits: %d spent, %d possibly spent",
+		plural(t.total(), "address", "addresses"), t.lookedUp, t.invalid, t.notSent, t.rejected, t.unknown,
+		plural(t.duplicates, "duplicate not sent again", "duplicates not sent again"), t.credits, t.maybeCredits)
+}
+
+// err is the run's error when not every address was looked up: exit 3
+// when some failed (not sent, rejected or unknown), else exit 2 when
+// lines are not addresses; nil when every address was looked up.
+func (t *ipsTally) err(failed, unknown *addrList) error {
+	var parts []string
+	if n := t.notSent + t.rejected; n > 0 {
+		parts = append(parts, plural(n, "address", "addresses")+" not looked up, safe to send again"+failed.hint())
+	}
+	if t.unknown > 0 {
+		parts = append(parts, plural(t.unknown, "address", "addresses")+" possibly charged, do not resend blindly"+unknown.hint())
+	}
+	code := exitAPI
+	if len(parts) == 0 {
+		code = exitUsage
+	}
+	if t.invalid > 0 {
+		parts = append(parts, plural(t.invalid, "line is not an IP address", "lines are not IP addresses")+" (listed above)")
+	}
+	if len(parts) == 0 {
+		return nil
+	}
+	return &exitError{code: code, err: errors.New(strings.Join(parts, "; "))}
 }
 
 // maxInputLine is the longest input line read; a longer one is reported as
 // invalid and skipped.
 const maxInputLine = 64 << 10
 
-// countAddresses counts the lines of a regular file that hold something
-// other than a comment, and rewinds it; -1 if f is not a regular file or
-// holds a line too long to count.
+// countAddresses counts the address lines of a regular file as the run
+// will read them (invalid ones included), and rewinds it; -1 if f is not
+// a regular file.
 func countAddresses(f *os.File) (int64, error) {
 	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
 		return -1, nil
 	}
+	r := &addrReader{br: bufio.NewReaderSize(f, maxInputLine), report: func(int64, string) {}}
 	var n int64
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 64<<10), maxInputLine)
-	for sc.Scan() {
-		if _, ok := addressText(sc.Text()); ok {
+	for {
+		_, ok, err := r.next()
+		if ok {
 			n++
 		}
-	}
-	if sc.Err() != nil {
-		n = -1
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			n = -1
+			break
+		}
 	}
 	if _, err := f.Seek(0, io.SeekStart); err != nil {
 		return 0, fmt.Errorf("reading the addresses: %w", err)
@@ -519,51 +817,92 @@ func addressText(line string) (text string, ok bool) {
 	return text, text != "" && !strings.HasPrefix(text, "#")
 }
 
-// read splits the input into chunks of at most 1000 addresses, reporting
-// every line that is not an address. It returns when the input ends
-// (after the last chunk was sent), when reading it fails, or when ctx is
-// done while a chunk waits to be sent.
-func (b *batch) read(ctx context.Context, in io.Reader, out chan<- *chunk) error {
-	r := &addrReader{b: b, br: bufio.NewReaderSize(in, maxInputLine)}
-	cut := &chunker{ctx: ctx, out: out, cur: &chunk{}}
-	for {
-		ip, ok, err := r.next()
-		if ok && !cut.add(ip) {
-			return ctx.Err()
-		}
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return fmt.Errorf("reading the addresses: %w", err)
-		}
-	}
-	if !cut.flush() {
-		return ctx.Err()
-	}
-	return nil
-}
-
 // addrReader reads the input line by line, numbering the lines, and
-// reports to its batch every line that is not an address.
+// reports every line that is not an address. It reads through a
+// ctxReader, so that an interrupt ends a read blocked on a pipe.
 type addrReader struct {
-	b    *batch
-	br   *bufio.Reader // of maxInputLine bytes: a longer line does not fit
-	line int           // the number of the last line read
+	src     *ctxReader
+	br      *bufio.Reader // of maxInputLine bytes: a longer line does not fit
+	report  func(line int64, text string)
+	line    int64     // the number of the last line read
+	pending lineQueue // the lines of the addresses handed out and not answered
+	err     error     // the reading's error, but the end of the input
 }
 
-// next reads a line and returns the address it holds (ok). A line that is
-// neither an address, nor blank, nor a # comment is reported. err is nil,
-// io.EOF at the end of the input (which may come with a last line without
-// a newline), or the reading's error (whatever was read of the line with
-// it is dropped).
+// newAddrReader reads in until ctx ends, reporting each line that is not
+// an address with report. close ends its reading goroutine.
+func newAddrReader(ctx context.Context, in io.Reader, report func(line int64, text string)) *addrReader {
+	src := newCtxReader(ctx, in)
+	return &addrReader{src: src, br: bufio.NewReaderSize(src, maxInputLine), report: report}
+}
+
+// close lets the reading goroutine end once its read returns.
+func (r *addrReader) close() { r.src.close() }
+
+// addrs is the input's addresses, for the SDK: an address-bearing line
+// yields its address, or the zero netip.Addr when it is not one (so that
+// it has a result of its own, in order); blank and comment lines yield
+// nothing. It ends at the end of the input, when reading fails (see end)
+// or ctx ends.
+func (r *addrReader) addrs() iter.Seq[netip.Addr] {
+	return func(yield func(netip.Addr) bool) {
+		for {
+			ip, ok, err := r.next()
+			if ok {
+				r.pending.push(r.line)
+				if !yield(ip) {
+					return
+				}
+			}
+			if err != nil {
+				r.setErr(err)
+				return
+			}
+		}
+	}
+}
+
+// buffered is the address lines left in the reader's buffer after an
+// interrupt, as addrs yields them: read from the input, never handed out.
+func (r *addrReader) buffered() iter.Seq[netip.Addr] {
+	return func(yield func(netip.Addr) bool) {
+		for {
+			ip, ok, err := r.next() // the ctxReader reads nothing more
+			if ok && !yield(ip) || err != nil {
+				return
+			}
+		}
+	}
+}
+
+// answered returns the input line of the next address handed out, which
+// the SDK just answered (it answers in order).
+func (r *addrReader) answered() int64 { return r.pending.pop() }
+
+// setErr keeps the reading's error: none at the end of the input nor for
+// an interrupt, which the run's context tells.
+func (r *addrReader) setErr(err error) {
+	if err != io.EOF && !r.src.interrupted(err) && r.err == nil {
+		r.err = fmt.Errorf("reading the addresses: %w", err)
+	}
+}
+
+// end returns the reading's error, nil when the input ended or was
+// interrupted.
+func (r *addrReader) end() error { return r.err }
+
+// next reads a line and reports whether it holds an address (ok), which
+// ip is (the zero Addr for a line that is not an address, which is
+// reported). err is nil, io.EOF at the end of the input (which may come
+// with a last line without a newline), or the reading's error (whatever
+// was read of the line with it is dropped).
 func (r *addrReader) next() (ip netip.Addr, ok bool, err error) {
 	raw, err := r.br.ReadSlice('\n')
 	switch {
 	case err == bufio.ErrBufferFull:
 		r.line++
-		r.b.reportInvalid(r.line, string(raw), string(raw[:80])+"...")
-		return netip.Addr{}, false, r.skipLine()
+		r.report(r.line, string(raw))
+		return netip.Addr{}, true, r.skipLine()
 	case err != nil && err != io.EOF, len(raw) == 0:
 		return netip.Addr{}, false, err
 	}
@@ -583,10 +922,11 @@ func (r *addrReader) skipLine() error {
 	return err
 }
 
-// parse returns the address that raw, the line just read, holds (ok). A
-// byte order mark opening the first line is dropped; a blank line or a #
-// comment holds no address, and any other line that is not one, or is an
-// address with a zone, is reported.
+// parse returns the address that raw, the line just read, holds, and
+// whether the line holds one at all (ok). A byte order mark opening the
+// first line is dropped; a blank line or a # comment holds none; any
+// other line that is not an address, or is one with a zone, is reported
+// and returned as the zero Addr.
 func (r *addrReader) parse(raw []byte) (netip.Addr, bool) {
 	if r.line == 1 {
 		raw = bytes.TrimPrefix(raw, []byte("\ufeff")) // a UTF-8 byte order mark
@@ -597,108 +937,126 @@ func (r *addrReader) parse(raw []byte) (netip.Addr, bool) {
 	}
 	ip, err := netip.ParseAddr(text)
 	if err != nil || ip.Zone() != "" {
-		r.b.reportInvalid(r.line, text, text)
-		return netip.Addr{}, false
+		r.report(r.line, text)
+		return netip.Addr{}, true
 	}
 	return ip, true
-}
-
-// chunker gathers addresses into chunks of at most synthient.MaxBatchSize,
-// numbered from 0 in input order, and sends each on out once it is full.
-type chunker struct {
-	ctx context.Context
-	out chan<- *chunk
-	seq int    // the number of the chunk being gathered
-	cur *chunk // the chunk being gathered
-}
-
-// add adds ip to the current chunk and sends the chunk when that fills
-// it; false when ctx is done before it could be sent.
-func (c *chunker) add(ip netip.Addr) bool {
-	c.cur.addrs = append(c.cur.addrs, ip)
-	if len(c.cur.addrs) < synthient.MaxBatchSize {
-		return true
-	}
-	return c.send()
-}
-
-// flush sends the last chunk, unless it is empty; false when ctx is done
-// before it could be sent.
-func (c *chunker) flush() bool {
-	if len(c.cur.addrs) == 0 {
-		return true
-	}
-	return c.send()
-}
-
-// send sends the current chunk and starts the next; false when ctx is
-// done first.
-func (c *chunker) send() bool {
-	select {
-	case c.out <- c.cur:
-	case <-c.ctx.Done():
-		return false
-	}
-	c.seq++
-	c.cur = &chunk{seq: c.seq}
-	return true
 }
 
 // reportInvalid reports the line that is not an address on stderr, cut
 // to 80 bytes after every substring shaped like a key and every secret in
 // it was redacted (an API key in the wrong file, also inside a line such
-// as "x-api-key: KEY"), and writes failedText to the --failed file as it
-// is.
-func (b *batch) reportInvalid(line int, text, failedText string) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	b.invalidN++
+// as "x-api-key: KEY").
+func (a *app) reportInvalid(line int64, text string) {
 	// The key shapes of this line are redacted here, where it is printed,
 	// not added to the secrets every later line is searched for: a file of
 	// key-shaped lines would make each line slower to print than the last.
-	shown := truncate(redactKeyShapes(b.app.secrets.redactString(text)), 80)
-	fmt.Fprintf(b.app.env.stderr, "synthient: line %d: %q is not an IP address; not looked up\n", line, shown)
-	if b.failed != nil {
-		fmt.Fprintln(b.failed, failedText)
+	shown := truncate(redactKeyShapes(a.secrets.redactString(text)), 80)
+	fmt.Fprintf(a.env.stderr, "synthient: line %d: %q is not an IP address; not looked up\n", line, shown)
+}
+
+// lineQueue is a FIFO of input line numbers: those of the addresses
+// handed to the SDK and not answered yet, which it holds no more of than
+// its window.
+type lineQueue struct {
+	q    []int64
+	head int
+}
+
+func (l *lineQueue) push(n int64) { l.q = append(l.q, n) }
+
+// pop returns the oldest line number; 0 if there is none.
+func (l *lineQueue) pop() int64 {
+	if l.head == len(l.q) {
+		return 0
+	}
+	n := l.q[l.head]
+	l.head++
+	if l.head >= 1024 && l.head >= len(l.q)/2 { // reuse the spent front
+		l.q = l.q[:copy(l.q, l.q[l.head:])]
+		l.head = 0
+	}
+	return n
+}
+
+// ctxReader reads r on a goroutine of its own, one Read when asked, so
+// that a Read blocked on a pipe or a terminal gives way to ctx's end at
+// once: it then returns ctx's error, and whatever the abandoned Read
+// returns is dropped. What an earlier Read returned is still handed out.
+type ctxReader struct {
+	ctx   context.Context
+	ask   chan struct{}   // a Read wanted
+	got   chan readResult // its result
+	asked bool            // a Read is under way
+	left  []byte          // what the last Read returned and was not handed out
+	err   error           // the last Read's error, handed out after left
+}
+
+// readResult is what one Read of a ctxReader's source returned.
+type readResult struct {
+	b   []byte
+	err error
+}
+
+func newCtxReader(ctx context.Context, r io.Reader) *ctxReader {
+	c := &ctxReader{ctx: ctx, ask: make(chan struct{}, 1), got: make(chan readResult, 1)}
+	go func() {
+		buf := make([]byte, 32<<10) // the goroutine's until got hands it over
+		for range c.ask {
+			n, err := r.Read(buf)
+			c.got <- readResult{buf[:n], err}
+			if err != nil {
+				return
+			}
+		}
+	}()
+	return c
+}
+
+func (c *ctxReader) Read(p []byte) (int, error) {
+	if len(c.left) == 0 && c.err == nil {
+		if err := c.fill(); err != nil {
+			return 0, err
+		}
+	}
+	if len(c.left) > 0 {
+		n := copy(p, c.left)
+		c.left = c.left[n:]
+		return n, nil
+	}
+	return 0, c.err
+}
+
+// fill waits for the next Read of the source, unless ctx ends first.
+// After ctx ended it only takes a Read that has already returned.
+func (c *ctxReader) fill() error {
+	if err := c.ctx.Err(); err != nil {
+		select {
+		case r := <-c.got:
+			c.asked, c.left, c.err = false, r.b, r.err
+			return nil
+		default:
+			return err
+		}
+	}
+	if !c.asked {
+		c.ask <- struct{}{}
+		c.asked = true
+	}
+	select {
+	case r := <-c.got:
+		c.asked, c.left, c.err = false, r.b, r.err
+		return nil
+	case <-c.ctx.Done():
+		return c.ctx.Err()
 	}
 }
 
-// print writes a finished chunk: its results, and its failures on stderr
-// and in the --failed file.
-func (b *batch) print(c *chunk) error {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	notDone := c.missing
-	if c.err != nil && c.missing == nil {
-		notDone = c.addrs
-	}
-	for i := range c.results {
-		r := &c.results[i]
-		if b.app.json() {
-			if err := writeJSON(b.app.env.stdout, r); err != nil {
-				return err
-			}
-		} else {
-			b.tbl.row(ipRow(r)...)
-		}
-	}
-	b.doneN += len(c.results)
-	if len(notDone) > 0 {
-		b.failedN += len(notDone)
-		strs := make([]string, len(notDone))
-		for i, ip := range notDone {
-			strs[i] = ip.String()
-		}
-		fmt.Fprintf(b.app.env.stderr, "synthient: batch %d (%d addresses) failed: %s; not looked up: %s\n",
-			c.seq+1, len(notDone), b.app.describe(c.err), strings.Join(strs, " "))
-		if b.failed != nil {
-			for _, s := range strs {
-				fmt.Fprintln(b.failed, s)
-			}
-		}
-	}
-	if b.bar != nil {
-		b.bar.Add(len(c.addrs))
-	}
-	return nil
+// interrupted reports whether err is the one Read returns once ctx ended.
+func (c *ctxReader) interrupted(err error) bool {
+	return c.ctx.Err() != nil && err == c.ctx.Err()
 }
+
+// close ends the reading goroutine once its Read under way, if any,
+// returns.
+func (c *ctxReader) close() { close(c.ask) }

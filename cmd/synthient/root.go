@@ -22,7 +22,7 @@ const (
 	exitOK         = 0
 	exitFailure    = 1 // anything not classified below
 	exitUsage      = 2 // usage and invalid arguments
-	exitAPI        = 3 // the API answered with an error (or a batch chunk failed)
+	exitAPI        = 3 // the API answered with an error (or addresses of lookup ips were not looked up)
 	exitConnection = 4 // connection and timeout errors
 	exitInterrupt  = 130
 )
