@@ -18,10 +18,12 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/http/httputil"
+	"net/netip"
 	"net/url"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -505,4 +507,149 @@ func jsonEqual(a, b any) bool {
 	x, _ := json.Marshal(a)
 	y, _ := json.Marshal(b)
 	return bytes.Equal(x, y)
+}
+
+// addrs returns n distinct public addresses in canonical form, every
+// seventh an IPv6 one.
+func addrs(n int) []string {
+	out := make([]string, n)
+	for i := range out {
+		if i%7 == 6 {
+			out[i] = netip.AddrFrom16([16]byte{0x2a, 0x00, 0x14, 0x50, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, byte(i >> 8), byte(i)}).String()
+			continue
+		}
+		v := uint32(46)<<24 + uint32(i)*97
+		out[i] = netip.AddrFrom4([4]byte{byte(v >> 24), byte(v >> 16), byte(v >> 8), byte(v)}).String()
+	}
+	return out
+}
+
+// batchCall is lookup ips --file - against srv, with extra flags.
+func batchCall(srv *synthienttest.Server, input string, flags ...string) call {
+	c := against(srv, append([]string{"-o", "json", "lookup", "ips", "--file", "-"}, flags...)...)
+	c.stdin = strings.NewReader(input)
+	return c
+}
+
+// readLines returns the lines of a file.
+func readLines(t testing.TB, path string) []string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	require.NoError(t, err)
+	return lines(string(b))
+}
+
+// assertAddrs checks that got is want, in order. It names the first
+// difference instead of printing thousands of addresses.
+func assertAddrs(t testing.TB, want, got []string, what string) bool {
+	t.Helper()
+	if slices.Equal(got, want) {
+		return true
+	}
+	i := 0
+	for i < min(len(got), len(want)) && got[i] == want[i] {
+		i++
+	}
+	at := func(s []string) string {
+		if i < len(s) {
+			return strconv.Quote(s[i])
+		}
+		return "the end"
+	}
+	return assert.Fail(t, what+": not the addresses wanted, in order",
+		"%d addresses, want %d; the first difference is at %d: %s, want %s", len(got), len(want), i, at(got), at(want))
+}
+
+// groupRe matches the report of a run of failed addresses: its lines, its
+// count, what its outcome means, and the request's error.
+var groupRe = regexp.MustCompile(`^synthient: lines? (\d+)(?:-(\d+))?: (\d+) address(?:es)? (.*?): (.*)$`)
+
+// passThrough is a fault that answers normally (the real answer, sent in
+// one chunk), to let the first request of a route through an Inject queue.
+var passThrough = synthienttest.Fault{Kind: synthienttest.FaultSlowBody, Size: 64 << 20, Delay: time.Millisecond}
+
+// summaryRe matches the summary of lookup ips.
+var summaryRe = regexp.MustCompile(`^synthient: (\d+) address(?:es)? read: (\d+) looked up, (\d+) invalid, (\d+) not sent, (\d+) rejected, ` +
+	`(\d+) unknown \(possibly charged\), (\d+) duplicates? not sent again; credits: (\d+) spent, (\d+) possibly spent$`)
+
+// ipsSummary is the summary of a lookup ips run.
+type ipsSummary struct {
+	read, lookedUp, invalid, notSent, rejected, unknown, duplicates, credits, maybeCredits int64
+}
+
+// parseSummary finds the summary on stderr and checks that it accounts
+// for every address line read, each once.
+func parseSummary(t testing.TB, stderr string) ipsSummary {
+	t.Helper()
+	for _, l := range lines(stderr) {
+		m := summaryRe.FindStringSubmatch(l)
+		if m == nil {
+			continue
+		}
+		var n [9]int64
+		for i := range n {
+			n[i], _ = strconv.ParseInt(m[i+1], 10, 64)
+		}
+		s := ipsSummary{n[0], n[1], n[2], n[3], n[4], n[5], n[6], n[7], n[8]}
+		assert.Equal(t, s.read, s.lookedUp+s.invalid+s.notSent+s.rejected+s.unknown+s.duplicates,
+			"the summary's outcomes do not add up to the addresses read: %s", l)
+		return s
+	}
+	require.FailNow(t, "no summary on stderr", "%.2000s", stderr)
+	return ipsSummary{}
+}
+
+// groups returns the reports of runs of failed addresses on stderr.
+func groups(stderr string) [][]string {
+	var out [][]string
+	for _, l := range lines(stderr) {
+		if m := groupRe.FindStringSubmatch(l); m != nil {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// fileLines returns the lines of a file that may be absent (nil then).
+func fileLines(t testing.TB, path string) []string {
+	t.Helper()
+	if _, err := os.Stat(path); err != nil {
+		return nil
+	}
+	return readLines(t, path)
+}
+
+// outFiles returns paths for --failed and --unknown in a new directory,
+// and the flags that name them.
+func outFiles(t testing.TB) (failed, unknown string, flags []string) {
+	t.Helper()
+	dir := t.TempDir()
+	failed, unknown = filepath.Join(dir, "failed.txt"), filepath.Join(dir, "unknown.txt")
+	return failed, unknown, []string{"--failed", failed, "--unknown", unknown}
+}
+
+// cancelAfter is a stdout that cancels the run after n lines, as Ctrl-C
+// would once n results were printed.
+type cancelAfter struct {
+	mu     sync.Mutex
+	buf    bytes.Buffer
+	lines  int
+	n      int
+	cancel context.CancelFunc
+}
+
+func (w *cancelAfter) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.buf.Write(p)
+	if w.lines += bytes.Count(p, []byte("\n")); w.lines >= w.n {
+		w.cancel()
+	}
+	return len(p), nil
+}
+
+func (w *cancelAfter) String() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.buf.String()
 }
