@@ -62,6 +62,7 @@ type operation struct {
 	accept   string      // Accept header
 	redirect bool        // a 3xx is the result, judged by the caller (download API leg)
 	raw      bool        // a download: ask for the identity encoding, so that nothing decodes the body
+	bucket   bucket      // the rate limit it counts against; noBucket is never paced
 }
 
 // accepts reports whether a response of status is the call's result: a
@@ -81,6 +82,12 @@ type attemptLoop struct {
 	// Set by start for one call; cleared, with the rest, by reset.
 	op   *operation
 	call retry.Call // the policy's state; its Last decision is the call's state
+
+	// paced records that the current attempt went through pace and is in
+	// flight in its bucket's model, until learn takes its outcome in.
+	paced bool
+	// held records that the pacing step stopped the call (holdStop).
+	held bool
 
 	// Updated by record after each attempt.
 	attempts int
@@ -106,8 +113,13 @@ type attemptLoop struct {
 func newAttemptLoop(c *Client) *attemptLoop {
 	l := &attemptLoop{c: c}
 	l.trace.GotConn = func(httptrace.GotConnInfo) { l.gotConn = true }
+	hc := c.hc
+	if c.pacer != nil {
+		// Each attempt waits in pace first; the layer is the loop's own.
+		hc = &http.Client{Transport: &pacedTransport{l: l, next: c.hc.Transport}, CheckRedirect: c.hc.CheckRedirect}
+	}
 	l.rc = retryablehttp.Client{
-		HTTPClient: c.hc,
+		HTTPClient: hc,
 		// The policy decides; this only keeps go-retryablehttp from
 		// stopping first.
 		RetryMax:     retry.MaxRetriesCap + 1,
@@ -213,7 +225,8 @@ func (l *attemptLoop) start(op *operation, p retry.Policy) {
 
 // reset clears the loop for the pool.
 func (l *attemptLoop) reset() {
-	l.op, l.attempts, l.reached, l.gotConn, l.last = nil, 0, false, false, nil
+	l.learn(nil, false, 0) // an attempt still in flight in the model
+	l.op, l.attempts, l.reached, l.gotConn, l.last, l.held = nil, 0, false, false, nil, false
 	l.call.Reset(retry.Policy{})
 }
 
@@ -221,8 +234,12 @@ func (l *attemptLoop) reset() {
 // just ended and tells Do what comes next (step 2 at the top of this
 // file). It returns an error only to stop the call with it.
 func (l *attemptLoop) checkRetry(ctx context.Context, resp *http.Response, err error) (bool, error) {
+	if h := asHoldError(err); h != nil {
+		return false, l.holdStop(ctx, h) // nothing was sent
+	}
 	a, requestID := l.record(ctx, resp, err)
 	d := l.decide(ctx, a)
+	l.learn(resp, resp != nil && resp.StatusCode == http.StatusTooManyRequests && d.HasRetryAfter, d.RetryAfter)
 	l.log(ctx, d, a, requestID)
 	switch {
 	case d.Retry:
@@ -336,7 +353,7 @@ func (l *attemptLoop) result(ctx context.Context, resp *http.Response, err error
 		resp.Body.Close()
 	}
 	switch {
-	case d.Reason != "":
+	case d.Reason != "" || l.held:
 		return nil, err // checkRetry's stop
 	case ctx.Err() != nil:
 		return nil, l.cancelled(ctx)
