@@ -364,11 +364,16 @@ func parseRateLimit(h http.Header) *RateLimit {
 	if !okL && !okR && !okS {
 		return nil
 	}
-	rl := &RateLimit{Limit: limit, Remaining: remaining, Reset: time.Duration(reset) * time.Second}
-	if reset > int(math.MaxInt64/int64(time.Second)) {
-		rl.Reset = math.MaxInt64 // saturate rather than overflow
+	return &RateLimit{Limit: limit, Remaining: remaining, Reset: resetDuration(reset)}
+}
+
+// resetDuration returns a RateLimit-Reset of seconds as a Duration,
+// saturating rather than overflowing.
+func resetDuration(seconds int) time.Duration {
+	if seconds > int(math.MaxInt64/int64(time.Second)) {
+		return math.MaxInt64
 	}
-	return rl
+	return time.Duration(seconds) * time.Second
 }
 
 // headerInt reads a header of digits (after trimming spaces) as a

@@ -245,11 +245,8 @@ func rateLimitOf(h http.Header) (limit, remaining int, reset time.Duration, ok b
 	if !okL || !okR || !okS || limit <= 0 {
 		return 0, 0, 0, false
 	}
-	return limit, remaining, time.Duration(min(seconds, maxSeconds)) * time.Second, true
+	return limit, remaining, resetDuration(seconds), true
 }
-
-// maxSeconds is the most whole seconds a time.Duration holds.
-const maxSeconds = int(1<<63-1) / int(time.Second)
 
 // hasRateLimit reports whether h holds any RateLimit header.
 func hasRateLimit(h http.Header) bool {
