@@ -6,13 +6,21 @@
 // readies the loop for op (start) and calls go-retryablehttp's Do, which
 // calls back, for each attempt:
 //
-//  1. HTTPClient.Do sends the attempt, through retry.NoReplay, then
-//     locationAside, then the transport (see newHTTPClient).
-//  2. CheckRetry, which is checkRetry, judges it: record counts the attempt,
-//     runs the response hook and keeps the attempt's typed error in l.last;
-//     decide asks the policy (l.call.Decide, which keeps the decision as
-//     l.call.Last); the decision is logged. checkRetry answers Do with the
-//     call's next state:
+//  1. HTTPClient.Do sends the attempt. When the client paces, the loop's
+//     own http.Client first holds it in pacedTransport: pace (pace.go)
+//     waits until the model of op's rate-limit bucket lets it go, and
+//     fails it with a *holdError, unsent, when that would pass ctx's
+//     deadline or ctx ends meanwhile. The attempt then goes through
+//     retry.NoReplay, then locationAside, then the transport (see
+//     newHTTPClient).
+//  2. CheckRetry, which is checkRetry, judges it. A *holdError stops the
+//     call at once (holdStop), the attempt not counted. Otherwise record
+//     counts the attempt, runs the response hook and keeps the attempt's
+//     typed error in l.last; decide asks the policy (l.call.Decide, which
+//     keeps the decision as l.call.Last); learn gives the bucket's model
+//     the answer's RateLimit headers (and a 429's Retry-After), or tells it
+//     the attempt got none; the decision is logged. checkRetry answers Do
+//     with the call's next state:
 //       - done (false, nil): the response is accepted, and Do returns it;
 //       - stop (false, err), err being the hook's error or the call's
 //         error from stop: Do calls ErrorHandler, which is
@@ -28,10 +36,11 @@
 // hides from the shared pool.
 //
 // When Do returns, result turns what it returned into the call's outcome:
-// the accepted response; checkRetry's error; or, when the last decision is
-// a retry and ctx has ended, the stop checkRetry never got to make, which
-// cancelled logs and builds as checkRetry builds the others. do then
-// resets the loop and puts it back in the pool.
+// the accepted response; checkRetry's error (a stop, or holdStop's); or,
+// when the last decision is a retry and ctx has ended, the stop checkRetry
+// never got to make, which cancelled logs and builds as checkRetry builds
+// the others. do then resets the loop, which releases an attempt still in
+// flight in its bucket's model, and puts it back in the pool.
 
 package synthient
 

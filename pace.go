@@ -138,14 +138,14 @@ func (b *paceBucket) take(now time.Time, patient bool) step {
 	return step{news: b.news}
 }
 
-// margin is what a reserved attempt waits past its turn: a quarter of the
-// time the server takes to refill a token. Every reserved attempt waits
-// it, so the attempts reach the server as often as without it, but each
-// finds a quarter token more there than the model counts: a cushion for
+// margin is what a reserved attempt waits past its turn: half the time
+// the server takes to refill a token. Every reserved attempt waits it, so
+// the attempts reach the server as often as without it, but each finds
+// half a token more there than the model counts: a cushion for
 // the jitter of timers and networks, which would otherwise turn an
 // attempt that arrives early into a 429. b.mu is held.
 func (b *paceBucket) margin() time.Duration {
-	return time.Duration(float64(time.Second) / float64(b.rate) / 4)
+	return time.Duration(float64(time.Second) / float64(b.rate) / 2)
 }
 
 // send counts the attempt of s in flight. b.mu is held.

@@ -1,13 +1,14 @@
 // Command saturation measures one client under a saturated rate limit
 // (issue 13): goroutines calling LookupIP in a loop on one client against
 // the fake API, whose lookup bucket is set to rate per second with burst,
-// for a duration, each call with its own timeout. It runs with pacing on
-// and with synthient.WithoutPacing, each against a fresh fake, and prints
+// for a duration, each call with its own timeout. It runs with pacing on,
+// with synthient.WithoutPacing, and as issue 13's client (no pacing, 5
+// retry-quota tokens per 429 retry), each against a fresh fake, and prints
 // per run the calls that succeeded (against the rate limit's allowance,
 // burst + rate*duration), the requests the fake received and the 429s it
 // answered, and the calls that failed.
 //
-//	go run ./scripts/saturation [-duration 15s] [-goroutines 64] [-rate 20] [-burst 20] [-timeout 10s]
+//	go run ./scripts/saturation [-duration 15s] [-goroutines 64] [-rate 20] [-burst 20] [-timeout 10s] [-pacing on|off]
 //
 // A call still running when the run ends is cut by it and counted apart,
 // neither a success nor a failure. The figures are in docs/performance.md,
@@ -52,7 +53,7 @@ func main() {
 	flag.IntVar(&cfg.goroutines, "goroutines", 64, "goroutines sharing the client")
 	flag.Float64Var(&cfg.rate, "rate", 20, "the lookup bucket's refill, per second")
 	flag.IntVar(&cfg.burst, "burst", 20, "the lookup bucket's burst")
-	only := flag.String("pacing", "", `run only with pacing "on" or "off"; both by default`)
+	only := flag.String("pacing", "", `run only with pacing "on", "off" or "issue13" (off, and 5 quota tokens per 429 retry); all by default`)
 	flag.Parse()
 	allowed := cfg.burst + int(cfg.rate*cfg.duration.Seconds())
 	fmt.Printf("# %d goroutines, one client, LookupIP for %v, %v per call; lookup bucket %g/s, burst %d: %d allowed\n",
@@ -62,7 +63,12 @@ func main() {
 	for _, mode := range []struct {
 		name string
 		opts []synthient.Option
-	}{{"on", nil}, {"off", []synthient.Option{synthient.WithoutPacing()}}} {
+	}{
+		{"on", nil},
+		{"off", []synthient.Option{synthient.WithoutPacing()}},
+		// Issue 13's client: no pacing, and 5 quota tokens per 429 retry.
+		{"issue13", []synthient.Option{synthient.WithoutPacing(), synthient.WithRetryQuota(500, 10, 5)}},
+	} {
 		if *only != "" && *only != mode.name {
 			continue
 		}
@@ -108,13 +114,9 @@ func run(cfg config, opts ...synthient.Option) (result, error) {
 		})
 	}
 	wg.Wait()
-	t0 := srv.Requests()[0].Time
 	for _, r := range srv.Requests() {
 		res.requests++
 		if r.Status == http.StatusTooManyRequests {
-			if os.Getenv("DBG") != "" {
-				fmt.Fprintln(os.Stderr, "429 at", r.Time.Sub(t0), res.requests)
-			}
 			res.throttled++
 		}
 	}
