@@ -45,7 +45,7 @@ var bucketNames = [bucketCount]string{"", "lookup", "domain", "account", "stream
 func (b bucket) String() string { return bucketNames[b] }
 
 // probeWait bounds how long an attempt waits for news of a bucket whose
-// state is not known yet: the answer of the attempt in flight (the probe).
+// state is not known yet: the answer of an attempt in flight (a probe).
 // After it the attempt goes anyway, as a probe of its own.
 const probeWait = time.Second
 
@@ -129,7 +129,7 @@ func (b *paceBucket) take(now time.Time, patient bool) step {
 	case b.trusted():
 		r := b.lim.ReserveN(now, 1)
 		return b.send(step{wait: r.DelayFrom(now) + b.margin(), res: r})
-	case b.inflight == 0 || !patient:
+	case b.inflight < b.probes() || !patient:
 		return b.send(step{}) // a probe
 	}
 	if b.news == nil {
@@ -147,6 +147,22 @@ func (b *paceBucket) take(now time.Time, patient bool) step {
 func (b *paceBucket) margin() time.Duration {
 	return time.Duration(float64(time.Second) / float64(b.rate) / 2)
 }
+
+// probes returns how many attempts may be in flight while the model has
+// no token to give: maxProbes before anything is known of the bucket, so
+// that a caller's first few concurrent calls (the CLI's 4 batches) are not
+// made to wait a round trip, and one once the model holds the bucket
+// spent. b.mu is held.
+func (b *paceBucket) probes() int {
+	if b.lim == nil {
+		return maxProbes
+	}
+	return 1
+}
+
+// maxProbes is the most attempts that go while nothing is known of a
+// bucket: fewer than any burst of the API's (api-v4.md §5, 10 at least).
+const maxProbes = 4
 
 // send counts the attempt of s in flight. b.mu is held.
 func (b *paceBucket) send(s step) step {

@@ -66,12 +66,15 @@ func TestPaceBucketSteps(t *testing.T) {
 	t.Parallel()
 	now := time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)
 	var b paceBucket
-	first := b.take(now, true)
-	assert.Equal(t, step{sent: true}, first, "unknown: the first is a probe")
+	for i := range maxProbes {
+		assert.Equal(t, step{sent: true}, b.take(now, true), "unknown: probe %d goes", i)
+	}
 	waiting := b.take(now, true)
 	require.NotNil(t, waiting.news, "unknown: the next waits for the probe's answer")
 	assert.Equal(t, step{sent: true}, b.take(now, false), "past the probe wait: it goes")
-	b.release()
+	for range maxProbes {
+		b.release()
+	}
 	b.answer(now, rlHeader(20, 0, 1), false, 0)
 	select {
 	case <-waiting.news:
