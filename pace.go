@@ -212,9 +212,13 @@ func (b *paceBucket) answer(now time.Time, h http.Header, throttled bool, retryA
 // the model refills itself). b.mu is held.
 func (b *paceBucket) observe(now time.Time, limit, remaining int, reset time.Duration) {
 	remaining = min(remaining, limit)
+	target := remaining // the model's tokens at most
 	switch {
 	case b.lim == nil:
 		b.lim, b.limit = rate.NewLimiter(0, limit), limit
+		// The other probes in flight took no token of the model's, but
+		// will take the server's.
+		target = max(remaining-b.inflight, 0)
 	case limit != b.limit:
 		// A new limit: what was learnt of the old one no longer holds.
 		b.lim.SetBurstAt(now, limit)
@@ -227,7 +231,7 @@ func (b *paceBucket) observe(now time.Time, limit, remaining int, reset time.Dur
 			b.lim.SetLimitAt(now, r)
 		}
 	}
-	if excess := int(b.lim.TokensAt(now)) - remaining; excess > 0 {
+	if excess := int(b.lim.TokensAt(now)) - target; excess > 0 {
 		b.lim.AllowN(now, excess)
 	}
 }
