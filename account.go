@@ -70,6 +70,7 @@ func (c *Client) Account(ctx context.Context) (*Account, error) {
 		path:   "/account/me",
 		class:  retry.Standard,
 		accept: "application/json",
+		bucket: accountBucket,
 	}
 	var out Account
 	m, err := c.getJSON(ctx, op, &out)

@@ -6,13 +6,21 @@
 // readies the loop for op (start) and calls go-retryablehttp's Do, which
 // calls back, for each attempt:
 //
-//  1. HTTPClient.Do sends the attempt, through retry.NoReplay, then
-//     locationAside, then the transport (see newHTTPClient).
-//  2. CheckRetry, which is checkRetry, judges it: record counts the attempt,
-//     runs the response hook and keeps the attempt's typed error in l.last;
-//     decide asks the policy (l.call.Decide, which keeps the decision as
-//     l.call.Last); the decision is logged. checkRetry answers Do with the
-//     call's next state:
+//  1. HTTPClient.Do sends the attempt. When the client paces, the loop's
+//     own http.Client first holds it in pacedTransport: pace (pace.go)
+//     waits until the model of op's rate-limit bucket lets it go, and
+//     fails it with a *holdError, unsent, when that would pass ctx's
+//     deadline or ctx ends meanwhile. The attempt then goes through
+//     retry.NoReplay, then locationAside, then the transport (see
+//     newHTTPClient).
+//  2. CheckRetry, which is checkRetry, judges it. A *holdError stops the
+//     call at once (holdStop), the attempt not counted. Otherwise record
+//     counts the attempt, runs the response hook and keeps the attempt's
+//     typed error in l.last; decide asks the policy (l.call.Decide, which
+//     keeps the decision as l.call.Last); learn gives the bucket's model
+//     the answer's RateLimit headers (and a 429's Retry-After), or tells it
+//     the attempt got none; the decision is logged. checkRetry answers Do
+//     with the call's next state:
 //       - done (false, nil): the response is accepted, and Do returns it;
 //       - stop (false, err), err being the hook's error or the call's
 //         error from stop: Do calls ErrorHandler, which is
@@ -28,10 +36,11 @@
 // hides from the shared pool.
 //
 // When Do returns, result turns what it returned into the call's outcome:
-// the accepted response; checkRetry's error; or, when the last decision is
-// a retry and ctx has ended, the stop checkRetry never got to make, which
-// cancelled logs and builds as checkRetry builds the others. do then
-// resets the loop and puts it back in the pool.
+// the accepted response; checkRetry's error (a stop, or holdStop's); or,
+// when the last decision is a retry and ctx has ended, the stop checkRetry
+// never got to make, which cancelled logs and builds as checkRetry builds
+// the others. do then resets the loop, which releases an attempt still in
+// flight in its bucket's model, and puts it back in the pool.
 
 package synthient
 
@@ -62,6 +71,7 @@ type operation struct {
 	accept   string      // Accept header
 	redirect bool        // a 3xx is the result, judged by the caller (download API leg)
 	raw      bool        // a download: ask for the identity encoding, so that nothing decodes the body
+	bucket   bucket      // the rate limit it counts against; noBucket is never paced
 }
 
 // accepts reports whether a response of status is the call's result: a
@@ -81,6 +91,12 @@ type attemptLoop struct {
 	// Set by start for one call; cleared, with the rest, by reset.
 	op   *operation
 	call retry.Call // the policy's state; its Last decision is the call's state
+
+	// paced records that the current attempt went through pace and is in
+	// flight in its bucket's model, until learn takes its outcome in.
+	paced bool
+	// held records that the pacing step stopped the call (holdStop).
+	held bool
 
 	// Updated by record after each attempt.
 	attempts int
@@ -106,8 +122,13 @@ type attemptLoop struct {
 func newAttemptLoop(c *Client) *attemptLoop {
 	l := &attemptLoop{c: c}
 	l.trace.GotConn = func(httptrace.GotConnInfo) { l.gotConn = true }
+	hc := c.hc
+	if c.pacer != nil {
+		// Each attempt waits in pace first; the layer is the loop's own.
+		hc = &http.Client{Transport: &pacedTransport{l: l, next: c.hc.Transport}, CheckRedirect: c.hc.CheckRedirect}
+	}
 	l.rc = retryablehttp.Client{
-		HTTPClient: c.hc,
+		HTTPClient: hc,
 		// The policy decides; this only keeps go-retryablehttp from
 		// stopping first.
 		RetryMax:     retry.MaxRetriesCap + 1,
@@ -213,7 +234,8 @@ func (l *attemptLoop) start(op *operation, p retry.Policy) {
 
 // reset clears the loop for the pool.
 func (l *attemptLoop) reset() {
-	l.op, l.attempts, l.reached, l.gotConn, l.last = nil, 0, false, false, nil
+	l.learn(nil, false, 0) // an attempt still in flight in the model
+	l.op, l.attempts, l.reached, l.gotConn, l.last, l.held = nil, 0, false, false, nil, false
 	l.call.Reset(retry.Policy{})
 }
 
@@ -221,8 +243,12 @@ func (l *attemptLoop) reset() {
 // just ended and tells Do what comes next (step 2 at the top of this
 // file). It returns an error only to stop the call with it.
 func (l *attemptLoop) checkRetry(ctx context.Context, resp *http.Response, err error) (bool, error) {
+	if h := asHoldError(err); h != nil {
+		return false, l.holdStop(ctx, h) // nothing was sent
+	}
 	a, requestID := l.record(ctx, resp, err)
 	d := l.decide(ctx, a)
+	l.learn(resp, resp != nil && resp.StatusCode == http.StatusTooManyRequests && d.HasRetryAfter, d.RetryAfter)
 	l.log(ctx, d, a, requestID)
 	switch {
 	case d.Retry:
@@ -336,7 +362,7 @@ func (l *attemptLoop) result(ctx context.Context, resp *http.Response, err error
 		resp.Body.Close()
 	}
 	switch {
-	case d.Reason != "":
+	case d.Reason != "" || l.held:
 		return nil, err // checkRetry's stop
 	case ctx.Err() != nil:
 		return nil, l.cancelled(ctx)

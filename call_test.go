@@ -1980,15 +1980,29 @@ func TestRetryQuotaBoundsAnOutage(t *testing.T) {
 	require.GreaterOrEqual(t, quotaStops, calls-retries/2, "calls stopped on the quota")
 }
 
-// TestRetryQuotaBoundsThrottling: a retry after a 429 costs 5 of the 500
-// tokens, so 200 rate-limited calls send 100 retries in all, not 400.
+// TestRetryQuotaBoundsThrottling: by default a retry after a 429 with a
+// usable Retry-After is free (the server paces the client), so 200
+// rate-limited calls each retry twice; with a throttle cost of 5 of 500
+// tokens they send 100 retries in all, not 400.
 func TestRetryQuotaBoundsThrottling(t *testing.T) {
 	t.Parallel()
 	const calls = 200
-	arrivals, errs := outage(t, http.StatusTooManyRequests, calls)
-	require.Equal(t, calls+500/5, arrivals, "requests")
-	for _, err := range errs {
-		requireAPIErr(t, err, http.StatusTooManyRequests)
+	for _, tc := range []struct {
+		name string
+		opts []synthient.Option
+		want int
+	}{
+		{"default: free", nil, 3 * calls},
+		{"throttle cost 5", []synthient.Option{synthient.WithRetryQuota(500, 10, 5)}, calls + 500/5},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			arrivals, errs := outage(t, http.StatusTooManyRequests, calls, tc.opts...)
+			require.Equal(t, tc.want, arrivals, "requests")
+			for _, err := range errs {
+				requireAPIErr(t, err, http.StatusTooManyRequests)
+			}
+		})
 	}
 }
 
@@ -2010,6 +2024,8 @@ func TestWithRetryQuota(t *testing.T) {
 		_, err := synthient.NewClient(testKey, synthient.WithRetryQuota(bad[0], bad[1], bad[2]))
 		assert.ErrorIs(t, err, synthient.ErrInvalidArgument, "WithRetryQuota%v", bad)
 	}
+	_, err := synthient.NewClient(testKey, synthient.WithRetryQuota(500, 10, 0))
+	assert.NoError(t, err, "WithRetryQuota with a free throttle")
 }
 
 // A caller's own httptrace hooks run for its calls alone: the client's

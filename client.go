@@ -54,6 +54,7 @@ type Client struct {
 	logger    *slog.Logger
 	hook      func(*ResponseInfo) error
 	policy    retry.Policy // retry settings; the class is set per operation
+	pacer     *pacer       // the rate-limit models; nil without pacing
 	loops     sync.Pool    // *attemptLoop
 	closed    atomic.Bool
 }
@@ -79,6 +80,7 @@ type settings struct {
 	rand          func() float64
 	quota         *retry.Quota
 	noQuota       bool
+	noPacing      bool
 }
 
 func invalid(format string, args ...any) error {
@@ -209,17 +211,21 @@ func WithRandom(fn func() float64) Option {
 
 // WithRetryQuota sets the client-wide retry quota, a token bucket shared
 // by every call of the client: a retry after a 5xx, a timeout or a network
-// failure takes failureCost tokens, one after a 429 throttleCost; a call
-// that succeeds after retrying gives its last retry's tokens back, one that
-// succeeds at once adds retry.SuccessCredit. When the bucket is empty a call
-// stops retrying at once with retry.QuotaExhausted and its last error, so
-// during an outage the client sends at most capacity/failureCost retries
-// in all, however many calls are made. The default is 500 tokens, 10 per
-// failure retry and 5 per 429 retry; each value must be positive.
+// failure takes failureCost tokens, one after a 429 with a usable
+// Retry-After throttleCost; a call that succeeds after retrying gives its
+// last retry's tokens back, one that succeeds at once adds
+// retry.SuccessCredit. When the bucket lacks the tokens a call stops
+// retrying at once with retry.QuotaExhausted and its last error, so during
+// an outage the client sends at most capacity/failureCost retries in all,
+// however many calls are made. The default is 500 tokens, 10 per failure
+// retry and none per 429 retry: waiting out the server's Retry-After is
+// the server pacing the client, which multiplies nothing. capacity and
+// failureCost must be positive, throttleCost zero (free) or positive.
 func WithRetryQuota(capacity, failureCost, throttleCost int) Option {
 	return func(s *settings) error {
-		if capacity <= 0 || failureCost <= 0 || throttleCost <= 0 {
-			return invalid("retry quota needs positive values, got %d, %d and %d", capacity, failureCost, throttleCost)
+		if capacity <= 0 || failureCost <= 0 || throttleCost < 0 {
+			return invalid("retry quota needs positive capacity and failure cost and a throttle cost of at least 0, got %d, %d and %d",
+				capacity, failureCost, throttleCost)
 		}
 		s.quota, s.noQuota = retry.NewQuota(capacity, failureCost, throttleCost), false
 		return nil
@@ -231,6 +237,21 @@ func WithRetryQuota(capacity, failureCost, throttleCost int) Option {
 func WithoutRetryQuota() Option {
 	return func(s *settings) error {
 		s.quota, s.noQuota = nil, true
+		return nil
+	}
+}
+
+// WithoutPacing turns rate-limit pacing off. By default a client learns
+// the state of each of the API's rate limits from the RateLimit-Limit,
+// -Remaining and -Reset headers of its answers, and holds a request while
+// the limit it counts against is known to be spent, instead of sending it
+// into a 429; a hold that would pass the context's deadline stops the
+// call at once with an error matching ErrRateLimitHold. Without pacing
+// every request goes out at once, and only a 429's Retry-After slows a
+// call. See docs/retries.md.
+func WithoutPacing() Option {
+	return func(s *settings) error {
+		s.noPacing = true
 		return nil
 	}
 }
@@ -343,11 +364,16 @@ func parseRateLimit(h http.Header) *RateLimit {
 	if !okL && !okR && !okS {
 		return nil
 	}
-	rl := &RateLimit{Limit: limit, Remaining: remaining, Reset: time.Duration(reset) * time.Second}
-	if reset > int(math.MaxInt64/int64(time.Second)) {
-		rl.Reset = math.MaxInt64 // saturate rather than overflow
+	return &RateLimit{Limit: limit, Remaining: remaining, Reset: resetDuration(reset)}
+}
+
+// resetDuration returns a RateLimit-Reset of seconds as a Duration,
+// saturating rather than overflowing.
+func resetDuration(seconds int) time.Duration {
+	if seconds > int(math.MaxInt64/int64(time.Second)) {
+		return math.MaxInt64
 	}
-	return rl
+	return time.Duration(seconds) * time.Second
 }
 
 // headerInt reads a header of digits (after trimming spaces) as a
@@ -411,6 +437,9 @@ func NewClient(apiKey string, opts ...Option) (*Client, error) {
 	}
 	if s.userAgent != "" {
 		c.userAgent += " " + s.userAgent
+	}
+	if !s.noPacing {
+		c.pacer = newPacer(time.Now)
 	}
 	rt := s.transport
 	if rt == nil {

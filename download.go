@@ -486,6 +486,7 @@ func downloadOp(prior meta, feed Feed, id string) (*operation, error) {
 		accept:   "application/octet-stream",
 		redirect: true,
 		raw:      true,
+		bucket:   downloadBucket,
 	}, nil
 }
 

@@ -30,6 +30,15 @@ var (
 	// ErrClosed is matched (errors.Is) by the error of every call made
 	// after Close.
 	ErrClosed = errors.New("client is closed")
+	// ErrRateLimitHold is matched (errors.Is) by the error of a call that
+	// rate-limit pacing stopped: the model of the operation's rate limit
+	// held the next attempt past the context's deadline, so the client
+	// returned at once, without waiting and without sending it (stop reason
+	// retry.PacingExceedsDeadline). For a first attempt nothing was sent:
+	// the error is a *ConnectionError with NotSent set. For a retry the
+	// error also reaches the last attempt's error (an *APIError, say) with
+	// errors.As, which tells whether the call reached the server.
+	ErrRateLimitHold = errors.New("rate-limit hold would pass the deadline")
 )
 
 // StopReason says why a call stopped sending requests; see the constants
@@ -215,12 +224,18 @@ type ConnectionError struct {
 	// attemptNotSent reports that the last attempt itself never left the
 	// client, whatever the earlier ones did; it words the message.
 	attemptNotSent bool
-	meta           meta
+	// held reports that rate-limit pacing held the attempt, which was
+	// never sent; it words the message.
+	held bool
+	meta meta
 }
 
 // Error describes the failure and whether the call may have reached the
 // server. It holds no URL or key.
 func (e *ConnectionError) Error() string {
+	if e.held {
+		return e.describe("held by rate-limit pacing")
+	}
 	return e.describe("connection failed")
 }
 
@@ -366,6 +381,16 @@ func downloadError(m meta, sentinel error, format string, args ...any) *Error {
 // call.
 func attemptError(cause error, f retry.Failure) error {
 	return connectionError(ConnectionError{NotSent: f.NotSent, Err: cause, attemptNotSent: f.NotSent}, f.Timeout)
+}
+
+// heldError is the typed error of a first attempt that rate-limit pacing
+// held and never sent: ctxErr when the caller's context ended during the
+// hold, else ErrRateLimitHold.
+func heldError(ctxErr error) error {
+	if ctxErr == nil {
+		ctxErr = ErrRateLimitHold
+	}
+	return &ConnectionError{NotSent: true, Err: ctxErr, attemptNotSent: true, held: true}
 }
 
 // readError is the error of a failure, err, while reading the body of an

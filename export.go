@@ -126,6 +126,7 @@ func (c *Client) listExports(ctx context.Context, name string, feed Feed, p *Lis
 		query:  q,
 		class:  retry.Standard,
 		accept: "application/json",
+		bucket: exportBucket,
 	}
 	var page ExportPage
 	m, err := c.getJSON(ctx, op, &page)
@@ -244,6 +245,7 @@ func (c *Client) exportMeta(ctx context.Context, m meta, feed Feed, id string) (
 		path:   "/feeds/" + seg + "/export/" + idPath + "/meta",
 		class:  retry.Standard,
 		accept: "application/json",
+		bucket: exportBucket,
 	}
 	var em ExportMeta
 	m, err = c.getJSON(ctx, op, &em)

@@ -197,6 +197,7 @@ func stream[T any](c *Client, ctx context.Context, name string, feed Feed, decod
 			path:   "/feeds/" + seg + "/stream",
 			class:  retry.Standard,
 			accept: "application/x-ndjson",
+			bucket: streamBucket,
 		}
 		resp, m, err := c.do(ctx, op)
 		if err != nil {

@@ -11,6 +11,7 @@ require (
 	go.uber.org/goleak v1.3.0
 	golang.org/x/net v0.55.0
 	golang.org/x/term v0.44.0
+	golang.org/x/time v0.15.0
 )
 
 require (

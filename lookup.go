@@ -187,6 +187,7 @@ func (c *Client) LookupIP(ctx context.Context, ip netip.Addr) (*IPLookup, error)
 		path:   "/lookup/ip/" + url.PathEscape(ip.String()),
 		class:  retry.Billed,
 		accept: "application/json",
+		bucket: lookupBucket,
 	}
 	var out IPLookup
 	m, err := c.getJSON(ctx, op, &out)
@@ -246,6 +247,7 @@ func (c *Client) LookupIPs(ctx context.Context, ips []netip.Addr) ([]IPLookup, e
 		body:   body,
 		class:  retry.Billed,
 		accept: "application/json",
+		bucket: lookupBucket,
 	}
 	var out struct {
 		Results *[]IPLookup `json:"results"`
@@ -317,6 +319,7 @@ func (c *Client) LookupDomain(ctx context.Context, domain string, p *DomainLooku
 		path:   "/lookup/domain/" + url.PathEscape(name),
 		class:  retry.Billed,
 		accept: "application/json",
+		bucket: domainBucket,
 	}
 	if p != nil {
 		switch {

@@ -18,6 +18,8 @@ package synthient_test
 //     records each request with its arrival time, which inside a synctest
 //     bubble is fake: the pick for the retry rules, the typed errors, the
 //     log, and what a call sends (path, query, headers, body).
+//     rateLimited puts a mocked route behind a token bucket, as the fake
+//     API's, for rate-limit pacing in fake time.
 //   - synthienttest.Server: the fake API (fakeClient in helpers_test.go),
 //     for end-to-end behaviour across operations with injected faults.
 //
@@ -33,6 +35,7 @@ import (
 	"fmt"
 	"io"
 	"log"
+	"math"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -609,3 +612,70 @@ type timeoutError struct{}
 func (timeoutError) Error() string   { return "i/o timeout" }
 func (timeoutError) Timeout() bool   { return true }
 func (timeoutError) Temporary() bool { return true }
+
+// rateLimitKV returns the header pairs of an answer that says a rate
+// limit's state (for answer and problem): the burst, the whole tokens left
+// and the seconds until the bucket is full.
+func rateLimitKV(limit, remaining, reset int) []string {
+	return []string{"RateLimit-Limit", strconv.Itoa(limit), "RateLimit-Remaining", strconv.Itoa(remaining),
+		"RateLimit-Reset", strconv.Itoa(reset)}
+}
+
+// rateLimited is a mockAPI responder behind a token bucket, as the fake
+// API's (synthienttest/ratelimit.go): perSecond tokens a second up to
+// burst, full at the first request. Each answer says the bucket's state;
+// an empty bucket answers 429 with Retry-After, the whole seconds (at
+// least 1) until a token is back. Its clock is time.Now: fake inside a
+// synctest bubble. It is safe for concurrent use.
+type rateLimited struct {
+	perSecond float64
+	burst     int
+	body      string // the 200's JSON body
+
+	mu        sync.Mutex
+	tokens    float64
+	last      time.Time
+	started   bool
+	throttled int
+}
+
+// newRateLimited returns a responder of a bucket of perSecond and burst
+// that answers 200 with body.
+func newRateLimited(perSecond float64, burst int, body string) *rateLimited {
+	return &rateLimited{perSecond: perSecond, burst: burst, body: body}
+}
+
+// Respond is the httpmock.Responder.
+func (b *rateLimited) Respond(req *http.Request) (*http.Response, error) {
+	ok, remaining, reset, retryAfter := b.take(time.Now())
+	kv := rateLimitKV(b.burst, remaining, reset)
+	if !ok {
+		return problem(http.StatusTooManyRequests, append(kv, "Retry-After", strconv.Itoa(retryAfter))...)(req)
+	}
+	return answer(http.StatusOK, b.body, append(kv, "Content-Type", "application/json")...)(req)
+}
+
+// take spends a token at now, as the fake's bucket does.
+func (b *rateLimited) take(now time.Time) (ok bool, remaining, reset, retryAfter int) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if !b.started {
+		b.tokens, b.last, b.started = float64(b.burst), now, true
+	}
+	b.tokens = math.Min(float64(b.burst), b.tokens+now.Sub(b.last).Seconds()*b.perSecond)
+	b.last = now
+	if ok = b.tokens >= 1; ok {
+		b.tokens--
+	} else {
+		b.throttled++
+		retryAfter = max(1, int(math.Ceil((1-b.tokens)/b.perSecond)))
+	}
+	return ok, int(math.Floor(b.tokens)), int(math.Ceil((float64(b.burst) - b.tokens) / b.perSecond)), retryAfter
+}
+
+// Throttled returns the 429s answered so far.
+func (b *rateLimited) Throttled() int {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.throttled
+}

@@ -76,6 +76,10 @@ const (
 	// RetryAfterExceedsDeadline: waiting out the server's Retry-After would
 	// pass the caller's deadline. The wait is never shortened instead.
 	RetryAfterExceedsDeadline StopReason = "retry_after_exceeds_deadline"
+	// PacingExceedsDeadline: the client's rate-limit pacing would hold the
+	// next attempt past the caller's deadline; the call stops at once,
+	// without waiting and without sending it.
+	PacingExceedsDeadline StopReason = "pacing_exceeds_deadline"
 	// BackoffExceedsDeadline: the backoff wait would pass the caller's
 	// deadline.
 	BackoffExceedsDeadline StopReason = "backoff_exceeds_deadline"

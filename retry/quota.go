@@ -4,18 +4,21 @@ import "sync/atomic"
 
 // Default costs of a Quota, in the manner of aws-sdk-go-v2's standard
 // retryer: a full quota allows 50 retries after 5xx answers or timeouts in
-// a row, or 100 after rate-limited ones, before the client stops retrying.
+// a row before the client stops retrying. A retry after a 429 with a
+// usable Retry-After is free: waiting out the server's wait is the server
+// pacing the client, which multiplies nothing, and must not leave the
+// client without retries for real failures.
 const (
 	DefaultQuotaCapacity = 500
 	DefaultFailureCost   = 10 // a retry after a 5xx, a timeout or a network failure
-	DefaultThrottleCost  = 5  // a retry after a 429 with Retry-After
+	DefaultThrottleCost  = 0  // a retry after a 429 with Retry-After
 	// SuccessCredit is what a call that succeeds at its first attempt gives
 	// the quota, so that it refills once the outage is over.
 	SuccessCredit = 1
 )
 
 // Quota is a client-wide retry token bucket. Every retry takes tokens
-// (more after a server failure than after a rate limit); a call that
+// (by default none after a rate limit); a call that
 // succeeds after retrying gives back what its last retry took, and one that
 // succeeds at once adds SuccessCredit. When the bucket is empty, calls stop
 // retrying with QuotaExhausted until successes refill it, so an outage
@@ -33,12 +36,13 @@ type Quota struct {
 
 // NewQuota returns a full quota of capacity tokens, where a retry after a
 // failure costs failureCost and one after a rate limit costs throttleCost.
-// Values below 1 are read as 1.
+// A throttleCost of 0 makes retries after a rate limit free; a negative
+// one is read as 0. A capacity or failureCost below 1 is read as 1.
 func NewQuota(capacity, failureCost, throttleCost int) *Quota {
 	q := &Quota{
 		capacity:     int64(max(capacity, 1)),
 		failureCost:  int64(max(failureCost, 1)),
-		throttleCost: int64(max(throttleCost, 1)),
+		throttleCost: int64(max(throttleCost, 0)),
 	}
 	q.tokens.Store(q.capacity)
 	return q

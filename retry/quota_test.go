@@ -33,7 +33,7 @@ func TestQuotaDefaults(t *testing.T) {
 	t.Parallel()
 	assert.Equal(t, 500, retry.DefaultQuotaCapacity, "DefaultQuotaCapacity")
 	assert.Equal(t, 10, retry.DefaultFailureCost, "DefaultFailureCost")
-	assert.Equal(t, 5, retry.DefaultThrottleCost, "DefaultThrottleCost")
+	assert.Equal(t, 0, retry.DefaultThrottleCost, "DefaultThrottleCost: a retry after a 429 is free")
 	assert.Equal(t, 1, retry.SuccessCredit, "SuccessCredit")
 }
 
@@ -56,11 +56,46 @@ func TestQuotaNew(t *testing.T) {
 	q = retry.NewQuota(0, 0, -3)
 	require.Equal(t, 1, q.Capacity(), "NewQuota(0, 0, -3): Capacity")
 	require.Equal(t, 1, q.Available(), "NewQuota(0, 0, -3): Available")
-	// Costs below 1 are 1: one retry empties a 1-token quota.
+	// A failure cost below 1 is 1: one retry empties a 1-token quota. A
+	// negative throttle cost is 0: a 429's retry stays free on it.
 	p := quotaPolicy(q)
 	requireOutcome(t, p.Start().Decide(context.Background(), status(503)), retryIt)
 	assert.Zero(t, q.Available(), "Available after a 1-token retry")
 	requireOutcome(t, p.Start().Decide(context.Background(), status(503)), stopWith(retry.QuotaExhausted))
+	requireOutcome(t, p.Start().Decide(context.Background(), status(429, "1")), retryIt)
+}
+
+// TestQuotaFreeThrottle: with a throttle cost of 0 (the default) a retry
+// after a 429 with a usable Retry-After takes nothing and is allowed on an
+// empty quota; a retry after a failure still pays.
+func TestQuotaFreeThrottle(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name    string
+		class   retry.Class
+		empty   bool // spend the quota first
+		attempt retry.Attempt
+		want    outcome
+		left    int
+	}{
+		{"429 on a full quota", retry.Standard, false, status(429, "1"), retryIt, 500},
+		{"429, billed class", retry.Billed, false, status(429, "1"), retryIt, 500},
+		{"429 on an empty quota", retry.Standard, true, status(429, "1"), retryIt, 0},
+		{"503 still pays", retry.Standard, false, status(503), retryIt, 490},
+		{"503 on an empty quota", retry.Standard, true, status(503), stopWith(retry.QuotaExhausted), 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			q := retry.NewQuota(retry.DefaultQuotaCapacity, retry.DefaultFailureCost, retry.DefaultThrottleCost)
+			p := quotaPolicy(q)
+			for tc.empty && q.Available() > 0 {
+				requireOutcome(t, p.Start().Decide(context.Background(), status(503)), retryIt)
+			}
+			p.Class = tc.class
+			requireOutcome(t, p.Start().Decide(context.Background(), tc.attempt), tc.want)
+			assert.Equal(t, tc.left, q.Available(), "Available after the decision")
+		})
+	}
 }
 
 func TestQuotaCosts(t *testing.T) {

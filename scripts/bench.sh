@@ -3,7 +3,8 @@
 # beside plain net/http + encoding/json doing the same work in the same run,
 # then benchstat's comparison (the impl=plain column against impl=sdk).
 #
-#   scripts/bench.sh              # 6 runs of each, about 5 minutes
+#   scripts/bench.sh              # 6 runs of each, about 5 minutes, then
+#                                 # the 45 s rate-limit saturation run
 #   COUNT=10 scripts/bench.sh     # more runs, tighter intervals
 #
 # Run it on a quiet machine: other load on the cores shifts both sides, but
@@ -26,3 +27,12 @@ $benchstat -col /impl -filter '/impl:(sdk OR plain)' "$out"
 echo
 echo "== the rest"
 $benchstat -filter '-/impl:(sdk OR plain)' "$out"
+
+# One client under a saturated rate limit, pacing on, off, and issue 13's
+# client: one 15 s run each, a fixed scenario rather than a benchmark of b.N operations (see
+# docs/performance.md, "Rate-limit saturation"). SATURATION=0 skips it.
+if [ "${SATURATION:-1}" != 0 ]; then
+  echo
+  echo "== rate-limit saturation"
+  go run ./scripts/saturation | tee -a "$out"
+fi

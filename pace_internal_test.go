@@ -1,0 +1,137 @@
+package synthient
+
+// Tests of the model in pace.go on an explicit clock: what it learns from
+// the RateLimit headers, and that its hot path allocates nothing.
+
+import (
+	"net/http"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"golang.org/x/time/rate"
+)
+
+// rlHeader is an answer's RateLimit headers.
+func rlHeader(limit, remaining, reset int) http.Header {
+	return http.Header{
+		"Ratelimit-Limit":     {strconv.Itoa(limit)},
+		"Ratelimit-Remaining": {strconv.Itoa(remaining)},
+		"Ratelimit-Reset":     {strconv.Itoa(reset)},
+	}
+}
+
+// TestPaceBucketLearns: the burst is RateLimit-Limit; the rate comes from
+// the observation with the largest deficit and is trusted from half the
+// burst on; the tokens are brought down to Remaining, never up.
+func TestPaceBucketLearns(t *testing.T) {
+	t.Parallel()
+	type obs struct{ limit, remaining, reset int }
+	for _, tc := range []struct {
+		name    string
+		seen    []obs
+		rate    rate.Limit
+		trusted bool
+		tokens  float64 // at the time of the last answer
+	}{
+		{"first answer", []obs{{20, 19, 1}}, 1, false, 19},
+		{"spent: exact rate", []obs{{20, 0, 1}}, 20, true, 0},
+		{"half spent: trusted", []obs{{200, 100, 1}}, 100, true, 100},
+		{"the larger deficit wins", []obs{{200, 0, 2}, {200, 199, 1}}, 100, true, 0},
+		{"never raised", []obs{{20, 5, 1}, {20, 15, 1}}, 15, true, 5},
+		{"slow bucket", []obs{{20, 0, 40}}, 0.5, true, 0},
+		{"a new limit forgets the rate", []obs{{20, 0, 1}, {40, 39, 1}}, 1, false, 0},
+		{"remaining above limit", []obs{{10, 50, 0}}, 0, false, 10},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			now := time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)
+			var b paceBucket
+			for _, o := range tc.seen {
+				b.inflight++
+				b.answer(now, rlHeader(o.limit, o.remaining, o.reset), false, 0)
+			}
+			assert.Equal(t, tc.rate, b.rate, "rate")
+			assert.Equal(t, tc.trusted, b.trusted(), "trusted")
+			assert.InDelta(t, tc.tokens, b.lim.TokensAt(now), 1e-9, "tokens")
+			assert.Zero(t, b.inflight, "in flight")
+		})
+	}
+}
+
+// TestPaceBucketSteps: what an attempt is told, by the state of the model.
+func TestPaceBucketSteps(t *testing.T) {
+	t.Parallel()
+	now := time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)
+	var b paceBucket
+	for i := range maxProbes {
+		assert.Equal(t, step{sent: true}, b.take(now, true), "unknown: probe %d goes", i)
+	}
+	waiting := b.take(now, true)
+	require.NotNil(t, waiting.news, "unknown: the next waits for the probe's answer")
+	assert.Equal(t, step{sent: true}, b.take(now, false), "past the probe wait: it goes")
+	for range maxProbes {
+		b.release()
+	}
+	b.answer(now, rlHeader(20, 0, 1), false, 0)
+	select {
+	case <-waiting.news:
+	default:
+		t.Fatal("the answer did not wake the waiting attempt")
+	}
+	s := b.take(now, true)
+	assert.True(t, s.sent, "spent, rate known: a reservation")
+	assert.Equal(t, 50*time.Millisecond+b.margin(), s.wait, "its wait: one token at 20/s, and the margin")
+	b.cancel(s, now)
+	assert.InDelta(t, 0, b.lim.TokensAt(now), 1e-9, "the cancelled reservation's token is back")
+
+	b.inflight++
+	b.answer(now, http.Header{}, true, 2*time.Second)
+	assert.True(t, b.unpaced, "an answer without headers: unpaced")
+	assert.Equal(t, step{sent: true}, b.take(now, true), "unpaced: at once")
+	b.answer(now, rlHeader(20, 0, 1), false, 0) // the trusted rate comes back
+	b.deficit = 0                               // as if it had never been known
+	b.inflight++
+	b.answer(now, http.Header{}, true, 2*time.Second)
+	assert.Equal(t, step{wait: 2 * time.Second}, b.take(now, true), "a 429 without a trusted rate holds the bucket")
+}
+
+// TestPaceHotPathAllocatesNothing: taking a token of a bucket that has
+// some, and learning from the answer, allocate nothing.
+func TestPaceHotPathAllocatesNothing(t *testing.T) {
+	now := time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)
+	var b paceBucket
+	b.inflight++
+	b.answer(now, rlHeader(200, 100, 1), false, 0)
+	h := rlHeader(200, 150, 1)
+	allocs := testing.AllocsPerRun(1000, func() {
+		now = now.Add(10 * time.Millisecond) // one token back each time
+		if s := b.take(now, true); s.wait != 0 || !s.sent {
+			t.Fatalf("take = %+v, want a token at once", s)
+		}
+		b.answer(now, h, false, 0)
+	})
+	assert.Zero(t, allocs, "allocations of a paced attempt with tokens left")
+}
+
+// FuzzRateLimitOf: the headers' reader never panics, and what it accepts
+// is usable by the model (a positive limit, a reset that is no negative
+// Duration) and agrees with parseRateLimit.
+func FuzzRateLimitOf(f *testing.F) {
+	f.Add("20", "19", "1")
+	f.Add("0", "0", "0")
+	f.Add(" 200 ", "-1", "99999999999999999999999")
+	f.Fuzz(func(t *testing.T, limit, remaining, reset string) {
+		h := http.Header{"Ratelimit-Limit": {limit}, "Ratelimit-Remaining": {remaining}, "Ratelimit-Reset": {reset}}
+		l, r, s, ok := rateLimitOf(h)
+		if !ok {
+			return
+		}
+		want := parseRateLimit(h)
+		if l <= 0 || s < 0 || l != want.Limit || r != want.Remaining || s != want.Reset {
+			t.Fatalf("rateLimitOf = %d, %d, %v; parseRateLimit = %+v", l, r, s, *want)
+		}
+	})
+}

@@ -1,0 +1,338 @@
+package synthient_test
+
+// Tests of pace.go: rate-limit pacing, on a mocked transport inside
+// synctest bubbles, where time is fake: a request's arrival time (mockAPI)
+// says whether, and how long, the client held it, with no real wait.
+
+import (
+	"context"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/jarcoal/httpmock"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/synthient-go/synthient"
+	"github.com/synthient-go/synthient/retry"
+)
+
+const lookupPath = "/api/v4/lookup/ip/203.0.113.7" // callLookupIP's
+
+// lookupMock returns a mockAPI answering LookupIP with script.
+func lookupMock(t *testing.T, script ...httpmock.Responder) *mockAPI {
+	return newMockAPI(t, nil).Route(http.MethodGet, lookupPath, script...)
+}
+
+// okLookup is a LookupIP 200 that says the bucket's state.
+func okLookup(limit, remaining, reset int) httpmock.Responder {
+	return answer(http.StatusOK, `{"ip":"203.0.113.7"}`, append(rateLimitKV(limit, remaining, reset), "Content-Type", "application/json")...)
+}
+
+// since returns each request's arrival after t0.
+func since(t0 time.Time, reqs []mockRequest) []time.Duration {
+	out := make([]time.Duration, len(reqs))
+	for i, r := range reqs {
+		out[i] = r.At.Sub(t0)
+	}
+	return out
+}
+
+// TestPacingNoHoldWhileTokensRemain: while the answers say tokens remain,
+// serial calls go out at once (no fake time passes), whatever the model
+// learnt of the rate.
+func TestPacingNoHoldWhileTokensRemain(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name             string
+		remaining, reset int
+	}{
+		{"rate not known well", 19, 1},
+		{"rate known", 10, 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			synctest.Test(t, func(t *testing.T) {
+				m := lookupMock(t, okLookup(20, tc.remaining, tc.reset))
+				c := m.Client(t)
+				t0 := time.Now()
+				for range 5 {
+					require.NoError(t, callLookupIP(callCtx(t), c))
+				}
+				assert.Equal(t, make([]time.Duration, 5), since(t0, m.Requests()), "arrivals")
+			})
+		})
+	}
+}
+
+// TestPacingHoldsWhileBucketEmpty: once the answers say the bucket is
+// spent, the next request goes out only when the server's bucket has a
+// token again, and the server never answers 429. The hold is logged at
+// Debug, without secrets.
+func TestPacingHoldsWhileBucketEmpty(t *testing.T) {
+	t.Parallel()
+	synctest.Test(t, func(t *testing.T) {
+		bk := newRateLimited(1, 2, `{"ip":"203.0.113.7"}`)
+		m := lookupMock(t, bk.Respond)
+		c, logs := loggedClient(t, mockBase, synthient.WithTransport(m.MockTransport))
+		t0 := time.Now()
+		for range 4 {
+			require.NoError(t, callLookupIP(callCtx(t), c))
+		}
+		at := since(t0, m.Requests())
+		require.Len(t, at, 4)
+		assert.Zero(t, at[1], "the second request: a token remained")
+		assert.GreaterOrEqual(t, at[2]-at[1], time.Second, "the third waits for the refill")
+		assert.GreaterOrEqual(t, at[3]-at[2], time.Second, "the fourth too")
+		assert.Zero(t, bk.Throttled(), "429s answered")
+		assert.Contains(t, logs.String(), `"msg":"synthient: pacing"`)
+		assert.Contains(t, logs.String(), `"bucket":"lookup"`)
+		assert.Contains(t, logs.String(), `"decision":"hold"`)
+	})
+}
+
+// TestPacingProbe: 64 concurrent first calls against a bucket of burst 20
+// draw no 429 with pacing: the first few are probes and the others wait
+// for their answers, then go as the model allows. Without pacing 44 of the first
+// 64 requests are turned away.
+func TestPacingProbe(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name    string
+		opts    []synthient.Option
+		want429 bool
+	}{
+		{"pacing", nil, false},
+		{"WithoutPacing", []synthient.Option{synthient.WithoutPacing()}, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			synctest.Test(t, func(t *testing.T) {
+				bk := newRateLimited(20, 20, `{"ip":"203.0.113.7"}`)
+				m := lookupMock(t, bk.Respond)
+				c := m.Client(t, append([]synthient.Option{synthient.WithMaxRetries(0)}, tc.opts...)...)
+				const calls = 64
+				errs := make([]error, calls)
+				var wg sync.WaitGroup
+				for i := range calls {
+					wg.Go(func() { errs[i] = callLookupIP(callCtx(t), c) })
+				}
+				wg.Wait()
+				if !tc.want429 {
+					assert.Zero(t, bk.Throttled(), "429s answered")
+					assert.Len(t, m.Requests(), calls, "requests")
+					for _, err := range errs {
+						assert.NoError(t, err)
+					}
+					return
+				}
+				assert.Equal(t, calls-20, bk.Throttled(), "429s answered")
+			})
+		})
+	}
+}
+
+// TestPacing429DrainsTheModel: a 429 with a usable Retry-After empties
+// the model, whatever tokens it still counted: with a known rate the next
+// request waits for a token; without one, for the Retry-After.
+func TestPacing429DrainsTheModel(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name     string
+		first    httpmock.Responder
+		throttle httpmock.Responder
+		wait     time.Duration // the least hold of the third call
+	}{
+		{
+			"rate known", okLookup(20, 10, 1),
+			problem(http.StatusTooManyRequests, append(rateLimitKV(20, 0, 2), "Retry-After", "1")...),
+			100 * time.Millisecond, // a token at 10/s
+		},
+		{
+			"no rate known, no headers on the 429", okLookup(20, 19, 1),
+			problem(http.StatusTooManyRequests, "Retry-After", "3"),
+			3 * time.Second,
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			synctest.Test(t, func(t *testing.T) {
+				m := lookupMock(t, tc.first, tc.throttle, okLookup(20, 19, 1))
+				c := m.Client(t, synthient.WithMaxRetries(0))
+				require.NoError(t, callLookupIP(callCtx(t), c))
+				requireAPIErr(t, callLookupIP(callCtx(t), c), http.StatusTooManyRequests)
+				require.NoError(t, callLookupIP(callCtx(t), c))
+				reqs := m.Requests()
+				at := since(reqs[0].At, reqs)
+				require.Len(t, at, 3)
+				assert.Zero(t, at[1]-at[0], "the second request: the model had tokens")
+				assert.GreaterOrEqual(t, at[2]-at[1], tc.wait, "the third request's hold")
+			})
+		})
+	}
+}
+
+// TestPacingHoldPastDeadline: a hold that would pass the context's
+// deadline stops the call at once (no fake time passes in the hold),
+// without sending: pacing_exceeds_deadline, ErrRateLimitHold. A first
+// attempt's error is a *ConnectionError with NotSent set; a retry's
+// reaches the last *APIError.
+func TestPacingHoldPastDeadline(t *testing.T) {
+	t.Parallel()
+	// A bucket of 10 refilling at 0.1/s, spent: a token in 10 s.
+	spent := rateLimitKV(10, 0, 100)
+	t.Run("first attempt", func(t *testing.T) {
+		t.Parallel()
+		synctest.Test(t, func(t *testing.T) {
+			m := lookupMock(t, okLookup(10, 0, 100))
+			c := m.Client(t)
+			require.NoError(t, callLookupIP(callCtx(t), c))
+			ctx, cancel := context.WithTimeout(t.Context(), 5*time.Second)
+			defer cancel()
+			t0 := time.Now()
+			err := callLookupIP(ctx, c)
+			assert.Zero(t, time.Since(t0), "time spent")
+			require.ErrorIs(t, err, synthient.ErrRateLimitHold)
+			requireStop(t, err, 0, retry.PacingExceedsDeadline)
+			requireConnErr(t, err, true, false)
+			assert.Len(t, m.Requests(), 1, "requests: the held one was not sent")
+		})
+	})
+	t.Run("retry", func(t *testing.T) {
+		t.Parallel()
+		synctest.Test(t, func(t *testing.T) {
+			m := lookupMock(t, problem(http.StatusTooManyRequests, append(spent, "Retry-After", "1")...))
+			c := m.Client(t)
+			ctx, cancel := context.WithTimeout(t.Context(), 5*time.Second)
+			defer cancel()
+			t0 := time.Now()
+			err := callLookupIP(ctx, c)
+			assert.Less(t, time.Since(t0), 2*time.Second, "time spent: the retry's wait alone")
+			require.ErrorIs(t, err, synthient.ErrRateLimitHold)
+			requireStop(t, err, 1, retry.PacingExceedsDeadline)
+			ae := requireAPIErr(t, err, http.StatusTooManyRequests)
+			require.NotNil(t, ae.RetryAfter)
+			assert.Len(t, m.Requests(), 1, "requests: the held retry was not sent")
+		})
+	})
+}
+
+// TestPacingCancelDuringHold: cancelling the context ends a hold at once:
+// context_done, errors.Is(err, context.Canceled), nothing sent. The
+// cancelled turn is given back: the next call goes at the turn the
+// cancelled one had, not after it.
+func TestPacingCancelDuringHold(t *testing.T) {
+	t.Parallel()
+	synctest.Test(t, func(t *testing.T) {
+		m := lookupMock(t, okLookup(10, 0, 100)) // a token each 10 s
+		c := m.Client(t)
+		require.NoError(t, callLookupIP(callCtx(t), c))
+		t0 := time.Now()
+		ctx, cancel := context.WithCancel(t.Context())
+		done := make(chan error)
+		go func() { done <- callLookupIP(ctx, c) }()
+		time.Sleep(time.Second)
+		cancel()
+		err := <-done
+		assert.Equal(t, time.Second, time.Since(t0), "the hold ended with the context")
+		require.ErrorIs(t, err, context.Canceled)
+		requireStop(t, err, 0, retry.ContextDone)
+		requireConnErr(t, err, true, false)
+		require.Len(t, m.Requests(), 1, "requests: the cancelled one was not sent")
+
+		ctx2, cancel2 := context.WithTimeout(t.Context(), time.Minute)
+		defer cancel2()
+		require.NoError(t, callLookupIP(ctx2, c))
+		at := since(t0, m.Requests())
+		assert.Less(t, at[1], 20*time.Second, "the next call's turn: the cancelled turn was given back")
+		assert.GreaterOrEqual(t, at[1], 10*time.Second, "the next call waited for a token")
+	})
+}
+
+// TestPacingNeverSlows: what pacing never holds, however spent the
+// answers say the bucket is: any call WithoutPacing, every call of a
+// server that sends no RateLimit headers (concurrent first calls too), and
+// Health, which has no rate limit.
+func TestPacingNeverSlows(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name   string
+		route  opCase
+		answer httpmock.Responder
+		opts   []synthient.Option
+	}{
+		{"WithoutPacing", opNamed("LookupIP"), answer(http.StatusOK, `{"ip":"1.2.3.4"}`, rateLimitKV(10, 0, 100)...), []synthient.Option{synthient.WithoutPacing()}},
+		{"no RateLimit headers", opNamed("LookupIP"), opSucceeds, nil},
+		{"Health", opNamed("Health"), answer(http.StatusOK, `{"status":"ok"}`, rateLimitKV(10, 0, 100)...), nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			synctest.Test(t, func(t *testing.T) {
+				m := newOpMock(t, tc.route, tc.answer)
+				c := m.Client(t, tc.opts...)
+				t0 := time.Now()
+				require.NoError(t, tc.route.call(callCtx(t), c))
+				var wg sync.WaitGroup
+				for range 8 {
+					wg.Go(func() { assert.NoError(t, tc.route.call(callCtx(t), c)) })
+				}
+				wg.Wait()
+				require.NoError(t, tc.route.call(callCtx(t), c))
+				assert.Equal(t, make([]time.Duration, 10), since(t0, m.Requests()), "arrivals")
+			})
+		})
+	}
+}
+
+// TestPacingStorageLegNotPaced: a download's API leg is paced (download
+// bucket), its storage leg never: the storage request follows a 307 that
+// says the bucket is spent at once, and the next download's API leg waits.
+func TestPacingStorageLegNotPaced(t *testing.T) {
+	t.Parallel()
+	synctest.Test(t, func(t *testing.T) {
+		ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+		defer cancel()
+		const storage = "https://storage.test"
+		m := newMockAPI(t, nil).Route(http.MethodGet, "/api/v4/feeds/proxies/export/2026-06-10/14",
+			answer(http.StatusTemporaryRedirect, "", append(rateLimitKV(120, 0, 1200), "Location", presigned(storage))...))
+		m.RegisterResponder(http.MethodGet, storage+presignObject, m.record(answer(http.StatusOK, "abc", rateLimitKV(120, 0, 1200)...)))
+		c := m.Client(t)
+		t0 := time.Now()
+		for range 2 {
+			var sb strings.Builder
+			_, err := c.DownloadExport(ctx, synthient.FeedProxies, "2026-06-10/14", &sb)
+			require.NoError(t, err)
+			assert.Equal(t, "abc", sb.String())
+		}
+		at := since(t0, m.Requests())
+		require.Len(t, at, 4, "API, storage, API, storage")
+		assert.Zero(t, at[1], "the storage leg is not held")
+		assert.GreaterOrEqual(t, at[2], 10*time.Second, "the second API leg waits for a token (0.1/s)")
+		assert.Equal(t, at[2], at[3], "nor is the second storage leg")
+	})
+}
+
+// TestPacingBucketsIndependent: a spent bucket holds its own operations
+// alone: Account's spent limit does not hold LookupIP.
+func TestPacingBucketsIndependent(t *testing.T) {
+	t.Parallel()
+	synctest.Test(t, func(t *testing.T) {
+		acct := opNamed("Account")
+		m := newMockAPI(t, nil).
+			Route(http.MethodGet, acct.path, answer(http.StatusOK, acct.success, append(rateLimitKV(10, 0, 1), "Content-Type", "application/json")...)).
+			Route(http.MethodGet, lookupPath, okLookup(200, 199, 1))
+		c := m.Client(t)
+		t0 := time.Now()
+		require.NoError(t, callAccount(callCtx(t), c))
+		require.NoError(t, callLookupIP(callCtx(t), c))
+		require.NoError(t, callAccount(callCtx(t), c))
+		at := since(t0, m.Requests())
+		require.Len(t, at, 3)
+		assert.Zero(t, at[1], "LookupIP goes at once")
+		assert.GreaterOrEqual(t, at[2], 100*time.Millisecond, "Account waits for its token (10/s)")
+	})
+}
