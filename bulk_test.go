@@ -113,6 +113,16 @@ func TestLookupIPsAllFailedBatch(t *testing.T) {
 			requireStop(t, err, 1, retry.MayHaveBeenProcessed)
 		}},
 		{"truncated answer", synthienttest.Fault{Kind: synthienttest.FaultTruncatedBody}, synthient.Unknown, 5, nil},
+		{"500", statusFault(500), synthient.Unknown, 5, func(t *testing.T, err error) {
+			requireAPIErr(t, err, 500)
+			requireStop(t, err, 1, retry.MayHaveBeenProcessed)
+		}},
+		{"200 without results", synthienttest.Fault{Kind: synthienttest.FaultStatus, Status: 200, Body: `{}`, ContentType: "application/json"},
+			synthient.Unknown, 5, func(t *testing.T, err error) {
+				var de *synthient.DecodeError
+				require.ErrorAs(t, err, &de)
+				assert.Empty(t, de.Missing)
+			}},
 		{"422", statusFault(422), synthient.Rejected, 0, func(t *testing.T, err error) { requireAPIErr(t, err, 422) }},
 		{"429 without Retry-After", statusFault(429), synthient.Rejected, 0, func(t *testing.T, err error) {
 			requireStop(t, err, 1, retry.RateLimitedWithoutRetryAfter)
@@ -179,6 +189,183 @@ func TestLookupIPsAllStopsAtPaymentRequired(t *testing.T) {
 	}
 	assert.Equal(t, 18, run.credits(synthient.LookedUp))
 	assert.EqualValues(t, 2, srv.Credits(srv.APIKey))
+}
+
+// An error that every later request would get too (the key refused, no
+// credits, the client closed) stops the sending: the addresses read after
+// it come back not sent, with that very error, and so do their duplicates.
+func TestLookupIPsAllStopsAfterErrorOfEveryRequest(t *testing.T) {
+	t.Parallel()
+	// injectAll makes every later request get status.
+	injectAll := func(status int) func(*synthienttest.Server, *synthient.Client) {
+		return func(srv *synthienttest.Server, _ *synthient.Client) {
+			srv.Inject(synthienttest.RouteLookupIPs, -1, statusFault(status))
+		}
+	}
+	tests := []struct {
+		name    string
+		stop    func(srv *synthienttest.Server, c *synthient.Client) // during the first batch's answer
+		outcome synthient.BulkOutcome                                // of the second batch, the one that failed
+		sent    int
+		check   func(t *testing.T, err error)
+	}{
+		{"401", injectAll(http.StatusUnauthorized), synthient.Rejected, 2,
+			func(t *testing.T, err error) { requireAPIErr(t, err, http.StatusUnauthorized) }},
+		{"402", injectAll(http.StatusPaymentRequired), synthient.Rejected, 2,
+			func(t *testing.T, err error) { requireAPIErr(t, err, http.StatusPaymentRequired) }},
+		{"403", injectAll(http.StatusForbidden), synthient.Rejected, 2,
+			func(t *testing.T, err error) { requireAPIErr(t, err, http.StatusForbidden) }},
+		{"client closed", func(_ *synthienttest.Server, c *synthient.Client) { c.Close() }, synthient.NotSent, 1,
+			func(t *testing.T, err error) {
+				assert.ErrorIs(t, err, synthient.ErrClosed)
+				assert.Zero(t, requirePlainError(t, err).Attempts)
+			}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			srv := synthienttest.NewServer()
+			defer srv.Close()
+			var c *synthient.Client
+			var once sync.Once
+			c = fakeClient(t, srv, synthient.WithResponseHook(func(*synthient.ResponseInfo) error {
+				once.Do(func() { tt.stop(srv, c) })
+				return nil
+			}))
+			addrs := testAddrs(15)
+			addrs = append(addrs, addrs[7], addrs[12]) // duplicates of the failed batch and of one never sent
+
+			run := runBulk(callCtx(t), c, slices.Values(addrs), &synthient.BulkParams{BatchSize: 5, Concurrency: 1})
+
+			run.requireInOrder(t, len(addrs))
+			stopErr := run.errs[5]
+			tt.check(t, stopErr)
+			for i, r := range run.results[:15] {
+				switch {
+				case i < 5:
+					assert.Equal(t, synthient.LookedUp, r.Outcome, "address %d", i)
+				case i < 10:
+					assert.Equal(t, tt.outcome, r.Outcome, "address %d", i)
+					assert.Same(t, stopErr, run.errs[i], "address %d has its request's error", i)
+				default:
+					assert.Equal(t, synthient.NotSent, r.Outcome, "address %d", i)
+					assert.Same(t, stopErr, run.errs[i], "address %d has the error that stopped the run", i)
+				}
+			}
+			for i, first := range map[int]int{15: 7, 16: 12} {
+				r := run.results[i]
+				assert.True(t, r.Duplicate, "address %d", i)
+				assert.EqualValues(t, first, r.FirstIndex, "address %d", i)
+				assert.Equal(t, run.results[first].Outcome, r.Outcome, "address %d", i)
+				assert.Same(t, stopErr, run.errs[i], "address %d", i)
+			}
+			assert.Equal(t, 5, run.credits(synthient.LookedUp), "credits of the first batch")
+			assert.Zero(t, run.credits(tt.outcome)+run.credits(synthient.NotSent), "nothing charged after it")
+			assert.Equal(t, tt.sent, srv.Arrivals(synthienttest.RouteLookupIPs), "nothing is sent after the stop")
+		})
+	}
+}
+
+// The duplicates of addresses of several failed requests each share their
+// own first occurrence's outcome and error, IPv4 and IPv6 alike; those of
+// addresses looked up share its success. A duplicate reports no credits.
+func TestLookupIPsAllDuplicatesOfSeveralFailedBatches(t *testing.T) {
+	t.Parallel()
+	srv := synthienttest.NewServer()
+	defer srv.Close()
+	// Of four batches of 5, the second gets a 503 and the third a 422.
+	var once sync.Once
+	c := fakeClient(t, srv, synthient.WithResponseHook(func(*synthient.ResponseInfo) error {
+		once.Do(func() {
+			srv.Inject(synthienttest.RouteLookupIPs, 1, statusFault(http.StatusServiceUnavailable))
+			srv.Inject(synthienttest.RouteLookupIPs, 1, statusFault(http.StatusUnprocessableEntity))
+		})
+		return nil
+	}))
+	addrs := testAddrs(20)
+	for i := 1; i < len(addrs); i += 2 {
+		addrs[i] = testAddr6(i) // keyed apart from IPv4 in the set of distinct addresses
+	}
+	firsts := []int{12, 7, 2, 13, 17, 8, 12} // addresses 20 to 26 repeat these
+	for _, i := range firsts {
+		addrs = append(addrs, addrs[i])
+	}
+
+	run := runBulk(callCtx(t), c, slices.Values(addrs), &synthient.BulkParams{BatchSize: 5, Concurrency: 1})
+
+	run.requireInOrder(t, len(addrs))
+	requireAPIErr(t, run.errs[5], http.StatusServiceUnavailable)
+	requireAPIErr(t, run.errs[10], http.StatusUnprocessableEntity)
+	for k, first := range firsts {
+		i := 20 + k
+		r, want := run.results[i], run.results[first]
+		assert.True(t, r.Duplicate, "address %d", i)
+		assert.EqualValues(t, first, r.FirstIndex, "address %d", i)
+		assert.Equal(t, addrs[first], r.IP, "address %d", i)
+		assert.Equal(t, want.Outcome, r.Outcome, "address %d", i)
+		assert.Nil(t, r.Lookup, "address %d", i)
+		assert.Zero(t, r.Credits, "address %d", i)
+		if want.Outcome == synthient.LookedUp {
+			assert.NoError(t, run.errs[i], "address %d", i)
+		} else {
+			assert.Same(t, run.errs[first], run.errs[i], "address %d has its first occurrence's error", i)
+		}
+	}
+	assert.Equal(t, map[synthient.BulkOutcome]int{synthient.LookedUp: 12, synthient.Unknown: 7, synthient.Rejected: 8}, run.outcomes())
+	assert.Equal(t, 4, srv.Arrivals(synthienttest.RouteLookupIPs))
+}
+
+// The run reads ahead of the first address not yielded at most its
+// window, 2*(Concurrency+1)*BatchSize addresses, however few of them are
+// sent: past it, the batch being gathered goes out before it is full, and
+// every address is still looked up.
+func TestLookupIPsAllReadAheadWindow(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name     string
+		valid    int        // distinct valid addresses first,
+		fill     netip.Addr // then this one, settled at once, to three windows
+		p        synthient.BulkParams
+		requests int
+	}{
+		{"repeats of one address", 1, testAddr(0), synthient.BulkParams{BatchSize: 10, Concurrency: 1}, 1},
+		{"invalid addresses", 1, netip.Addr{}, synthient.BulkParams{BatchSize: 5, Concurrency: 3}, 1},
+		{"invalid addresses behind a batch in flight and one gathered", 11, netip.Addr{}, synthient.BulkParams{BatchSize: 10, Concurrency: 1}, 2},
+		{"repeats behind a batch in flight and one gathered", 13, testAddr(12), synthient.BulkParams{BatchSize: 4, Concurrency: 2}, 4},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			srv := synthienttest.NewServer()
+			defer srv.Close()
+			c := fakeClient(t, srv)
+			window := 2 * (tt.p.Concurrency + 1) * tt.p.BatchSize
+			addrs := testAddrs(tt.valid)
+			for len(addrs) < 3*window {
+				addrs = append(addrs, tt.fill)
+			}
+			pulled, pulledAtFirst := 0, 0
+			var run bulkRun
+			for r, err := range c.LookupIPsAll(callCtx(t), counted(addrs, &pulled), &tt.p) {
+				if r.Index == 0 {
+					pulledAtFirst = pulled
+				}
+				run.results = append(run.results, r)
+				run.errs = append(run.errs, err)
+			}
+
+			run.requireInOrder(t, len(addrs))
+			assert.LessOrEqual(t, pulledAtFirst, window, "read ahead of the first result")
+			for i, r := range run.results {
+				want := synthient.LookedUp
+				if !addrs[i].IsValid() {
+					want = synthient.Invalid
+				}
+				require.Equal(t, want, r.Outcome, "address %d", i)
+			}
+			assert.Equal(t, tt.requests, srv.Arrivals(synthienttest.RouteLookupIPs), "requests")
+		})
+	}
 }
 
 // Cancelling stops sending and reading at once; every address read comes
@@ -308,6 +495,37 @@ func TestLookupIPsAllInvalidParams(t *testing.T) {
 		})
 	}
 	assert.Zero(t, srv.Arrivals(synthienttest.RouteLookupIPs))
+}
+
+// The bounds of the parameters are accepted, by the run and the plan.
+func TestLookupIPsAllParamsAtTheirBounds(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name     string
+		p        synthient.BulkParams
+		requests int
+	}{
+		{"one request of one address at a time", synthient.BulkParams{Concurrency: 1, BatchSize: 1}, 3},
+		{"MaxBulkConcurrency", synthient.BulkParams{Concurrency: synthient.MaxBulkConcurrency, BatchSize: 1}, 3},
+		{"MaxBatchSize", synthient.BulkParams{BatchSize: synthient.MaxBatchSize}, 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			srv := synthienttest.NewServer()
+			defer srv.Close()
+			c := fakeClient(t, srv)
+
+			run := runBulk(callCtx(t), c, slices.Values(testAddrs(3)), &tt.p)
+
+			run.requireInOrder(t, 3)
+			assert.Equal(t, map[synthient.BulkOutcome]int{synthient.LookedUp: 3}, run.outcomes())
+			assert.Equal(t, tt.requests, srv.Arrivals(synthienttest.RouteLookupIPs), "requests")
+			plan, err := synthient.PlanLookupIPsAll(slices.Values(testAddrs(3)), &tt.p)
+			require.NoError(t, err)
+			assert.EqualValues(t, tt.requests, plan.Requests)
+		})
+	}
 }
 
 // Batches that come back out of order are yielded in input order.

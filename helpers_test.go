@@ -433,6 +433,12 @@ func testAddrs(n int) []netip.Addr {
 	return out
 }
 
+// testAddr6 returns the i-th of 2^16 distinct IPv6 addresses of the
+// documentation range 2001:db8::/32.
+func testAddr6(i int) netip.Addr {
+	return netip.AddrFrom16([16]byte{0x20, 0x01, 0x0d, 0xb8, 14: byte(i >> 8), 15: byte(i)})
+}
+
 // counted returns a sequence of addrs that counts in *pulled the
 // addresses it gave.
 func counted(addrs []netip.Addr, pulled *int) iter.Seq[netip.Addr] {
