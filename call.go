@@ -248,7 +248,7 @@ func (l *attemptLoop) checkRetry(ctx context.Context, resp *http.Response, err e
 	}
 	a, requestID := l.record(ctx, resp, err)
 	d := l.decide(ctx, a)
-	l.learn(resp, resp != nil && resp.StatusCode == http.StatusTooManyRequests && d.HasRetryAfter, d.RetryAfter)
+	l.learn(resp, throttled(resp, d), d.RetryAfter)
 	l.log(ctx, d, a, requestID)
 	switch {
 	case d.Retry:
@@ -259,6 +259,13 @@ func (l *attemptLoop) checkRetry(ctx context.Context, resp *http.Response, err e
 		return false, l.stop(ctx, d.Reason)
 	}
 	return false, nil
+}
+
+// throttled reports whether resp is a 429 whose Retry-After the client
+// waits out: one past MaxRetryAfter does not hold the bucket either.
+func throttled(resp *http.Response, d retry.Decision) bool {
+	return resp != nil && resp.StatusCode == http.StatusTooManyRequests &&
+		d.HasRetryAfter && d.Reason != retry.RetryAfterExceedsMax
 }
 
 // record takes in the attempt that just ended, with its response or its

@@ -68,11 +68,15 @@ type paceBucket struct {
 	// RateLimit headers.
 	lim *rate.Limiter
 	// limit is the burst the server last said (RateLimit-Limit); rate the
-	// refill rate estimated from the observation with the largest deficit
-	// (Limit - Remaining), deficit. The estimate is trusted when that
-	// deficit is at least half the burst.
-	limit, deficit int
-	rate           rate.Limit
+	// refill rate, the largest deficit per second until full, (Limit -
+	// Remaining) / Reset, of the answers since. The estimate is trusted
+	// once an answer said the bucket was spent (Remaining 0, drained):
+	// then the deficit is the whole burst, and the estimate exact up to
+	// Reset's rounding. From a partly spent bucket it is too low, and
+	// pacing by it would keep the bucket from ever being spent.
+	limit   int
+	rate    rate.Limit
+	drained bool
 	// unpaced records that the last answer had no RateLimit headers: a
 	// server that sends none is never slowed.
 	unpaced bool
@@ -89,7 +93,7 @@ type paceBucket struct {
 // trusted reports whether the model's rate is known well enough to
 // reserve tokens ahead. b.mu is held.
 func (b *paceBucket) trusted() bool {
-	return b.lim != nil && b.rate > 0 && 2*b.deficit >= b.limit
+	return b.lim != nil && b.rate > 0 && b.drained
 }
 
 // notify wakes the attempts waiting for news. b.mu is held.
@@ -111,11 +115,17 @@ type step struct {
 	// sent reports that the attempt counts as in flight: it goes now or
 	// after res, and is to be released (answer, release or cancel).
 	sent bool
+	// late reports that the turn the attempt would get, after wait, is
+	// past its deadline: nothing was reserved, and it does not go.
+	late bool
 }
 
 // take decides, at now, what an attempt of the bucket does. patient
-// reports that the attempt may still wait for a probe's answer.
-func (b *paceBucket) take(now time.Time, patient bool) step {
+// reports that the attempt may still wait for a probe's answer; deadline,
+// when not zero, is the attempt's: a turn after it is not reserved (a
+// reservation given back from the middle of the queue would leave its
+// turn unused).
+func (b *paceBucket) take(now time.Time, patient bool, deadline time.Time) step {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if now.Before(b.holdUntil) {
@@ -127,8 +137,7 @@ func (b *paceBucket) take(now time.Time, patient bool) step {
 	case b.lim != nil && b.lim.AllowN(now, 1):
 		return b.send(step{}) // a token is left: no wait
 	case b.trusted():
-		r := b.lim.ReserveN(now, 1)
-		return b.send(step{wait: r.DelayFrom(now) + b.margin(), res: r})
+		return b.reserve(now, deadline)
 	case b.inflight < b.probes() || !patient:
 		return b.send(step{}) // a probe
 	}
@@ -136,6 +145,18 @@ func (b *paceBucket) take(now time.Time, patient bool) step {
 		b.news = make(chan struct{})
 	}
 	return step{news: b.news}
+}
+
+// reserve reserves the attempt's turn, the next token of the model, unless
+// it comes after deadline. b.mu is held.
+func (b *paceBucket) reserve(now, deadline time.Time) step {
+	lack := 1 - b.lim.TokensAt(now)
+	wait := time.Duration(float64(time.Second)*lack/float64(b.rate)) + b.margin()
+	if !deadline.IsZero() && now.Add(wait).After(deadline) {
+		return step{wait: wait, late: true}
+	}
+	r := b.lim.ReserveN(now, 1)
+	return b.send(step{wait: r.DelayFrom(now) + b.margin(), res: r})
 }
 
 // margin is what a reserved attempt waits past its turn: half the time
@@ -173,10 +194,13 @@ func (b *paceBucket) send(s step) step {
 
 // cancel gives back the reservation of an attempt that will not go.
 func (b *paceBucket) cancel(s step, now time.Time) {
+	b.mu.Lock()
 	if s.res != nil {
 		s.res.CancelAt(now)
 	}
-	b.release()
+	b.inflight--
+	b.notify()
+	b.mu.Unlock()
 }
 
 // release ends the flight of an attempt that got no answer, or never
@@ -207,9 +231,9 @@ func (b *paceBucket) answer(now time.Time, h http.Header, throttled bool, retryA
 }
 
 // observe takes in one answer's RateLimit headers: the burst, the rate
-// when this observation's deficit is at least the best one's, and the
-// tokens, brought down to remaining when the model holds more (never up:
-// the model refills itself). b.mu is held.
+// when this observation's deficit per second is the largest yet, whether
+// the bucket was spent, and the tokens, brought down to remaining when the
+// model holds more (never up: the model refills itself). b.mu is held.
 func (b *paceBucket) observe(now time.Time, limit, remaining int, reset time.Duration) {
 	remaining = min(remaining, limit)
 	target := remaining // the model's tokens at most
@@ -222,14 +246,14 @@ func (b *paceBucket) observe(now time.Time, limit, remaining int, reset time.Dur
 	case limit != b.limit:
 		// A new limit: what was learnt of the old one no longer holds.
 		b.lim.SetBurstAt(now, limit)
-		b.limit, b.deficit = limit, 0
+		b.limit, b.rate, b.drained = limit, 0, false
 	}
-	if d := limit - remaining; d > 0 && reset > 0 && d >= b.deficit {
-		b.deficit = d
-		if r := rate.Limit(float64(d) / reset.Seconds()); r != b.rate {
+	if d := limit - remaining; d > 0 && reset > 0 {
+		if r := rate.Limit(float64(d) / reset.Seconds()); r > b.rate {
 			b.rate = r
 			b.lim.SetLimitAt(now, r)
 		}
+		b.drained = b.drained || remaining == 0
 	}
 	if excess := int(b.lim.TokensAt(now)) - target; excess > 0 {
 		b.lim.AllowN(now, excess)
@@ -330,13 +354,14 @@ func (l *attemptLoop) pace(ctx context.Context) error {
 		return nil
 	}
 	bk := &p.buckets[b]
+	deadline, _ := ctx.Deadline()
 	var patience time.Time // end of the wait for a probe's answer
 	for {
 		now := p.now()
 		if patience.IsZero() {
 			patience = now.Add(probeWait)
 		}
-		s := bk.take(now, now.Before(patience))
+		s := bk.take(now, now.Before(patience), deadline)
 		if s.sent && s.wait <= 0 {
 			l.paced = true
 			return nil

@@ -23,9 +23,9 @@ func rlHeader(limit, remaining, reset int) http.Header {
 	}
 }
 
-// TestPaceBucketLearns: the burst is RateLimit-Limit; the rate comes from
-// the observation with the largest deficit and is trusted from half the
-// burst on; the tokens are brought down to Remaining, never up.
+// TestPaceBucketLearns: the burst is RateLimit-Limit; the rate is the
+// largest deficit per second seen, trusted once an answer said the bucket
+// was spent; the tokens are brought down to Remaining, never up.
 func TestPaceBucketLearns(t *testing.T) {
 	t.Parallel()
 	type obs struct{ limit, remaining, reset int }
@@ -38,9 +38,12 @@ func TestPaceBucketLearns(t *testing.T) {
 	}{
 		{"first answer", []obs{{20, 19, 1}}, 1, false, 19},
 		{"spent: exact rate", []obs{{20, 0, 1}}, 20, true, 0},
-		{"half spent: trusted", []obs{{200, 100, 1}}, 100, true, 100},
-		{"the larger deficit wins", []obs{{200, 0, 2}, {200, 199, 1}}, 100, true, 0},
-		{"never raised", []obs{{20, 5, 1}, {20, 15, 1}}, 15, true, 5},
+		{"half spent: not trusted yet", []obs{{200, 100, 1}}, 100, false, 100},
+		{"partly spent: too low, not trusted", []obs{{20, 2, 1}}, 18, false, 2},
+		{"then spent: exact, trusted", []obs{{20, 2, 1}, {20, 0, 1}}, 20, true, 0},
+		{"the largest deficit per second wins", []obs{{200, 0, 2}, {200, 199, 1}}, 100, true, 0},
+		{"an underestimate is raised", []obs{{200, 50, 2}, {200, 0, 2}}, 100, true, 0},
+		{"tokens never raised", []obs{{20, 5, 1}, {20, 15, 1}}, 15, false, 5},
 		{"slow bucket", []obs{{20, 0, 40}}, 0.5, true, 0},
 		{"a new limit forgets the rate", []obs{{20, 0, 1}, {40, 39, 1}}, 1, false, 0},
 		{"remaining above limit", []obs{{10, 50, 0}}, 0, false, 10},
@@ -67,11 +70,11 @@ func TestPaceBucketSteps(t *testing.T) {
 	now := time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)
 	var b paceBucket
 	for i := range maxProbes {
-		assert.Equal(t, step{sent: true}, b.take(now, true), "unknown: probe %d goes", i)
+		assert.Equal(t, step{sent: true}, b.take(now, true, time.Time{}), "unknown: probe %d goes", i)
 	}
-	waiting := b.take(now, true)
+	waiting := b.take(now, true, time.Time{})
 	require.NotNil(t, waiting.news, "unknown: the next waits for the probe's answer")
-	assert.Equal(t, step{sent: true}, b.take(now, false), "past the probe wait: it goes")
+	assert.Equal(t, step{sent: true}, b.take(now, false, time.Time{}), "past the probe wait: it goes")
 	for range maxProbes {
 		b.release()
 	}
@@ -81,7 +84,7 @@ func TestPaceBucketSteps(t *testing.T) {
 	default:
 		t.Fatal("the answer did not wake the waiting attempt")
 	}
-	s := b.take(now, true)
+	s := b.take(now, true, time.Time{})
 	assert.True(t, s.sent, "spent, rate known: a reservation")
 	assert.Equal(t, 50*time.Millisecond+b.margin(), s.wait, "its wait: one token at 20/s, and the margin")
 	b.cancel(s, now)
@@ -90,12 +93,35 @@ func TestPaceBucketSteps(t *testing.T) {
 	b.inflight++
 	b.answer(now, http.Header{}, true, 2*time.Second)
 	assert.True(t, b.unpaced, "an answer without headers: unpaced")
-	assert.Equal(t, step{sent: true}, b.take(now, true), "unpaced: at once")
+	assert.Equal(t, step{sent: true}, b.take(now, true, time.Time{}), "unpaced: at once")
 	b.answer(now, rlHeader(20, 0, 1), false, 0) // the trusted rate comes back
-	b.deficit = 0                               // as if it had never been known
+	b.drained = false                           // as if it had never been known
 	b.inflight++
 	b.answer(now, http.Header{}, true, 2*time.Second)
-	assert.Equal(t, step{wait: 2 * time.Second}, b.take(now, true), "a 429 without a trusted rate holds the bucket")
+	assert.Equal(t, step{wait: 2 * time.Second}, b.take(now, true, time.Time{}), "a 429 without a trusted rate holds the bucket")
+}
+
+// TestPaceBucketLateTurnNotReserved: an attempt whose turn would come
+// after its deadline reserves nothing, so that the attempts behind it are
+// not pushed back (a reservation given back from the middle of the queue
+// would leave its turn unused, and callers with short deadlines would
+// then push the queue back without end).
+func TestPaceBucketLateTurnNotReserved(t *testing.T) {
+	t.Parallel()
+	now := time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)
+	var b paceBucket
+	b.inflight++
+	b.answer(now, rlHeader(20, 0, 1), false, 0) // spent, 20/s
+	for range 100 {
+		s := b.take(now, true, now.Add(10*time.Millisecond))
+		require.True(t, s.late, "a turn 50 ms away, a deadline in 10 ms")
+		require.False(t, s.sent)
+		assert.Nil(t, s.res)
+	}
+	assert.InDelta(t, 0, b.lim.TokensAt(now), 1e-9, "nothing reserved")
+	s := b.take(now, true, now.Add(time.Second))
+	assert.True(t, s.sent)
+	assert.Equal(t, 50*time.Millisecond+b.margin(), s.wait, "the next attempt has the first turn")
 }
 
 // TestPaceHotPathAllocatesNothing: taking a token of a bucket that has
@@ -108,7 +134,7 @@ func TestPaceHotPathAllocatesNothing(t *testing.T) {
 	h := rlHeader(200, 150, 1)
 	allocs := testing.AllocsPerRun(1000, func() {
 		now = now.Add(10 * time.Millisecond) // one token back each time
-		if s := b.take(now, true); s.wait != 0 || !s.sent {
+		if s := b.take(now, true, time.Time{}); s.wait != 0 || !s.sent {
 			t.Fatalf("take = %+v, want a token at once", s)
 		}
 		b.answer(now, h, false, 0)

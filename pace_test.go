@@ -157,6 +157,13 @@ func TestPacing429DrainsTheModel(t *testing.T) {
 			problem(http.StatusTooManyRequests, "Retry-After", "3"),
 			3 * time.Second,
 		},
+		{
+			// Not waited out by the call (past MaxRetryAfter), nor by the
+			// next one.
+			"Retry-After past the maximum", okLookup(20, 19, 1),
+			problem(http.StatusTooManyRequests, "Retry-After", "120"),
+			0,
+		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -171,6 +178,9 @@ func TestPacing429DrainsTheModel(t *testing.T) {
 				require.Len(t, at, 3)
 				assert.Zero(t, at[1]-at[0], "the second request: the model had tokens")
 				assert.GreaterOrEqual(t, at[2]-at[1], tc.wait, "the third request's hold")
+				if tc.wait == 0 {
+					assert.Zero(t, at[2]-at[1], "no hold")
+				}
 			})
 		})
 	}
