@@ -439,7 +439,7 @@ func NewClient(apiKey string, opts ...Option) (*Client, error) {
 		c.userAgent += " " + s.userAgent
 	}
 	if !s.noPacing {
-		c.pacer = newPacer(time.Now)
+		c.pacer = newPacer(time.Now, s.maxRetryAfter)
 	}
 	rt := s.transport
 	if rt == nil {

@@ -52,13 +52,19 @@ const probeWait = time.Second
 // pacer holds the client's model of each rate-limit bucket. Its methods
 // are safe for concurrent use. A nil *pacer paces nothing (WithoutPacing).
 type pacer struct {
-	now     func() time.Time // the clock of the model; time.Now by default
+	now func() time.Time // the clock of the model; time.Now by default
+	// maxHold is the longest turn an attempt waits for, the client's
+	// MaxRetryAfter: the model is only a model, and a longer wait (from
+	// headers that say a bucket refills a token an hour, say) is not taken
+	// on its word: the attempt goes, and the server answers.
+	maxHold time.Duration
 	buckets [bucketCount]paceBucket
 }
 
-// newPacer returns a pacer that knows nothing yet, on clock now.
-func newPacer(now func() time.Time) *pacer {
-	return &pacer{now: now}
+// newPacer returns a pacer that knows nothing yet, on clock now, that
+// holds an attempt at most maxHold.
+func newPacer(now func() time.Time, maxHold time.Duration) *pacer {
+	return &pacer{now: now, maxHold: maxHold}
 }
 
 // paceBucket is the model of one bucket of the server's.
@@ -125,7 +131,7 @@ type step struct {
 // when not zero, is the attempt's: a turn after it is not reserved (a
 // reservation given back from the middle of the queue would leave its
 // turn unused).
-func (b *paceBucket) take(now time.Time, patient bool, deadline time.Time) step {
+func (b *paceBucket) take(now time.Time, patient bool, deadline time.Time, maxHold time.Duration) step {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if now.Before(b.holdUntil) {
@@ -137,7 +143,7 @@ func (b *paceBucket) take(now time.Time, patient bool, deadline time.Time) step 
 	case b.lim != nil && b.lim.AllowN(now, 1):
 		return b.send(step{}) // a token is left: no wait
 	case b.trusted():
-		return b.reserve(now, deadline)
+		return b.reserve(now, deadline, maxHold)
 	case b.inflight < b.probes() || !patient:
 		return b.send(step{}) // a probe
 	}
@@ -148,11 +154,15 @@ func (b *paceBucket) take(now time.Time, patient bool, deadline time.Time) step 
 }
 
 // reserve reserves the attempt's turn, the next token of the model, unless
-// it comes after deadline. b.mu is held.
-func (b *paceBucket) reserve(now, deadline time.Time) step {
+// it comes after deadline; one more than maxHold away is not waited for:
+// the attempt goes at once. b.mu is held.
+func (b *paceBucket) reserve(now, deadline time.Time, maxHold time.Duration) step {
 	lack := 1 - b.lim.TokensAt(now)
 	wait := time.Duration(float64(time.Second)*lack/float64(b.rate)) + b.margin()
-	if !deadline.IsZero() && now.Add(wait).After(deadline) {
+	switch {
+	case wait > maxHold:
+		return b.send(step{})
+	case !deadline.IsZero() && now.Add(wait).After(deadline):
 		return step{wait: wait, late: true}
 	}
 	r := b.lim.ReserveN(now, 1)
@@ -361,7 +371,7 @@ func (l *attemptLoop) pace(ctx context.Context) error {
 		if patience.IsZero() {
 			patience = now.Add(probeWait)
 		}
-		s := bk.take(now, now.Before(patience), deadline)
+		s := bk.take(now, now.Before(patience), deadline, p.maxHold)
 		if s.sent && s.wait <= 0 {
 			l.paced = true
 			return nil

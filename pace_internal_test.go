@@ -70,11 +70,11 @@ func TestPaceBucketSteps(t *testing.T) {
 	now := time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)
 	var b paceBucket
 	for i := range maxProbes {
-		assert.Equal(t, step{sent: true}, b.take(now, true, time.Time{}), "unknown: probe %d goes", i)
+		assert.Equal(t, step{sent: true}, b.take(now, true, time.Time{}, time.Minute), "unknown: probe %d goes", i)
 	}
-	waiting := b.take(now, true, time.Time{})
+	waiting := b.take(now, true, time.Time{}, time.Minute)
 	require.NotNil(t, waiting.news, "unknown: the next waits for the probe's answer")
-	assert.Equal(t, step{sent: true}, b.take(now, false, time.Time{}), "past the probe wait: it goes")
+	assert.Equal(t, step{sent: true}, b.take(now, false, time.Time{}, time.Minute), "past the probe wait: it goes")
 	for range maxProbes {
 		b.release()
 	}
@@ -84,7 +84,7 @@ func TestPaceBucketSteps(t *testing.T) {
 	default:
 		t.Fatal("the answer did not wake the waiting attempt")
 	}
-	s := b.take(now, true, time.Time{})
+	s := b.take(now, true, time.Time{}, time.Minute)
 	assert.True(t, s.sent, "spent, rate known: a reservation")
 	assert.Equal(t, 50*time.Millisecond+b.margin(), s.wait, "its wait: one token at 20/s, and the margin")
 	b.cancel(s, now)
@@ -93,12 +93,12 @@ func TestPaceBucketSteps(t *testing.T) {
 	b.inflight++
 	b.answer(now, http.Header{}, true, 2*time.Second)
 	assert.True(t, b.unpaced, "an answer without headers: unpaced")
-	assert.Equal(t, step{sent: true}, b.take(now, true, time.Time{}), "unpaced: at once")
+	assert.Equal(t, step{sent: true}, b.take(now, true, time.Time{}, time.Minute), "unpaced: at once")
 	b.answer(now, rlHeader(20, 0, 1), false, 0) // the trusted rate comes back
 	b.drained = false                           // as if it had never been known
 	b.inflight++
 	b.answer(now, http.Header{}, true, 2*time.Second)
-	assert.Equal(t, step{wait: 2 * time.Second}, b.take(now, true, time.Time{}), "a 429 without a trusted rate holds the bucket")
+	assert.Equal(t, step{wait: 2 * time.Second}, b.take(now, true, time.Time{}, time.Minute), "a 429 without a trusted rate holds the bucket")
 }
 
 // TestPaceBucketLateTurnNotReserved: an attempt whose turn would come
@@ -113,13 +113,13 @@ func TestPaceBucketLateTurnNotReserved(t *testing.T) {
 	b.inflight++
 	b.answer(now, rlHeader(20, 0, 1), false, 0) // spent, 20/s
 	for range 100 {
-		s := b.take(now, true, now.Add(10*time.Millisecond))
+		s := b.take(now, true, now.Add(10*time.Millisecond), time.Minute)
 		require.True(t, s.late, "a turn 50 ms away, a deadline in 10 ms")
 		require.False(t, s.sent)
 		assert.Nil(t, s.res)
 	}
 	assert.InDelta(t, 0, b.lim.TokensAt(now), 1e-9, "nothing reserved")
-	s := b.take(now, true, now.Add(time.Second))
+	s := b.take(now, true, now.Add(time.Second), time.Minute)
 	assert.True(t, s.sent)
 	assert.Equal(t, 50*time.Millisecond+b.margin(), s.wait, "the next attempt has the first turn")
 }
@@ -134,7 +134,7 @@ func TestPaceHotPathAllocatesNothing(t *testing.T) {
 	h := rlHeader(200, 150, 1)
 	allocs := testing.AllocsPerRun(1000, func() {
 		now = now.Add(10 * time.Millisecond) // one token back each time
-		if s := b.take(now, true, time.Time{}); s.wait != 0 || !s.sent {
+		if s := b.take(now, true, time.Time{}, time.Minute); s.wait != 0 || !s.sent {
 			t.Fatalf("take = %+v, want a token at once", s)
 		}
 		b.answer(now, h, false, 0)

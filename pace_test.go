@@ -278,6 +278,9 @@ func TestPacingNeverSlows(t *testing.T) {
 		{"WithoutPacing", opNamed("LookupIP"), answer(http.StatusOK, `{"ip":"1.2.3.4"}`, rateLimitKV(10, 0, 100)...), []synthient.Option{synthient.WithoutPacing()}},
 		{"no RateLimit headers", opNamed("LookupIP"), opSucceeds, nil},
 		{"Health", opNamed("Health"), answer(http.StatusOK, `{"status":"ok"}`, rateLimitKV(10, 0, 100)...), nil},
+		// Headers that say a token comes back once an hour: a turn past
+		// MaxRetryAfter is not waited for, the server decides.
+		{"a turn past the maximum", opNamed("LookupIP"), answer(http.StatusOK, `{"ip":"1.2.3.4"}`, rateLimitKV(1, 0, 3600)...), nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
