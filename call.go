@@ -93,8 +93,10 @@ type attemptLoop struct {
 	call retry.Call // the policy's state; its Last decision is the call's state
 
 	// paced records that the current attempt went through pace and is in
-	// flight in its bucket's model, until learn takes its outcome in.
+	// flight in its bucket's model, until learn takes its outcome in;
+	// ended is the bucket's count of ended attempts when it went.
 	paced bool
+	ended uint64
 	// held records that the pacing step stopped the call (holdStop).
 	held bool
 

@@ -91,6 +91,10 @@ type paceBucket struct {
 	holdUntil time.Time
 	// inflight counts the attempts let go and not yet answered or failed.
 	inflight int
+	// ended counts the attempts answered or failed so far: those that
+	// ended during an attempt's flight are those the server may have
+	// counted after it, and its answer's Remaining not (see observe).
+	ended uint64
 	// news is closed, and cleared, when the model changes; nil while no
 	// attempt waits for it.
 	news chan struct{}
@@ -121,6 +125,8 @@ type step struct {
 	// sent reports that the attempt counts as in flight: it goes now or
 	// after res, and is to be released (answer, release or cancel).
 	sent bool
+	// ended is the bucket's count of ended attempts when it was sent.
+	ended uint64
 	// late reports that the turn the attempt would get, after wait, is
 	// past its deadline: nothing was reserved, and it does not go.
 	late bool
@@ -198,7 +204,7 @@ const maxProbes = 4
 // send counts the attempt of s in flight. b.mu is held.
 func (b *paceBucket) send(s step) step {
 	b.inflight++
-	s.sent = true
+	s.sent, s.ended = true, b.ended
 	return s
 }
 
@@ -218,22 +224,29 @@ func (b *paceBucket) cancel(s step, now time.Time) {
 func (b *paceBucket) release() {
 	b.mu.Lock()
 	b.inflight--
+	b.ended++
 	b.notify()
 	b.mu.Unlock()
 }
 
-// answer learns from the answer of an attempt in flight with header h at
-// now. throttled reports a 429 with a usable Retry-After of retryAfter.
-func (b *paceBucket) answer(now time.Time, h http.Header, throttled bool, retryAfter time.Duration) {
+// answer learns from the answer of an attempt in flight, sent when the
+// bucket had ended ended attempts, with header h at now. throttled
+// reports a 429 with a usable Retry-After of retryAfter.
+func (b *paceBucket) answer(now time.Time, h http.Header, ended uint64, throttled bool, retryAfter time.Duration) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	b.inflight--
-	if limit, remaining, reset, ok := rateLimitOf(h); ok {
-		b.unpaced = false
-		b.observe(now, limit, remaining, reset)
-	} else if !hasRateLimit(h) {
-		b.unpaced = true
+	limit, remaining, reset, ok := rateLimitOf(h)
+	if ok {
+		// Answers can come in another order than the server counted
+		// the requests: the attempts that ended meanwhile may have taken
+		// tokens after this one, which remaining does not show.
+		b.observe(now, limit, remaining, reset, int(min(b.ended-ended, uint64(limit))))
 	}
+	b.ended++
+	// Headers the model cannot use (one missing, a limit of 0, not a
+	// number) say no more than none: such a server is never slowed.
+	b.unpaced = !ok
 	if throttled {
 		b.throttle(now, retryAfter)
 	}
@@ -243,8 +256,13 @@ func (b *paceBucket) answer(now time.Time, h http.Header, throttled bool, retryA
 // observe takes in one answer's RateLimit headers: the burst, the rate
 // when this observation's deficit per second is the largest yet, whether
 // the bucket was spent, and the tokens, brought down to remaining when the
-// model holds more (never up: the model refills itself). b.mu is held.
-func (b *paceBucket) observe(now time.Time, limit, remaining int, reset time.Duration) {
+// model holds more. Once the rate is trusted, never up: the model refills
+// itself. Before, its rate is too low to refill it, and the attempts let
+// go would empty it while the server's bucket stays full: remaining, less
+// the attempts in flight and those that ended meanwhile (stale, the
+// attempts that may have been counted after this one), raises it too.
+// b.mu is held.
+func (b *paceBucket) observe(now time.Time, limit, remaining int, reset time.Duration, stale int) {
 	remaining = min(remaining, limit)
 	target := remaining // the model's tokens at most
 	switch {
@@ -265,8 +283,13 @@ func (b *paceBucket) observe(now time.Time, limit, remaining int, reset time.Dur
 		}
 		b.drained = b.drained || remaining == 0
 	}
-	if excess := int(b.lim.TokensAt(now)) - target; excess > 0 {
-		b.lim.AllowN(now, excess)
+	tokens := int(b.lim.TokensAt(now))
+	switch {
+	case tokens > target:
+		b.lim.AllowN(now, tokens-target)
+	case !b.trusted() && tokens < remaining-b.inflight-stale:
+		// A negative n gives tokens back (rate.Limiter has no setter).
+		b.lim.AllowN(now, tokens-(remaining-b.inflight-stale))
 	}
 }
 
@@ -300,14 +323,6 @@ func rateLimitOf(h http.Header) (limit, remaining int, reset time.Duration, ok b
 		return 0, 0, 0, false
 	}
 	return limit, remaining, resetDuration(seconds), true
-}
-
-// hasRateLimit reports whether h holds any RateLimit header.
-func hasRateLimit(h http.Header) bool {
-	_, l := h["Ratelimit-Limit"]
-	_, r := h["Ratelimit-Remaining"]
-	_, s := h["Ratelimit-Reset"]
-	return l || r || s
 }
 
 // holdError is the error of the pacing step for an attempt it did not
@@ -373,14 +388,14 @@ func (l *attemptLoop) pace(ctx context.Context) error {
 		}
 		s := bk.take(now, now.Before(patience), deadline, p.maxHold)
 		if s.sent && s.wait <= 0 {
-			l.paced = true
+			l.paced, l.ended = true, s.ended
 			return nil
 		}
 		if err := l.hold(ctx, bk, s, now, patience); err != nil {
 			return err
 		}
 		if s.sent {
-			l.paced = true
+			l.paced, l.ended = true, s.ended
 			return nil // the reservation is due
 		}
 	}
@@ -443,7 +458,7 @@ func (l *attemptLoop) learn(resp *http.Response, throttled bool, retryAfter time
 		bk.release()
 		return
 	}
-	bk.answer(p.now(), resp.Header, throttled, retryAfter)
+	bk.answer(p.now(), resp.Header, l.ended, throttled, retryAfter)
 }
 
 // holdStop stops the call whose next attempt the pacing step held and did

@@ -25,7 +25,8 @@ func rlHeader(limit, remaining, reset int) http.Header {
 
 // TestPaceBucketLearns: the burst is RateLimit-Limit; the rate is the
 // largest deficit per second seen, trusted once an answer said the bucket
-// was spent; the tokens are brought down to Remaining, never up.
+// was spent; the tokens are brought down to Remaining, and up to it (less
+// the attempts in flight) only while the rate is not trusted.
 func TestPaceBucketLearns(t *testing.T) {
 	t.Parallel()
 	type obs struct{ limit, remaining, reset int }
@@ -43,9 +44,10 @@ func TestPaceBucketLearns(t *testing.T) {
 		{"then spent: exact, trusted", []obs{{20, 2, 1}, {20, 0, 1}}, 20, true, 0},
 		{"the largest deficit per second wins", []obs{{200, 0, 2}, {200, 199, 1}}, 100, true, 0},
 		{"an underestimate is raised", []obs{{200, 50, 2}, {200, 0, 2}}, 100, true, 0},
-		{"tokens never raised", []obs{{20, 5, 1}, {20, 15, 1}}, 15, false, 5},
+		{"tokens raised while not trusted", []obs{{20, 5, 1}, {20, 15, 1}}, 15, false, 15},
+		{"tokens never raised once trusted", []obs{{20, 0, 1}, {20, 15, 1}}, 20, true, 0},
 		{"slow bucket", []obs{{20, 0, 40}}, 0.5, true, 0},
-		{"a new limit forgets the rate", []obs{{20, 0, 1}, {40, 39, 1}}, 1, false, 0},
+		{"a new limit forgets the rate", []obs{{20, 0, 1}, {40, 39, 1}}, 1, false, 39},
 		{"remaining above limit", []obs{{10, 50, 0}}, 0, false, 10},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -54,7 +56,7 @@ func TestPaceBucketLearns(t *testing.T) {
 			var b paceBucket
 			for _, o := range tc.seen {
 				b.inflight++
-				b.answer(now, rlHeader(o.limit, o.remaining, o.reset), false, 0)
+				b.answer(now, rlHeader(o.limit, o.remaining, o.reset), b.ended, false, 0)
 			}
 			assert.Equal(t, tc.rate, b.rate, "rate")
 			assert.Equal(t, tc.trusted, b.trusted(), "trusted")
@@ -78,7 +80,7 @@ func TestPaceBucketSteps(t *testing.T) {
 	for range maxProbes {
 		b.release()
 	}
-	b.answer(now, rlHeader(20, 0, 1), false, 0)
+	b.answer(now, rlHeader(20, 0, 1), b.ended, false, 0)
 	select {
 	case <-waiting.news:
 	default:
@@ -91,13 +93,13 @@ func TestPaceBucketSteps(t *testing.T) {
 	assert.InDelta(t, 0, b.lim.TokensAt(now), 1e-9, "the cancelled reservation's token is back")
 
 	b.inflight++
-	b.answer(now, http.Header{}, true, 2*time.Second)
+	b.answer(now, http.Header{}, b.ended, true, 2*time.Second)
 	assert.True(t, b.unpaced, "an answer without headers: unpaced")
-	assert.Equal(t, step{sent: true}, b.take(now, true, time.Time{}, time.Minute), "unpaced: at once")
-	b.answer(now, rlHeader(20, 0, 1), false, 0) // the trusted rate comes back
-	b.drained = false                           // as if it had never been known
+	assert.Equal(t, step{sent: true, ended: b.ended}, b.take(now, true, time.Time{}, time.Minute), "unpaced: at once")
+	b.answer(now, rlHeader(20, 0, 1), b.ended, false, 0) // the trusted rate comes back
+	b.drained = false                                    // as if it had never been known
 	b.inflight++
-	b.answer(now, http.Header{}, true, 2*time.Second)
+	b.answer(now, http.Header{}, b.ended, true, 2*time.Second)
 	assert.Equal(t, step{wait: 2 * time.Second}, b.take(now, true, time.Time{}, time.Minute), "a 429 without a trusted rate holds the bucket")
 }
 
@@ -111,7 +113,7 @@ func TestPaceBucketLateTurnNotReserved(t *testing.T) {
 	now := time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)
 	var b paceBucket
 	b.inflight++
-	b.answer(now, rlHeader(20, 0, 1), false, 0) // spent, 20/s
+	b.answer(now, rlHeader(20, 0, 1), b.ended, false, 0) // spent, 20/s
 	for range 100 {
 		s := b.take(now, true, now.Add(10*time.Millisecond), time.Minute)
 		require.True(t, s.late, "a turn 50 ms away, a deadline in 10 ms")
@@ -130,14 +132,14 @@ func TestPaceHotPathAllocatesNothing(t *testing.T) {
 	now := time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)
 	var b paceBucket
 	b.inflight++
-	b.answer(now, rlHeader(200, 100, 1), false, 0)
+	b.answer(now, rlHeader(200, 100, 1), b.ended, false, 0)
 	h := rlHeader(200, 150, 1)
 	allocs := testing.AllocsPerRun(1000, func() {
 		now = now.Add(10 * time.Millisecond) // one token back each time
 		if s := b.take(now, true, time.Time{}, time.Minute); s.wait != 0 || !s.sent {
 			t.Fatalf("take = %+v, want a token at once", s)
 		}
-		b.answer(now, h, false, 0)
+		b.answer(now, h, b.ended, false, 0)
 	})
 	assert.Zero(t, allocs, "allocations of a paced attempt with tokens left")
 }
@@ -160,4 +162,30 @@ func FuzzRateLimitOf(f *testing.F) {
 			t.Fatalf("rateLimitOf = %d, %d, %v; parseRateLimit = %+v", l, r, s, *want)
 		}
 	})
+}
+
+// TestPaceBucketLateAnswerRaisesNoMore: answers processed in another
+// order than the server counted their requests raise the model no higher
+// than the server's bucket will be once the attempts in flight land. Four
+// probes of a bucket of 20 are counted 19, 18, 17, 16 by the server and
+// answered in reverse; 13 attempts go on the first answer, which leaves
+// the server 3 tokens.
+func TestPaceBucketLateAnswerRaisesNoMore(t *testing.T) {
+	t.Parallel()
+	now := time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)
+	var b paceBucket
+	probes := make([]step, maxProbes)
+	for i := range probes {
+		probes[i] = b.take(now, true, time.Time{}, time.Minute)
+		require.True(t, probes[i].sent)
+	}
+	b.answer(now, rlHeader(20, 16, 1), probes[3].ended, false, 0)
+	for range 13 {
+		require.True(t, b.take(now, true, time.Time{}, time.Minute).sent)
+	}
+	for i, remaining := range []int{17, 18, 19} {
+		b.answer(now, rlHeader(20, remaining, 1), probes[2-i].ended, false, 0)
+		assert.LessOrEqual(t, b.lim.TokensAt(now), 3.0, "tokens after the answer %d", remaining)
+	}
+	assert.InDelta(t, 3, b.lim.TokensAt(now), 1e-9, "tokens: the server's, once the 13 land")
 }

@@ -349,3 +349,56 @@ func TestPacingBucketsIndependent(t *testing.T) {
 		assert.GreaterOrEqual(t, at[2], 100*time.Millisecond, "Account waits for its token (10/s)")
 	})
 }
+
+// TestPacingConcurrentCallsNotHeld: concurrent callers are never held
+// while the server says its bucket has tokens, however long they run, nor
+// by answers whose RateLimit headers are unusable (as without any): eight
+// goroutines making 100 calls each, the server taking 100 ms an answer,
+// take 100 answers' time, and the first probe's. The model, which refills only at a rate it
+// trusts, once emptied by those calls held all but one of them in flight.
+func TestPacingConcurrentCallsNotHeld(t *testing.T) {
+	t.Parallel()
+	const callers, calls, latency = 8, 100, 100 * time.Millisecond
+	for _, tc := range []struct {
+		name   string
+		answer func() httpmock.Responder
+	}{
+		// 80 calls a second, below the rate: the bucket stays nearly full.
+		{"bucket never spent", func() httpmock.Responder {
+			return newRateLimited(100, 200, `{"ip":"203.0.113.7"}`).Respond
+		}},
+		{"RateLimit-Reset missing", func() httpmock.Responder {
+			return answer(http.StatusOK, `{"ip":"203.0.113.7"}`, "Content-Type", "application/json",
+				"RateLimit-Limit", "100", "RateLimit-Remaining", "99")
+		}},
+		{"RateLimit-Limit 0", func() httpmock.Responder { return okLookup(0, 0, 0) }},
+		{"RateLimit-Limit not a number", func() httpmock.Responder {
+			return answer(http.StatusOK, `{"ip":"203.0.113.7"}`, "Content-Type", "application/json",
+				"RateLimit-Limit", "many", "RateLimit-Remaining", "5", "RateLimit-Reset", "1")
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			synctest.Test(t, func(t *testing.T) {
+				next := tc.answer()
+				m := lookupMock(t, func(req *http.Request) (*http.Response, error) {
+					time.Sleep(latency)
+					return next(req)
+				})
+				c := m.Client(t)
+				t0 := time.Now()
+				var wg sync.WaitGroup
+				for range callers {
+					wg.Go(func() {
+						for range calls {
+							assert.NoError(t, callLookupIP(callCtx(t), c))
+						}
+					})
+				}
+				wg.Wait()
+				// The first 4 go as probes, the other 4 wait for an answer.
+				assert.Equal(t, (calls+1)*latency, time.Since(t0), "time taken: no call held but the probes' waiters")
+			})
+		})
+	}
+}
