@@ -106,12 +106,14 @@ type BulkResult struct {
 	// FirstIndex is the index of the address's first occurrence; Index
 	// when it is not a duplicate.
 	FirstIndex int64
-	// Credits is set on the first address of each request the API
-	// answered (Outcome LookedUp) or may have processed (Unknown): what
-	// the API charges for that whole request, ceil(0.9 n) for its n
-	// distinct addresses. It is 0 on every other result, so that the sum
-	// over the LookedUp results is the credits the run spent, and over the
-	// Unknown ones what it may have spent as well.
+	// Credits is set on one address of each request the API answered or
+	// may have processed: what the API charges for that whole request,
+	// ceil(0.9 n) for its n distinct addresses. It is on the request's
+	// first address looked up (an answer that lacks some addresses was
+	// charged all the same), else on its first address (Unknown). It is 0
+	// on every other result, so that the sum over the LookedUp results is
+	// the credits the run spent, and over the Unknown ones what it may
+	// have spent as well.
 	Credits int
 }
 
@@ -272,6 +274,7 @@ type bulkBatch struct {
 	settled bool
 	results []IPLookup          // aligned with addrs, less the missing ones
 	missing map[netip.Addr]bool // addresses the answer lacked
+	credit  int                 // the place in addrs of the address that carries the credits
 	outcome BulkOutcome         // of the addresses that have no result
 	err     error               // the request's error
 	next    int                 // the next result to hand out, in order
@@ -294,8 +297,8 @@ type bulkEntry struct {
 	index int64
 	ip    netip.Addr
 	kind  entryKind
-	batch *bulkBatch // entryBatched: its batch; the first entry of it is first
-	first bool       // the batch's first entry, which carries its credits
+	batch *bulkBatch // entryBatched: its batch
+	pos   int        // entryBatched: its place in the batch's addrs
 }
 
 // bulkRun is the state of one range over LookupIPsAll.
@@ -383,7 +386,7 @@ func (r *bulkRun) add(ip netip.Addr) {
 	case r.stopErr != nil:
 		e.kind = entryStopped
 	default:
-		e.kind, e.batch, e.first = entryBatched, r.cur, len(r.cur.addrs) == 0
+		e.kind, e.batch, e.pos = entryBatched, r.cur, len(r.cur.addrs)
 		r.cur.addrs = append(r.cur.addrs, ip)
 	}
 	r.queue = append(r.queue, e)
@@ -522,7 +525,7 @@ func (r *bulkRun) result(e *bulkEntry) (BulkResult, error) {
 		if err != nil {
 			errID = e.batch.errID(&r.errs)
 		}
-		if e.first {
+		if e.pos == e.batch.credit {
 			res.Credits = e.batch.charged()
 		}
 	}
@@ -553,6 +556,7 @@ func (b *bulkBatch) lookUp(ctx context.Context, c *Client) {
 		for _, ip := range de.Missing {
 			b.missing[ip] = true
 		}
+		b.credit = creditPos(b.addrs, b.missing)
 	}
 	b.outcome = failedOutcome(err)
 }
@@ -585,6 +589,18 @@ func (b *bulkBatch) charged() int {
 		n = len(distinctAddrs(b.addrs))
 	}
 	return batchCost(n)
+}
+
+// creditPos returns the place in addrs of the address that carries the
+// credits of a batch whose answer lacked missing: the first looked up,
+// else the first.
+func creditPos(addrs []netip.Addr, missing map[netip.Addr]bool) int {
+	for i, ip := range addrs {
+		if !missing[ip] {
+			return i
+		}
+	}
+	return 0
 }
 
 // errID returns the place of the batch's error in t, adding it once.

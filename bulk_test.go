@@ -556,25 +556,46 @@ func TestLookupIPsAllOrdersOutOfOrderAnswers(t *testing.T) {
 }
 
 // An answer that lacks some addresses leaves those unknown: they were sent
-// and may have been charged.
+// and may have been charged. The batch was answered, and so charged: its
+// credits are on its first address looked up, also when the first address
+// is the one lacking, so that the credits of the LookedUp results are
+// those spent.
 func TestLookupIPsAllPartialAnswer(t *testing.T) {
 	t.Parallel()
-	lose := func(ips []string) []string { return slices.Delete(ips, 2, 3) }
-	c := newMockAPI(t, echoBatch(t, lose)).Client(t)
+	for _, tt := range []struct {
+		name    string
+		lost    int // the index lacking from the answer
+		credits int // the index that carries the batch's credits
+	}{
+		{"a middle address lacks", 2, 0},
+		{"the first address lacks", 0, 1},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			lose := func(ips []string) []string { return slices.Delete(ips, tt.lost, tt.lost+1) }
+			c := newMockAPI(t, echoBatch(t, lose)).Client(t)
 
-	run := runBulk(callCtx(t), c, slices.Values(testAddrs(4)), nil)
+			run := runBulk(callCtx(t), c, slices.Values(testAddrs(4)), nil)
 
-	run.requireInOrder(t, 4)
-	got := []synthient.BulkOutcome{}
-	for _, r := range run.results {
-		got = append(got, r.Outcome)
+			run.requireInOrder(t, 4)
+			for i, r := range run.results {
+				want, credits := synthient.LookedUp, 0
+				if i == tt.lost {
+					want = synthient.Unknown
+				}
+				if i == tt.credits {
+					credits = 4
+				}
+				assert.Equal(t, want, r.Outcome, "address %d", i)
+				assert.Equal(t, credits, r.Credits, "credits of address %d", i)
+			}
+			var de *synthient.DecodeError
+			require.ErrorAs(t, run.errs[tt.lost], &de)
+			assert.Equal(t, []netip.Addr{testAddr(tt.lost)}, de.Missing)
+			assert.Equal(t, testAddr(3), run.results[3].Lookup.IP, "results stay with their addresses")
+			assert.Equal(t, 4, run.credits(synthient.LookedUp), "the batch was answered, and charged")
+		})
 	}
-	assert.Equal(t, []synthient.BulkOutcome{synthient.LookedUp, synthient.LookedUp, synthient.Unknown, synthient.LookedUp}, got)
-	var de *synthient.DecodeError
-	require.ErrorAs(t, run.errs[2], &de)
-	assert.Equal(t, []netip.Addr{testAddr(2)}, de.Missing)
-	assert.Equal(t, testAddr(3), run.results[3].Lookup.IP, "results stay with their addresses")
-	assert.Equal(t, 4, run.results[0].Credits, "the batch was answered, and charged")
 }
 
 // An input that repeats one address without end is read in bounded
