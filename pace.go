@@ -163,12 +163,14 @@ func (b *paceBucket) take(now time.Time, patient bool, deadline time.Time, maxHo
 // it comes after deadline; one more than maxHold away is not waited for:
 // the attempt goes at once. b.mu is held.
 func (b *paceBucket) reserve(now, deadline time.Time, maxHold time.Duration) step {
-	lack := 1 - b.lim.TokensAt(now)
-	wait := time.Duration(float64(time.Second)*lack/float64(b.rate)) + b.margin()
-	switch {
-	case wait > maxHold:
+	// In seconds first: a rate of a token an age would overflow a
+	// Duration.
+	secs := (1.5 - b.lim.TokensAt(now)) / float64(b.rate) // the lack of a token, and the margin
+	if !(secs <= maxHold.Seconds()) {
 		return b.send(step{})
-	case !deadline.IsZero() && now.Add(wait).After(deadline):
+	}
+	wait := time.Duration(secs * float64(time.Second))
+	if !deadline.IsZero() && now.Add(wait).After(deadline) {
 		return step{wait: wait, late: true}
 	}
 	r := b.lim.ReserveN(now, 1)

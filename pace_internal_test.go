@@ -4,6 +4,7 @@ package synthient
 // the RateLimit headers, and that its hot path allocates nothing.
 
 import (
+	"math"
 	"net/http"
 	"strconv"
 	"testing"
@@ -124,6 +125,27 @@ func TestPaceBucketLateTurnNotReserved(t *testing.T) {
 	s := b.take(now, true, now.Add(time.Second), time.Minute)
 	assert.True(t, s.sent)
 	assert.Equal(t, 50*time.Millisecond+b.margin(), s.wait, "the next attempt has the first turn")
+}
+
+// TestPaceBucketTurnPastMaximum: a turn more than maxHold away goes at
+// once, also when the rate is so small that the wait in a Duration would
+// overflow.
+func TestPaceBucketTurnPastMaximum(t *testing.T) {
+	t.Parallel()
+	for _, reset := range []int{3600, 9_000_000_000, math.MaxInt} {
+		t.Run(strconv.Itoa(reset), func(t *testing.T) {
+			t.Parallel()
+			now := time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)
+			var b paceBucket
+			b.inflight++
+			b.answer(now, rlHeader(1, 0, reset), b.ended, false, 0)
+			require.True(t, b.trusted())
+			s := b.take(now, true, now.Add(time.Second), time.Minute)
+			assert.True(t, s.sent, "it goes")
+			assert.Zero(t, s.wait, "at once")
+			assert.Nil(t, s.res, "nothing reserved")
+		})
+	}
 }
 
 // TestPaceHotPathAllocatesNothing: taking a token of a bucket that has
