@@ -31,11 +31,18 @@ import (
 // lookupBody is a full IpLookup answer (api-v4.md §7).
 const lookupBody = `{"ip":"198.51.100.23","network":{"asn":64500,"isp":"Example Broadband","type":"RESIDENTIAL","org":null,"domain":"example-broadband.net","abuse_email":"abuse@example-broadband.net","abuse_phone":null},"location":{"country":"DE","state":"BE","city":"Berlin","timezone":"Europe/Berlin","latitude":52.52,"longitude":13.405,"geo_hash":"u33"},"intelligence":{"risk_score":81,"behavior":["PROGRAMMATIC_TRAFFIC"],"categories":["RESIDENTIAL_PROXY"],"devices":[{"os":"Android","version":"13","last_seen":1781049600}],"providers":[{"provider":"EXAMPLEPROXY","type":"RESIDENTIAL_PROXY","last_seen":1781136000}]}}`
 
-// lookupServer answers every request with lookupBody. A plain httptest
-// server, not apiServer: the benchmarks measure the client, and apiServer
-// records each request and watches its context in a goroutine of its own.
+// lookupServer answers every request with lookupBody, and RateLimit
+// headers that say the bucket is far from spent, as most answers of the
+// API do: the SDK's pacing learns from each and never holds a call. A plain
+// httptest server, not apiServer: the benchmarks measure the client, and
+// apiServer records each request and watches its context in a goroutine
+// of its own.
 func lookupServer(b *testing.B) *httptest.Server {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h := w.Header()
+		h["Ratelimit-Limit"] = []string{"200"}
+		h["Ratelimit-Remaining"] = []string{"199"}
+		h["Ratelimit-Reset"] = []string{"1"}
 		writeJSON(w, http.StatusOK, lookupBody)
 	}))
 	b.Cleanup(srv.Close)

@@ -264,6 +264,9 @@ func (c *Client) LookupIPs(ctx context.Context, ips []netip.Addr) ([]IPLookup, e
 
 // alignResults orders results as the addresses asked for.
 func alignResults(ips []netip.Addr, results []IPLookup, m meta) ([]IPLookup, error) {
+	if inOrder(ips, results) {
+		return results, nil // the usual answer: one result per address, as asked
+	}
 	// A result answers its own address first; its unmapped form (the
 	// server may spell ::ffff:a.b.c.d as a.b.c.d) only where no result
 	// has that address.
@@ -297,6 +300,19 @@ func alignResults(ips []netip.Addr, results []IPLookup, m meta) ([]IPLookup, err
 		return out, err
 	}
 	return out, nil
+}
+
+// inOrder reports whether results answer ips one to one, in order.
+func inOrder(ips []netip.Addr, results []IPLookup) bool {
+	if len(ips) != len(results) {
+		return false
+	}
+	for i, ip := range ips {
+		if results[i].IP != ip {
+			return false
+		}
+	}
+	return true
 }
 
 // LookupDomain returns the honeypot intelligence for domain. It costs one

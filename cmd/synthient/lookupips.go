@@ -135,13 +135,8 @@ func (a *app) runLookupIPs(ctx context.Context, o *lookupIPsOptions, in io.Reade
 	if err != nil {
 		return err
 	}
-	failed, err := createList("--failed", o.failed)
+	failed, unknown, err := createLists(o)
 	if err != nil {
-		return err
-	}
-	unknown, err := createList("--unknown", o.unknown)
-	if err != nil {
-		failed.close()
 		return err
 	}
 	runCtx, stop := context.WithCancel(ctx)
@@ -254,17 +249,51 @@ type addrList struct {
 	w          *bufio.Writer
 }
 
-// createList creates the file name of flag, or returns nil when name is
-// empty. A file that cannot be created is a usage error.
-func createList(flag, name string) (*addrList, error) {
+// createLists creates the --failed and --unknown files that o names. Both
+// are opened before either is emptied: when one cannot be, the other keeps
+// what it held (the addresses of an earlier run, say).
+func createLists(o *lookupIPsOptions) (failed, unknown *addrList, err error) {
+	if failed, err = openList("--failed", o.failed); err != nil {
+		return nil, nil, err
+	}
+	if unknown, err = openList("--unknown", o.unknown); err != nil {
+		failed.close()
+		return nil, nil, err
+	}
+	for _, l := range []*addrList{failed, unknown} {
+		if err := l.empty(); err != nil {
+			failed.close()
+			unknown.close()
+			return nil, nil, err
+		}
+	}
+	return failed, unknown, nil
+}
+
+// openList opens, or creates, the file name of flag without emptying it,
+// or returns nil when name is empty. A file that cannot be opened for
+// writing is a usage error.
+func openList(flag, name string) (*addrList, error) {
 	if name == "" {
 		return nil, nil
 	}
-	f, err := os.Create(name)
+	f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE, 0o666)
 	if err != nil {
 		return nil, usageError("%s: %v", flag, err)
 	}
 	return &addrList{flag: flag, name: name, f: f, w: bufio.NewWriter(f)}, nil
+}
+
+// empty truncates the file, for a list that is to hold this run's
+// addresses only.
+func (l *addrList) empty() error {
+	if l == nil {
+		return nil
+	}
+	if err := l.f.Truncate(0); err != nil {
+		return usageError("%s: %v", l.flag, err)
+	}
+	return nil
 }
 
 // add writes ip as a line; a write error is kept for close.

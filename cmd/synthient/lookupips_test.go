@@ -601,3 +601,34 @@ func TestBatchDryRun(t *testing.T) {
 		})
 	}
 }
+
+// An output file that cannot be created is a usage error before anything
+// is sent, and the other one keeps what it held: neither is emptied until
+// both are open.
+func TestBatchListNotCreatable(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	kept := filepath.Join(dir, "kept.txt")
+	missing := filepath.Join(dir, "no-such-dir", "out.txt")
+	for _, tt := range []struct {
+		name  string
+		flags []string
+	}{
+		{"--unknown", []string{"--failed", kept, "--unknown", missing}},
+		{"--failed", []string{"--failed", missing, "--unknown", kept}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			require.NoError(t, os.WriteFile(kept, []byte("9.9.9.9\n"), 0o600))
+			srv := newServer(t)
+			c := against(srv, append([]string{"lookup", "ips", "--file", "-"}, tt.flags...)...)
+			c.stdin = strings.NewReader("1.1.1.1\n")
+			r := c.run(t)
+			requireCode(t, r, exitUsage, c.args...)
+			assert.Contains(t, r.stderr, tt.name+":")
+			got, err := os.ReadFile(kept)
+			require.NoError(t, err)
+			assert.Equal(t, "9.9.9.9\n", string(got), "the other file keeps what it held")
+			assert.Zero(t, srv.Arrivals(synthienttest.RouteLookupIPs), "lookups sent")
+		})
+	}
+}
