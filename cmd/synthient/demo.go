@@ -86,7 +86,7 @@ func (d *demo) run(ctx context.Context) error {
 
 	for _, step := range []func(context.Context) error{
 		d.lookup, d.rateLimited, d.billed503, d.account502, d.retryAfterTooLong,
-		d.exportPages, d.download, d.stream,
+		d.bulk, d.exportPages, d.download, d.stream,
 	} {
 		if err := step(ctx); err != nil {
 			return err
@@ -178,6 +178,54 @@ func (d *demo) retryAfterTooLong(ctx context.Context) error {
 	d.srv.Inject(synthienttest.RouteLookupIP, 1, synthienttest.Fault{Status: 429, RetryAfter: "120"})
 	_, err := d.client.LookupIP(ctx, netip.MustParseAddr("4.4.4.4"))
 	return d.expectError(err)
+}
+
+// bulk looks up demoBulkInput with LookupIPsAll, the first batch cut
+// after it was written, and counts what became of each address.
+func (d *demo) bulk(ctx context.Context) error {
+	d.section("A bulk lookup: every address accounted for, none charged twice",
+		"client.LookupIPsAll reads 2,500 addresses lazily (one invalid, 249 repeats) and\n"+
+			"sends the distinct ones in batches of 1000, in input order. The fake cuts the\n"+
+			"connection after the first batch was written: its addresses may have been\n"+
+			"charged, so they are \"unknown\", not \"failed\", and never sent again blindly.")
+	d.srv.Inject(synthienttest.RouteLookupIPs, 1, synthienttest.Fault{Kind: synthienttest.FaultCloseAfterRequest})
+	before := d.srv.Credits(d.srv.APIKey)
+	count := map[synthient.BulkOutcome]int{}
+	spent, maybe, repeats := 0, 0, 0
+	for r := range d.client.LookupIPsAll(ctx, demoBulkInput, &synthient.BulkParams{Concurrency: 1}) {
+		if r.Duplicate {
+			repeats++ // the outcome of its first occurrence, not sent again
+			continue
+		}
+		count[r.Outcome]++
+		switch r.Outcome {
+		case synthient.LookedUp:
+			spent += r.Credits
+		case synthient.Unknown:
+			maybe += r.Credits
+		}
+	}
+	d.printf("   => distinct addresses: %d looked up, %d unknown, %d not sent; %d invalid; %d repeats answered\n"+
+		"      from their first occurrence\n",
+		count[synthient.LookedUp], count[synthient.Unknown], count[synthient.NotSent], count[synthient.Invalid], repeats)
+	d.printf("      credits: %d spent, %d possibly spent; the fake charged %d\n", spent, maybe, before-d.srv.Credits(d.srv.APIKey))
+	return nil
+}
+
+// demoBulkInput is the input of the demo's bulk lookup, 2,500 addresses:
+// 2,250 distinct ones, after each ninth a repeat of an earlier one (249),
+// and the zero netip.Addr, which is invalid.
+func demoBulkInput(yield func(netip.Addr) bool) {
+	addr := func(i int) netip.Addr { return netip.AddrFrom4([4]byte{198, 18, byte(i >> 8), byte(i)}) }
+	for i := range 2250 {
+		if !yield(addr(i)) {
+			return
+		}
+		if i%9 == 8 && i < 2249 && !yield(addr(i/2)) {
+			return
+		}
+	}
+	yield(netip.Addr{})
 }
 
 func (d *demo) exportPages(ctx context.Context) error {

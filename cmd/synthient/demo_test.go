@@ -20,6 +20,8 @@ func TestDemo(t *testing.T) {
 		"stop: may_have_been_processed",
 		"retry_after_exceeds_max",
 		"429", "503", "502",
+		"distinct addresses: 1250 looked up, 1000 unknown, 0 not sent; 1 invalid; 249 repeats",
+		"credits: 1125 spent, 900 possibly spent; the fake charged 1125",
 		"AllExports walked",
 		"verified; API key sent to storage: false",
 		"Done in",
