@@ -139,8 +139,15 @@ type BulkResult struct {
 // flight are answered, which it does not cancel.
 //
 // An invalid p (a Concurrency or BatchSize out of range) or a nil addrs
-// makes the sequence yield a single zero BulkResult (Index -1) with an
-// error matching ErrInvalidArgument; nothing is read or sent.
+// makes the sequence yield a single BulkResult with Index and FirstIndex
+// -1, no address and Outcome Invalid, with an error matching
+// ErrInvalidArgument; nothing is read or sent.
+//
+// Memory: the input is not held, but by default the set of the distinct
+// addresses seen is, to answer repeats: about 40 bytes per distinct IPv4
+// address and 60 per IPv6 address (Go maps included), some 350 MiB for 9
+// million. KeepDuplicates keeps no set, and the run's memory is then flat
+// whatever the input's length.
 //
 // addrs is read on the caller's goroutine, between yields: while it blocks
 // (a pipe waiting for its next line), nothing is yielded, not even the
@@ -156,7 +163,7 @@ func (c *Client) LookupIPsAll(ctx context.Context, addrs iter.Seq[netip.Addr], p
 			err = invalid("LookupIPsAll: nil address sequence")
 		}
 		if err != nil {
-			yield(BulkResult{Index: -1, FirstIndex: -1}, err)
+			yield(BulkResult{Index: -1, FirstIndex: -1, Outcome: Invalid}, err)
 			return
 		}
 		r := newBulkRun(ctx, c, cfg, yield)
