@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"strconv"
+	"strings"
 	"syscall"
 
 	"github.com/schollz/progressbar/v3"
@@ -17,7 +18,43 @@ import (
 
 func (a *app) exportsCommand() *cobra.Command {
 	return groupCommand("exports", "List, describe and download a feed's Parquet exports",
-		a.exportsListCommand(), a.exportsMetaCommand(), a.exportsDownloadCommand())
+		takesFeed(a.exportsListCommand()), takesFeed(a.exportsMetaCommand()), takesFeed(a.exportsDownloadCommand()))
+}
+
+// takesFeed readies cmd, whose first argument is a feed: its help lists the
+// feed names, and shell completion offers them. It returns cmd.
+func takesFeed(cmd *cobra.Command) *cobra.Command {
+	long := cmd.Long
+	if long == "" {
+		long = cmd.Short + "."
+	}
+	cmd.Long = long + "\n\nFEED is one of: " + strings.Join(feedNames(), ", ") + "."
+	cmd.ValidArgsFunction = completeFeed
+	return cmd
+}
+
+// feedNames returns the names of the feeds, as synthient.Feeds orders them.
+func feedNames() []string {
+	names := make([]string, len(synthient.Feeds))
+	for i, f := range synthient.Feeds {
+		names[i] = string(f)
+	}
+	return names
+}
+
+// completeFeed completes a command's first argument with the feed names
+// that start with what was typed, and no later argument with file names.
+func completeFeed(_ *cobra.Command, args []string, typed string) ([]cobra.Completion, cobra.ShellCompDirective) {
+	if len(args) > 0 {
+		return nil, cobra.ShellCompDirectiveNoFileComp
+	}
+	var out []cobra.Completion
+	for _, name := range feedNames() {
+		if strings.HasPrefix(name, typed) {
+			out = append(out, name)
+		}
+	}
+	return out, cobra.ShellCompDirectiveNoFileComp
 }
 
 func parseFeed(s string) (synthient.Feed, error) {

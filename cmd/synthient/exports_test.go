@@ -10,6 +10,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -330,4 +331,35 @@ func TestDownloadProgressOnTerminal(t *testing.T) {
 	requireCode(t, r, 0)
 	assert.Contains(t, r.stderr, "downloading", "no progress bar on stderr")
 	assert.True(t, strings.HasPrefix(r.stdout, "wrote "), "stdout: %q", r.stdout)
+}
+
+// The commands that take a feed list the feed names in their help, and
+// shell completion offers the names that start with what was typed, and no
+// file names.
+func TestFeedArgument(t *testing.T) {
+	t.Parallel()
+	all := "proxies\nanonymizers\ntorrents\nhoneypot_http\nhoneypot_https\nhoneypot_dns\nhoneypot_adb\nja4t\n"
+	for _, tt := range []struct {
+		name     string
+		command  []string
+		typed    string
+		complete string
+	}{
+		{"exports list", []string{"exports", "list"}, "", all},
+		{"exports meta", []string{"exports", "meta"}, "honeypot_h", "honeypot_http\nhoneypot_https\n"},
+		{"exports download", []string{"exports", "download"}, "ja", "ja4t\n"},
+		{"stream", []string{"stream"}, "nope", ""},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			help := call{args: append(slices.Clone(tt.command), "--help")}.run(t)
+			requireCode(t, help, 0, "--help")
+			assert.Contains(t, help.stdout, "FEED is one of: proxies, anonymizers, torrents, honeypot_http, honeypot_https, honeypot_dns, honeypot_adb, ja4t.")
+			r := call{args: append(append([]string{"__complete"}, tt.command...), tt.typed)}.run(t)
+			requireCode(t, r, 0, "__complete")
+			assert.Equal(t, tt.complete+":4\n", r.stdout, "feed names, then the directive: no file names")
+			second := call{args: append(append([]string{"__complete"}, tt.command...), "proxies", "")}.run(t)
+			assert.Equal(t, ":4\n", second.stdout, "nothing for a later argument")
+		})
+	}
 }

@@ -154,8 +154,9 @@ Control characters in what the server sends are printed as visible escapes
 API key is printed as [redacted]. See docs/cli.md.`,
 		SilenceErrors: true,
 		SilenceUsage:  true,
-		Version:       synthient.Version,
+		Version:       readBuildInfo().String(),
 	}
+	root.SetVersionTemplate("{{.Version}}\n")
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
 		return &exitError{code: exitUsage, err: err, hint: true}
 	})
@@ -174,8 +175,9 @@ API key is printed as [redacted]. See docs/cli.md.`,
 		a.accountCommand(),
 		a.healthCommand(),
 		a.exportsCommand(),
-		a.streamCommand(),
+		takesFeed(a.streamCommand()),
 		a.fakeServerCommand(),
+		a.versionCommand(),
 	)
 	return root
 }
@@ -193,6 +195,8 @@ func (a *app) addGlobalFlags(root *cobra.Command) {
 	f.DurationVar(&a.openTimeout, "open-timeout", synthient.DefaultOpenTimeout, "bound on each connect")
 	f.StringVarP(&a.output, "output", "o", "text", "output format: text or json (NDJSON for batches and streams)")
 	f.BoolVarP(&a.verbose, "verbose", "v", false, "log every retry decision on stderr")
+	// Only fails for a flag that does not exist.
+	_ = root.RegisterFlagCompletionFunc("output", cobra.FixedCompletions([]cobra.Completion{"text", "json"}, cobra.ShellCompDirectiveNoFileComp))
 }
 
 func (a *app) checkOutputFlag(*cobra.Command) error {

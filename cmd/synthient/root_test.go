@@ -732,3 +732,11 @@ func TestExitCodeFileErrors(t *testing.T) {
 		})
 	}
 }
+
+// Shell completion offers the --output formats.
+func TestOutputFlagCompletion(t *testing.T) {
+	t.Parallel()
+	r := call{args: []string{"__complete", "account", "--output", ""}}.run(t)
+	requireCode(t, r, 0, "__complete")
+	assert.Equal(t, "text\njson\n:4\n", r.stdout)
+}
