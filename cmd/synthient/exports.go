@@ -78,6 +78,9 @@ func (a *app) exportsListCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
+			if err := checkLimit(cmd, limit, 500); err != nil {
+				return err
+			}
 			c, err := a.newClient()
 			if err != nil {
 				return err

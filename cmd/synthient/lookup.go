@@ -53,6 +53,9 @@ func (a *app) lookupDomainCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
+			if err := checkLimit(cmd, limit, 1000); err != nil {
+				return err
+			}
 			r, err := c.LookupDomain(cmd.Context(), args[0], &synthient.DomainLookupParams{Limit: limit})
 			if err != nil {
 				return err
@@ -100,4 +103,13 @@ func writeDomain(w io.Writer, r *synthient.DomainLookup) error {
 		t.row(unixTime(e.Timestamp), e.SourceIPMasked, e.TargetSubdomain, strconv.Itoa(e.Port), e.CountryCode)
 	}
 	return t.flush()
+}
+
+// checkLimit refuses a --limit given outside 1 to max: 0 would otherwise
+// silently mean the API's default, which leaving the flag out says.
+func checkLimit(cmd *cobra.Command, limit, max int) error {
+	if cmd.Flags().Changed("limit") && (limit < 1 || limit > max) {
+		return usageError("--limit must be 1 to %d, not %d (leave it out for the API's default)", max, limit)
+	}
+	return nil
 }

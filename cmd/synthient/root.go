@@ -199,11 +199,16 @@ func (a *app) addGlobalFlags(root *cobra.Command) {
 	_ = root.RegisterFlagCompletionFunc("output", cobra.FixedCompletions([]cobra.Completion{"text", "json"}, cobra.ShellCompDirectiveNoFileComp))
 }
 
-func (a *app) checkOutputFlag(*cobra.Command) error {
-	if a.output != "text" && a.output != "json" {
-		return usageError("--output must be text or json, not %q", a.output)
+// checkOutputFlag refuses an --output format other than text and json;
+// on a command that writes a file (--out), it says that -o is not --out.
+func (a *app) checkOutputFlag(cmd *cobra.Command) error {
+	if a.output == "text" || a.output == "json" {
+		return nil
 	}
-	return nil
+	if cmd.Flags().Lookup("out") != nil {
+		return usageError("--output (-o) is the output format, text or json, not %q: to write a file, use --out %s", a.output, a.output)
+	}
+	return usageError("--output must be text or json, not %q", a.output)
 }
 
 // checkFakeFlags refuses --fake with a base URL or a key, which it would
