@@ -32,7 +32,7 @@ func (a *app) accountCommand() *cobra.Command {
 			t.row("Organization", fmt.Sprintf("%s (%s, %s)", acct.Organization.Name, orDash(acct.Organization.Relation), orDash(acct.Organization.ID)))
 			t.row("Scopes", list(acct.Scopes))
 			t.row("Credits", strconv.FormatInt(acct.LookupQuota.Credits, 10))
-			t.row("Credits reset in", acct.LookupQuota.ResetsInDuration().String())
+			t.row("Credits reset in", humanDuration(acct.LookupQuota.ResetsInDuration()))
 			if k := acct.APIKey; k != nil {
 				t.row("API key", fmt.Sprintf("%s (%s, created %s)", k.Name, k.ID, k.CreatedAt.UTC().Format(time.DateOnly)))
 			}
@@ -65,4 +65,29 @@ func (a *app) healthCommand() *cobra.Command {
 			return err
 		},
 	}
+}
+
+// humanDuration renders d as a person reads a wait, in its two largest
+// units, rounded down: "30 days 10 hours", "5 hours", "1 minute 3
+// seconds"; "now" under a second.
+func humanDuration(d time.Duration) string {
+	units := []struct {
+		name string
+		size time.Duration
+	}{{"day", 24 * time.Hour}, {"hour", time.Hour}, {"minute", time.Minute}, {"second", time.Second}}
+	for i, u := range units {
+		if d < u.size {
+			continue
+		}
+		n := d / u.size
+		out := plural(int64(n), u.name, u.name+"s")
+		if i+1 < len(units) {
+			next := units[i+1]
+			if m := (d - n*u.size) / next.size; m > 0 {
+				out += " " + plural(int64(m), next.name, next.name+"s")
+			}
+		}
+		return out
+	}
+	return "now"
 }

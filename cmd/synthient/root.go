@@ -179,6 +179,7 @@ API key is printed as [redacted]. See docs/cli.md.`,
 		a.fakeServerCommand(),
 		a.versionCommand(),
 	)
+	refuseUnknownShells(root)
 	return root
 }
 
@@ -472,4 +473,17 @@ func truncate(s string, n int) string {
 		n--
 	}
 	return s[:n] + "…"
+}
+
+// refuseUnknownShells makes `completion SHELL` for a shell cobra has no
+// script for a usage error (exit 2: unknown command), where cobra would
+// print the help and exit 0: the completion command becomes runnable
+// (printing its help), so that cobra checks its arguments.
+func refuseUnknownShells(root *cobra.Command) {
+	root.InitDefaultCompletionCmd()
+	for _, c := range root.Commands() {
+		if c.Name() == "completion" {
+			c.RunE = func(cmd *cobra.Command, _ []string) error { return cmd.Help() }
+		}
+	}
 }

@@ -107,6 +107,7 @@ func TestExitCodeUsage(t *testing.T) {
 		{"negative --duration", []string{"stream", "proxies", "--duration", "-1s"}, "must not be negative"},
 		{"--fake with --base-url", []string{"--fake", "health"}, "cannot be combined with --base-url"},
 		{"demo with --output json", []string{"-o", "json", "demo"}, "--output json does not apply"},
+		{"completion for an unknown shell", []string{"completion", "tcsh"}, `unknown command "tcsh" for "synthient completion"`},
 	}
 	// Not parallel: each case counts the requests the shared fake saw.
 	for _, tt := range tests {
