@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -22,10 +23,11 @@ import (
 func (a *app) lookupIPsCommand() *cobra.Command {
 	var o lookupIPsOptions
 	cmd := &cobra.Command{
-		Use:   "ips --file F",
+		Use:   "ips {--file F | ADDR...}",
 		Short: "Look up many IP addresses, in batches of up to 1000 (0.9 credit each)",
 		Long: `Look up every address in a file, one per line ("-" reads stdin; blank lines and
-lines starting with # are skipped), in requests of --batch-size addresses with
+lines starting with # are skipped), or the addresses given as arguments
+(line N is the Nth argument), in requests of --batch-size addresses with
 --concurrency of them in flight. Results come in input order: one table row,
 or one JSON line with --output json, per distinct address looked up. An
 address repeated later in the input is sent, charged and printed once, at its
@@ -51,8 +53,9 @@ with an API key it also shows the credits left (a free request).
 
 Exit code: 0 when every address was looked up; 3 when some were not sent,
 rejected or unknown; else 2 when lines are not IP addresses; 130 on Ctrl-C.`,
-		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
+		Args: cobra.ArbitraryArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o.addrs = args
 			if err := o.check(); err != nil {
 				return err
 			}
@@ -75,16 +78,22 @@ rejected or unknown; else 2 when lines are not IP addresses; 130 on Ctrl-C.`,
 // lookupIPsOptions are the flags of lookup ips.
 type lookupIPsOptions struct {
 	file, failed, unknown  string
+	addrs                  []string // the addresses given as arguments, in place of --file
 	concurrency, batchSize int
 	keepDuplicates, dryRun bool
 }
 
-// check refuses a missing --file, a --concurrency or --batch-size out of
-// range, and --failed and --unknown naming the same file.
+// check refuses neither --file nor addresses (or both), a --concurrency
+// or --batch-size out of range, and --failed and --unknown naming the same
+// file.
 func (o *lookupIPsOptions) check() error {
 	switch {
-	case o.file == "":
-		return usageError("lookup ips needs --file (use - for stdin)")
+	case o.file == "" && len(o.addrs) == 0:
+		return usageError("lookup ips needs addresses, or --file (use - for stdin)")
+	case o.file != "" && len(o.addrs) > 0:
+		return usageError("lookup ips takes addresses or --file, not both")
+	case slices.ContainsFunc(o.addrs, func(s string) bool { return strings.ContainsAny(s, "\r\n") }):
+		return usageError("an address argument holds a line break: give one address per argument")
 	case o.concurrency < 1 || o.concurrency > synthient.MaxBulkConcurrency:
 		return usageError("--concurrency must be 1 to %d, not %d", synthient.MaxBulkConcurrency, o.concurrency)
 	case o.batchSize < 1 || o.batchSize > synthient.MaxBatchSize:
@@ -104,7 +113,7 @@ func (o *lookupIPsOptions) params() *synthient.BulkParams {
 // output file that is the input, then either plan the run (--dry-run) or
 // run it.
 func (a *app) lookupIPs(ctx context.Context, o *lookupIPsOptions) error {
-	in, closeIn, err := a.openBatchInput(ctx, o.file)
+	in, closeIn, err := a.openBatchInput(ctx, o)
 	if err != nil {
 		return err
 	}
@@ -154,13 +163,17 @@ func (a *app) runLookupIPs(ctx context.Context, o *lookupIPsOptions, in io.Reade
 	return r.finish(ctx, stopped)
 }
 
-// openBatchInput opens the --file of lookup ips: stdin for "-", else the
-// file, which the returned func closes (for stdin it does nothing).
-func (a *app) openBatchInput(ctx context.Context, file string) (io.Reader, func(), error) {
-	if file == "-" {
+// openBatchInput opens the input of lookup ips: the addresses given as
+// arguments, one per line; stdin for --file -; else the file, which the
+// returned func closes (for the others it does nothing).
+func (a *app) openBatchInput(ctx context.Context, o *lookupIPsOptions) (io.Reader, func(), error) {
+	switch {
+	case len(o.addrs) > 0:
+		return strings.NewReader(strings.Join(o.addrs, "\n") + "\n"), func() {}, nil
+	case o.file == "-":
 		return a.env.stdin, func() {}, nil
 	}
-	f, err := openInterruptible(ctx, file)
+	f, err := openInterruptible(ctx, o.file)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -632,3 +632,19 @@ func TestBatchListNotCreatable(t *testing.T) {
 		})
 	}
 }
+
+// Addresses given as arguments are looked up as lines of a file would be:
+// in order, once each, an invalid one reported with its place.
+func TestBatchAddressArguments(t *testing.T) {
+	t.Parallel()
+	srv := newServer(t)
+	r := runSrv(t, srv, "-o", "json", "lookup", "ips", "1.1.1.1", "8.8.8.8", "nope", "1.1.1.1")
+	requireCode(t, r, exitUsage, "lookup ips ADDR...")
+	out := lines(r.stdout)
+	require.Len(t, out, 2, "one JSON line per distinct address looked up")
+	assert.Contains(t, out[0], `"ip":"1.1.1.1"`)
+	assert.Contains(t, out[1], `"ip":"8.8.8.8"`)
+	assert.Contains(t, r.stderr, `synthient: line 3: "nope" is not an IP address`)
+	assert.Contains(t, r.stderr, "4 addresses read: 2 looked up, 1 invalid")
+	assert.Equal(t, 1, srv.Arrivals(synthienttest.RouteLookupIPs), "one request")
+}
