@@ -180,6 +180,7 @@ API key is printed as [redacted]. See docs/cli.md.`,
 		a.versionCommand(),
 	)
 	refuseUnknownShells(root)
+	addExamples(root)
 	return root
 }
 
