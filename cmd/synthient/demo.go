@@ -26,9 +26,10 @@ func (a *app) demoCommand() *cobra.Command {
 		Long: `demo starts a fake Synthient API in this process, scripts a few faults into
 it, and walks through what the SDK does: a lookup, a 429 that is waited out
 and retried, a 503 on a billed lookup that is not retried, an account call
-retried after a 502, a Retry-After past the maximum returned at once, export
-pages, a verified download and a few stream events. Every retry decision is
-printed as it is made.`,
+retried after a 502, a Retry-After past the maximum returned at once, a
+bulk lookup in which one batch's outcome is unknown, export pages, a
+verified download and a few stream events. Every retry decision is printed as
+it is made.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if a.json() {

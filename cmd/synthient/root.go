@@ -162,7 +162,7 @@ API key is printed as [redacted]. See docs/cli.md.`,
 	})
 	a.addGlobalFlags(root)
 	root.PersistentPreRunE = func(cmd *cobra.Command, _ []string) error {
-		for _, check := range []func(*cobra.Command) error{a.checkOutputFlag, a.checkFakeFlags, a.checkKeyFlags} {
+		for _, check := range []func(*cobra.Command) error{checkUnusedFlags, a.checkOutputFlag, a.checkFakeFlags, a.checkKeyFlags} {
 			if err := check(cmd); err != nil {
 				return err
 			}
@@ -211,6 +211,30 @@ func (a *app) checkOutputFlag(cmd *cobra.Command) error {
 		return usageError("--output (-o) is the output format, text or json, not %q: to write a file, use --out %s", a.output, a.output)
 	}
 	return usageError("--output must be text or json, not %q", a.output)
+}
+
+// unusedFlags are the global flags a command has no use for, by the first
+// word of its path below the root: given, they are refused rather than
+// silently ignored (fake-server --api-key K would not serve K).
+var unusedFlags = map[string][]string{
+	"demo":        {"api-key", "api-key-file", "base-url", "fake", "timeout", "open-timeout"},
+	"fake-server": {"api-key", "api-key-file", "base-url", "fake", "max-retries", "timeout", "open-timeout", "verbose"},
+	"completion":  {"api-key", "api-key-file", "base-url", "fake", "max-retries", "timeout", "open-timeout", "verbose", "output"},
+	"version":     {"api-key", "api-key-file", "base-url", "fake", "max-retries", "timeout", "open-timeout", "verbose"},
+}
+
+// checkUnusedFlags refuses a global flag that cmd would ignore.
+func checkUnusedFlags(cmd *cobra.Command) error {
+	words := strings.Fields(cmd.CommandPath())
+	if len(words) < 2 {
+		return nil
+	}
+	for _, name := range unusedFlags[words[1]] {
+		if cmd.Flags().Changed(name) {
+			return usageError("--%s does not apply to %s", name, words[1])
+		}
+	}
+	return nil
 }
 
 // checkFakeFlags refuses --fake with a base URL or a key, which it would

@@ -107,7 +107,6 @@ func TestExitCodeUsage(t *testing.T) {
 		{"negative --max-events", []string{"stream", "proxies", "--max-events", "-1"}, "must not be negative"},
 		{"negative --duration", []string{"stream", "proxies", "--duration", "-1s"}, "must not be negative"},
 		{"--fake with --base-url", []string{"--fake", "health"}, "cannot be combined with --base-url"},
-		{"demo with --output json", []string{"-o", "json", "demo"}, "--output json does not apply"},
 		{"completion for an unknown shell", []string{"completion", "tcsh"}, `unknown command "tcsh" for "synthient completion"`},
 	}
 	// Not parallel: each case counts the requests the shared fake saw.
@@ -747,4 +746,29 @@ func TestOutputFlagCompletion(t *testing.T) {
 	r := call{args: []string{"__complete", "account", "--output", ""}}.run(t)
 	requireCode(t, r, 0, "__complete")
 	assert.Equal(t, "text\njson\n:4\n", r.stdout)
+}
+
+// A global flag that a command would ignore is refused (exit 2), not
+// accepted silently: fake-server --api-key K does not serve K.
+func TestUnusedGlobalFlags(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"fake-server", "--api-key", "mykey"}, "--api-key does not apply to fake-server"},
+		{[]string{"--base-url", "https://example.com/api/v4", "demo"}, "--base-url does not apply to demo"},
+		{[]string{"--fake", "demo"}, "--fake does not apply to demo"},
+		{[]string{"-o", "json", "demo"}, "demo prints a narrated tour as text: --output json does not apply to it"},
+		{[]string{"completion", "bash", "-v"}, "--verbose does not apply to completion"},
+		{[]string{"version", "--timeout", "1s"}, "--timeout does not apply to version"},
+	} {
+		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
+			t.Parallel()
+			r := call{args: tt.args}.run(t)
+			requireCode(t, r, exitUsage, tt.args...)
+			assert.Equal(t, "synthient: "+tt.want+"\n", r.stderr)
+			assert.Empty(t, r.stdout)
+		})
+	}
 }
