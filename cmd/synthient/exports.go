@@ -112,7 +112,13 @@ func (a *app) listExportsPage(ctx context.Context, c *synthient.Client, feed syn
 	if err := writeExports(a.env.stdout, page.Exports); err != nil {
 		return err
 	}
-	if page.NextCursor != "" {
+	switch {
+	case page.NextCursor == "":
+	case a.fake:
+		// Each run starts a new fake: a cursor of this one means nothing
+		// to the next.
+		fmt.Fprintln(a.env.stdout, "\nmore: --all (with --fake each run starts a new fake API, which a --cursor from this one does not reach)")
+	default:
 		// One line: a newline in the cursor must not forge another.
 		fmt.Fprintf(a.env.stdout, "\nmore: --cursor %s (or --all)\n", shellWord(escapeCell(page.NextCursor)))
 	}

@@ -7,6 +7,7 @@ import (
 	"io"
 	"io/fs"
 	"log/slog"
+	"regexp"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -436,7 +437,7 @@ func isCobraUsage(err error) bool {
 func (a *app) describe(err error) string {
 	var apiErr *synthient.APIError
 	if !errors.As(err, &apiErr) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
-		return strings.TrimPrefix(oneLine(err.Error()), "synthient: ")
+		return a.inCLITerms(err, strings.TrimPrefix(oneLine(err.Error()), "synthient: "))
 	}
 	var b strings.Builder
 	b.WriteString(apiErr.Error())
@@ -511,4 +512,33 @@ func refuseUnknownShells(root *cobra.Command) {
 			c.RunE = func(cmd *cobra.Command, _ []string) error { return cmd.Help() }
 		}
 	}
+}
+
+// sdkMethod matches the SDK method name that opens the SDK's messages
+// ("LookupDomain: domain holds '/'"): a CLI user typed a command, not a
+// method.
+var sdkMethod = regexp.MustCompile(`^(NewClient|Health|Account|LookupIPs?|LookupIPsAll|LookupDomain|ListExports|AllExports|ExportMeta|DownloadExport(File|To)?|Stream\w*): `)
+
+// inCLITerms rewords msg, the text of err, in the command line's terms: no
+// "invalid argument" or SDK method name, and the value or flag that fixes
+// it where there is one.
+func (a *app) inCLITerms(err error, msg string) string {
+	msg = sdkMethod.ReplaceAllString(strings.TrimPrefix(msg, "invalid argument: "), "")
+	switch {
+	case errors.Is(err, fs.ErrExist):
+		msg += " (--force replaces it)"
+	case strings.HasPrefix(msg, "base URL"):
+		msg = fmt.Sprintf("%s: %q (--base-url or SYNTHIENT_BASE_URL: an absolute http(s) URL ending in /api/v4, such as %s)",
+			msg, a.baseURLValue(), synthient.DefaultBaseURL)
+	}
+	return msg
+}
+
+// baseURLValue is the base URL the command was given: --base-url, else
+// SYNTHIENT_BASE_URL.
+func (a *app) baseURLValue() string {
+	if a.baseURL != "" {
+		return a.baseURL
+	}
+	return a.env.getenv("SYNTHIENT_BASE_URL")
 }

@@ -450,7 +450,8 @@ func TestFakeEveryCommand(t *testing.T) {
 		{args: []string{"exports", "list", "torrents", "--limit", "2"}, check: func(t *testing.T, r result) {
 			ls := lines(r.stdout)
 			require.Len(t, ls, 5, "a page of 2:\n%s", r.stdout)
-			assert.True(t, strings.HasPrefix(ls[4], "more: --cursor "), "a page of 2:\n%s", r.stdout)
+			// A cursor would mean nothing to the next run's new fake.
+			assert.Equal(t, "more: --all (with --fake each run starts a new fake API, which a --cursor from this one does not reach)", ls[4], "a page of 2:\n%s", r.stdout)
 		}},
 		{args: []string{"exports", "list", "ja4t", "--limit", "2", "--all"}, check: func(t *testing.T, r result) {
 			assert.GreaterOrEqual(t, len(lines(r.stdout)), 4, "--all:\n%s", r.stdout)
@@ -769,6 +770,34 @@ func TestUnusedGlobalFlags(t *testing.T) {
 			requireCode(t, r, exitUsage, tt.args...)
 			assert.Equal(t, "synthient: "+tt.want+"\n", r.stderr)
 			assert.Empty(t, r.stdout)
+		})
+	}
+}
+
+// Errors speak in the command line's terms: no SDK method name or "invalid
+// argument", and the value or flag that fixes them.
+func TestErrorsInCLITerms(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	existing := filepath.Join(dir, "p.parquet")
+	require.NoError(t, os.WriteFile(existing, []byte("old"), 0o600))
+	for _, tt := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"domain", []string{"--fake", "lookup", "domain", "a/b"}, `synthient: domain holds '/' (see 'synthient --help')`},
+		{"file exists", []string{"--fake", "exports", "download", "proxies", "latest", "--out", existing},
+			"synthient: " + existing + ": file already exists (--force replaces it)"},
+		{"base URL", []string{"--api-key", "k", "--base-url", "ht!tp://x", "account"},
+			`synthient: base URL does not parse: "ht!tp://x" (--base-url or SYNTHIENT_BASE_URL: an absolute http(s) URL ending in /api/v4, such as https://api.synthient.com/api/v4)`},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			r := call{args: tt.args}.run(t)
+			requireCode(t, r, exitUsage, tt.args...)
+			assert.Contains(t, r.stderr, tt.want)
+			assert.NotRegexp(t, `invalid argument|Lookup|Download|NewClient`, r.stderr)
 		})
 	}
 }
