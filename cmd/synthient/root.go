@@ -7,7 +7,9 @@ import (
 	"io"
 	"io/fs"
 	"log/slog"
+	"net/http"
 	"regexp"
+	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -448,7 +450,11 @@ func (a *app) describe(err error) string {
 	for field, msgs := range apiErr.Errors {
 		fmt.Fprintf(&b, "; %s: %s", oneLine(field), oneLine(strings.Join(msgs, ", ")))
 	}
-	if notes := errorNotes(err, apiErr); len(notes) > 0 {
+	notes := errorNotes(err, apiErr)
+	if base := a.baseURLValue(); apiErr.Status == http.StatusNotFound && base != "" && !strings.HasSuffix(strings.TrimRight(base, "/"), "/api/v4") {
+		notes = append(notes, "the base URL "+strconv.Quote(base)+" does not end in /api/v4")
+	}
+	if len(notes) > 0 {
 		b.WriteString(" (" + strings.Join(notes, ", ") + ")")
 	}
 	return b.String()

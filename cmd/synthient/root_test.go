@@ -801,3 +801,19 @@ func TestErrorsInCLITerms(t *testing.T) {
 		})
 	}
 }
+
+// A 404 from a base URL that does not end in /api/v4 says so.
+func TestNotFoundBaseURLHint(t *testing.T) {
+	t.Parallel()
+	srv := newServer(t)
+	base := strings.TrimSuffix(srv.URL, "/api/v4")
+	r := call{args: []string{"--api-key", srv.APIKey, "--base-url", base, "account"}}.run(t)
+	requireCode(t, r, exitAPI, "account")
+	assert.Contains(t, r.stderr, "404 Not Found")
+	assert.Contains(t, r.stderr, `the base URL "`+base+`" does not end in /api/v4`)
+
+	missing := runSrv(t, srv, "exports", "meta", "proxies", "2020-01-01")
+	requireCode(t, missing, exitAPI, "exports meta")
+	assert.Contains(t, missing.stderr, "404 Not Found")
+	assert.NotContains(t, missing.stderr, "base URL", "a 404 of the right base URL has no hint")
+}
