@@ -182,6 +182,9 @@ func (r *addrReader) parse(raw []byte) (netip.Addr, bool) {
 // it was redacted (an API key in the wrong file, also inside a line such
 // as "x-api-key: KEY").
 func (a *app) reportInvalid(line int64, text string) {
+	if a.quiet {
+		return
+	}
 	// The key shapes of this line are redacted here, where it is printed,
 	// not added to the secrets every later line is searched for: a file of
 	// key-shaped lines would make each line slower to print than the last.

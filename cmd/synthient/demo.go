@@ -36,7 +36,7 @@ it is made.`,
 				return usageError("demo prints a narrated tour as text: --output json does not apply to it")
 			}
 			d := &demo{out: a.env.stdout, maxRetries: a.maxRetries}
-			if a.env.stderrIsTerminal() {
+			if a.showProgress() {
 				d.progressTo = a.progress
 			}
 			return d.run(cmd.Context())

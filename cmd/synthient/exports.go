@@ -257,7 +257,7 @@ func (a *app) checkDownloadOut(out string) error {
 func (a *app) runDownload(ctx context.Context, c *synthient.Client, d *download) error {
 	p := &synthient.DownloadParams{Verify: d.verify, Overwrite: d.force}
 	var bar *progressbar.ProgressBar
-	if a.env.stderrIsTerminal() {
+	if a.showProgress() {
 		p.Progress = func(done, total int64) {
 			if bar == nil {
 				bar = newBytesBar(a.progress, total, "downloading")

@@ -185,7 +185,7 @@ func (a *app) openBatchInput(ctx context.Context, o *lookupIPsOptions) (io.Reade
 // (see countAddresses); else -1, unknown.
 func (a *app) countForBar(in io.Reader) (int64, error) {
 	f, ok := in.(*os.File)
-	if !ok || !a.env.stderrIsTerminal() {
+	if !ok || !a.showProgress() {
 		return -1, nil
 	}
 	return countAddresses(f)
@@ -362,8 +362,8 @@ func (a *app) planLookupIPs(ctx context.Context, o *lookupIPsOptions, in io.Read
 		return err
 	}
 	if plan.Invalid > 0 {
-		return &exitError{code: exitUsage, err: fmt.Errorf("%s (listed above)",
-			plural(plan.Invalid, "line is not an IP address", "lines are not IP addresses"))}
+		return &exitError{code: exitUsage, err: fmt.Errorf("%s%s",
+			plural(plan.Invalid, "line is not an IP address", "lines are not IP addresses"), a.invalidWhere())}
 	}
 	return nil
 }
@@ -457,7 +457,7 @@ type ipsRun struct {
 // the table's header in text output. stop ends the run early.
 func (a *app) newIPsRun(lines *addrReader, total int64, failed, unknown *addrList, stop func()) *ipsRun {
 	r := &ipsRun{a: a, lines: lines, total: total, failed: failed, unknown: unknown, stop: stop}
-	if a.env.stderrIsTerminal() {
+	if a.showProgress() {
 		r.bar = progressbar.NewOptions64(total,
 			progressbar.OptionSetWriter(a.progress),
 			progressbar.OptionSetDescription("looking up"),
@@ -543,7 +543,8 @@ func (r *ipsRun) track(res synthient.BulkResult, err error, line int64) {
 // and the request's error; the addresses themselves are in the files.
 func (r *ipsRun) reportGroup() {
 	g := &r.group
-	if g.n == 0 {
+	if g.n == 0 || r.a.quiet {
+		*g = failureGroup{}
 		return
 	}
 	lines := fmt.Sprintf("lines %d-%d", g.first, g.last)
@@ -605,7 +606,7 @@ func (r *ipsRun) finish(ctx context.Context, stopped bool) error {
 			return err
 		}
 	}
-	return r.tally.err(r.failed, r.unknown)
+	return r.tally.err(r.failed, r.unknown, r.a.invalidWhere())
 }
 
 // endBar leaves the progress bar on a line of its own. Once the input
@@ -625,6 +626,9 @@ func (r *ipsRun) endBar(stopped bool) {
 // printSummary prints the counts on stderr and, for a run stopped early,
 // the last line read.
 func (r *ipsRun) printSummary(stopped bool) {
+	if r.a.quiet {
+		return
+	}
 	fmt.Fprintln(r.a.env.stderr, "synthient: "+r.tally.summary())
 	if stopped {
 		fmt.Fprintf(r.a.env.stderr, "synthient: stopped after line %d of the input: every address up to it is counted above; the lines after it were not read\n", r.lines.line)
@@ -704,8 +708,9 @@ func (t *ipsTally) summary() string {
 
 // err is the run's error when not every address was looked up: exit 3
 // when some failed (not sent, rejected or unknown), else exit 2 when
-// lines are not addresses; nil when every address was looked up.
-func (t *ipsTally) err(failed, unknown *addrList) error {
+// lines are not addresses (where says where they are listed); nil when
+// every address was looked up.
+func (t *ipsTally) err(failed, unknown *addrList, where string) error {
 	var parts []string
 	if n := t.notSent + t.rejected; n > 0 {
 		parts = append(parts, plural(n, "address", "addresses")+" not looked up, safe to send again"+failed.hint())
@@ -718,10 +723,19 @@ func (t *ipsTally) err(failed, unknown *addrList) error {
 		code = exitUsage
 	}
 	if t.invalid > 0 {
-		parts = append(parts, plural(t.invalid, "line is not an IP address", "lines are not IP addresses")+" (listed above)")
+		parts = append(parts, plural(t.invalid, "line is not an IP address", "lines are not IP addresses")+where)
 	}
 	if len(parts) == 0 {
 		return nil
 	}
 	return &exitError{code: code, err: errors.New(strings.Join(parts, "; "))}
+}
+
+// invalidWhere says where the invalid lines are listed: above, on stderr,
+// unless --quiet kept them off.
+func (a *app) invalidWhere() string {
+	if a.quiet {
+		return " (run without --quiet to list them)"
+	}
+	return " (listed above)"
 }

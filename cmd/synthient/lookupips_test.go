@@ -648,3 +648,39 @@ func TestBatchAddressArguments(t *testing.T) {
 	assert.Contains(t, r.stderr, "4 addresses read: 2 looked up, 1 invalid")
 	assert.Equal(t, 1, srv.Arrivals(synthienttest.RouteLookupIPs), "one request")
 }
+
+// --quiet leaves on stderr only the final error, also on a terminal;
+// --no-progress leaves out the bar only.
+func TestBatchQuietAndNoProgress(t *testing.T) {
+	t.Parallel()
+	in := strings.Join(addrs(20), "\n") + "\nnope\n"
+	for _, tt := range []struct {
+		name   string
+		flags  []string
+		stderr func(t *testing.T, stderr string)
+	}{
+		{"quiet", []string{"-q"}, func(t *testing.T, stderr string) {
+			assert.Equal(t, "synthient: 1 line is not an IP address (run without --quiet to list them)\n", stderr)
+		}},
+		{"no progress", []string{"--no-progress"}, func(t *testing.T, stderr string) {
+			assert.NotContains(t, stderr, "looking up", "no bar")
+			assert.Contains(t, stderr, `synthient: line 21: "nope" is not an IP address`)
+			assert.Equal(t, int64(1), parseSummary(t, stderr).invalid)
+		}},
+		{"neither", nil, func(t *testing.T, stderr string) {
+			assert.Contains(t, stderr, "looking up", "the bar, on a terminal")
+		}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			srv := newServer(t)
+			c := against(srv, append(tt.flags, "-o", "json", "lookup", "ips", "--file", "-")...)
+			c.terminal = true
+			c.stdin = strings.NewReader(in)
+			r := c.run(t)
+			requireCode(t, r, exitUsage)
+			assert.Len(t, ndjsonIPs(t, r.stdout), 20, "results")
+			tt.stderr(t, r.stderr)
+		})
+	}
+}

@@ -53,6 +53,8 @@ type app struct {
 	openTimeout time.Duration
 	output      string
 	verbose     bool
+	quiet       bool // no progress, per-line reports or summaries on stderr
+	noProgress  bool
 
 	key       string    // the key resolveKey chose
 	secrets   *redactor // never printed
@@ -200,6 +202,8 @@ func (a *app) addGlobalFlags(root *cobra.Command) {
 	f.DurationVar(&a.openTimeout, "open-timeout", synthient.DefaultOpenTimeout, "bound on each connect")
 	f.StringVarP(&a.output, "output", "o", "text", "output format: text or json (NDJSON for batches and streams)")
 	f.BoolVarP(&a.verbose, "verbose", "v", false, "log every retry decision on stderr")
+	f.BoolVarP(&a.quiet, "quiet", "q", false, "print nothing on stderr but the final error: no progress bar, invalid lines, reports or summary")
+	f.BoolVar(&a.noProgress, "no-progress", false, "draw no progress bar, also on a terminal")
 	// Only fails for a flag that does not exist.
 	_ = root.RegisterFlagCompletionFunc("output", cobra.FixedCompletions([]cobra.Completion{"text", "json"}, cobra.ShellCompDirectiveNoFileComp))
 }
@@ -547,4 +551,10 @@ func (a *app) baseURLValue() string {
 		return a.baseURL
 	}
 	return a.env.getenv("SYNTHIENT_BASE_URL")
+}
+
+// showProgress reports whether to draw a progress bar: on a terminal,
+// unless --no-progress or --quiet.
+func (a *app) showProgress() bool {
+	return !a.quiet && !a.noProgress && a.env.stderrIsTerminal()
 }

@@ -129,7 +129,9 @@ func (s *streamRun) reconnectDelay(err error) (time.Duration, bool) {
 // interrupt, the context's error.
 func (s *streamRun) pause(err error, wait time.Duration) (again bool, _ error) {
 	if err != nil {
-		fmt.Fprintf(s.app.env.stderr, "synthient: stream ended: %s; reconnecting in %s\n", s.app.describe(err), wait)
+		if !s.app.quiet {
+			fmt.Fprintf(s.app.env.stderr, "synthient: stream ended: %s; reconnecting in %s\n", s.app.describe(err), wait)
+		}
 	}
 	select {
 	case <-time.After(wait):
