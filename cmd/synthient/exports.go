@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
@@ -18,7 +19,8 @@ import (
 
 func (a *app) exportsCommand() *cobra.Command {
 	return groupCommand("exports", "List, describe and download a feed's Parquet exports",
-		takesFeed(a.exportsListCommand()), takesFeed(a.exportsMetaCommand()), takesFeed(a.exportsDownloadCommand()))
+		takesFeed(a.exportsListCommand()), a.takesExportID(takesFeed(a.exportsMetaCommand())),
+		a.takesExportID(takesFeed(a.exportsDownloadCommand())))
 }
 
 // takesFeed readies cmd, whose first argument is a feed: its help lists the
@@ -55,6 +57,56 @@ func completeFeed(_ *cobra.Command, args []string, typed string) ([]cobra.Comple
 		}
 	}
 	return out, cobra.ShellCompDirectiveNoFileComp
+}
+
+// takesExportID readies cmd, whose arguments are FEED ID: shell completion
+// offers the feed names, then "latest" and, with a key (or --fake), the
+// ids of the feed's newest exports. It returns cmd.
+func (a *app) takesExportID(cmd *cobra.Command) *cobra.Command {
+	cmd.ValidArgsFunction = a.completeFeedAndID
+	return cmd
+}
+
+// completeFeedAndID completes FEED, then ID (see takesExportID).
+func (a *app) completeFeedAndID(cmd *cobra.Command, args []string, typed string) ([]cobra.Completion, cobra.ShellCompDirective) {
+	if len(args) != 1 {
+		return completeFeed(cmd, args, typed)
+	}
+	var out []cobra.Completion
+	for _, id := range append([]string{"latest"}, a.exportIDs(cmd.Context(), args[0])...) {
+		if strings.HasPrefix(id, typed) {
+			out = append(out, id)
+		}
+	}
+	return out, cobra.ShellCompDirectiveNoFileComp
+}
+
+// exportIDs returns the ids of the newest exports of feed, for completion:
+// none without a key (and without --fake), or when the listing fails or
+// takes more than 3 s.
+func (a *app) exportIDs(ctx context.Context, feed string) []string {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	f, err := synthient.ParseFeed(feed)
+	if err != nil || a.resolveKey(ctx) != nil || a.key == "" && !a.fake {
+		return nil
+	}
+	c, err := a.newClient()
+	if err != nil {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(ctx, 3*time.Second)
+	defer cancel()
+	page, err := c.ListExports(ctx, f, &synthient.ListExportsParams{Limit: 100})
+	if err != nil {
+		return nil
+	}
+	ids := make([]string, len(page.Exports))
+	for i, e := range page.Exports {
+		ids[i] = e.ID
+	}
+	return ids
 }
 
 func parseFeed(s string) (synthient.Feed, error) {

@@ -363,3 +363,40 @@ func TestFeedArgument(t *testing.T) {
 		})
 	}
 }
+
+// Shell completion of an export ID offers "latest" and, with a key, the
+// ids of the feed's newest exports, from a listing; without a key only
+// "latest".
+func TestExportIDCompletion(t *testing.T) {
+	t.Parallel()
+	srv := newServer(t)
+	for _, tt := range []struct {
+		name  string
+		run   func(args ...string) result
+		typed string
+		want  func(t *testing.T, ids []string)
+	}{
+		{"with a key", func(args ...string) result { return runSrv(t, srv, args...) }, "", func(t *testing.T, ids []string) {
+			require.Greater(t, len(ids), 2, "latest and the listing")
+			assert.Equal(t, "latest", ids[0])
+			assert.Regexp(t, `^\d{4}-\d{2}-\d{2}(/\d{2})?$`, ids[1])
+		}},
+		{"typed a prefix", func(args ...string) result { return runSrv(t, srv, args...) }, "la", func(t *testing.T, ids []string) {
+			assert.Equal(t, []string{"latest"}, ids)
+		}},
+		{"without a key", func(args ...string) result { return call{args: args}.run(t) }, "", func(t *testing.T, ids []string) {
+			assert.Equal(t, []string{"latest"}, ids)
+		}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			for _, cmd := range []string{"meta", "download"} {
+				r := tt.run("__complete", "exports", cmd, "proxies", tt.typed)
+				requireCode(t, r, 0, "__complete")
+				got := lines(r.stdout)
+				require.NotEmpty(t, got)
+				assert.Equal(t, ":4", got[len(got)-1], "no file names")
+				tt.want(t, got[:len(got)-1])
+			}
+		})
+	}
+}
