@@ -12,6 +12,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -19,6 +20,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -816,4 +819,60 @@ func TestNotFoundBaseURLHint(t *testing.T) {
 	requireCode(t, missing, exitAPI, "exports meta")
 	assert.Contains(t, missing.stderr, "404 Not Found")
 	assert.NotContains(t, missing.stderr, "base URL", "a 404 of the right base URL has no hint")
+}
+
+// docs/cli.md and --help agree: every global flag is in its table of
+// global flags, every command in its table of commands, with each of the
+// command's own flags in its row.
+func TestDocsAgreeWithHelp(t *testing.T) {
+	t.Parallel()
+	doc, err := os.ReadFile(filepath.Join("..", "..", "docs", "cli.md"))
+	require.NoError(t, err)
+	text := string(doc)
+	var globals strings.Builder // the first cells of the table of global flags
+	for _, line := range strings.Split(text[strings.Index(text, "## Global flags"):strings.Index(text, "## Commands")], "\n") {
+		if rest, ok := strings.CutPrefix(line, "| `"); ok {
+			cell, _, _ := strings.Cut(rest, "|")
+			globals.WriteString("`" + cell + "\n")
+		}
+	}
+	rows := map[string]string{} // command path -> its row in the table of commands
+	for _, line := range strings.Split(text, "\n") {
+		if rest, ok := strings.CutPrefix(line, "| `synthient "); ok {
+			cell, _, _ := strings.Cut(strings.ReplaceAll(rest, `\|`, "/"), "|") // an escaped | is inside the cell
+			words := strings.Fields(strings.NewReplacer("`", " ", "[", " ", "{", " ").Replace(cell))
+			path := []string{"synthient"}
+			for _, w := range words {
+				if w == "" || !regexp.MustCompile(`^[a-z][a-z-]*$`).MatchString(w) {
+					break
+				}
+				path = append(path, w)
+			}
+			rows[strings.Join(path, " ")] = cell
+		}
+	}
+	a := &app{env: &env{}, secrets: &redactor{}}
+	root := a.rootCommand()
+	root.PersistentFlags().VisitAll(func(f *pflag.Flag) {
+		assert.Contains(t, globals.String(), "`--"+f.Name+"`", "global flag --%s is not in docs/cli.md's table of global flags", f.Name)
+	})
+	var walk func(c *cobra.Command)
+	walk = func(c *cobra.Command) {
+		for _, sub := range c.Commands() {
+			walk(sub)
+		}
+		if !c.Runnable() || c.HasSubCommands() || c.Hidden || c.Name() == "help" || c.Parent() != nil && c.Parent().Name() == "completion" {
+			return
+		}
+		row, ok := rows[c.CommandPath()]
+		if !assert.True(t, ok, "%s is not in docs/cli.md's table of commands", c.CommandPath()) {
+			return
+		}
+		c.LocalNonPersistentFlags().VisitAll(func(f *pflag.Flag) {
+			if f.Name != "help" {
+				assert.Contains(t, row, "--"+f.Name, "%s --%s is not in its row of docs/cli.md", c.CommandPath(), f.Name)
+			}
+		})
+	}
+	walk(root)
 }
