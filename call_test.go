@@ -1911,6 +1911,10 @@ func bodyCloseScenarios(t *testing.T, srv *synthienttest.Server, tr http.RoundTr
 			}
 		}},
 		{"stream_read_error", 1, func(t *testing.T) {
+			// The fault sends the real answer's first bytes: the streams
+			// the scenarios before left must be closed on the server too,
+			// or the real answer is a 429 (at most 2 open streams).
+			require.Eventually(t, func() bool { return srv.OpenStreams() == 0 }, 5*time.Second, time.Millisecond)
 			srv.Inject(synthienttest.RouteStream, 1, synthienttest.Fault{Kind: synthienttest.FaultResetMidBody})
 			_, errs, itemAfterErr := drain(c.StreamAnonymizers(ctx), 0)
 			require.NotEmpty(t, errs, "want a *ConnectionError ending the stream")

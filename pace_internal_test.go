@@ -211,3 +211,37 @@ func TestPaceBucketLateAnswerRaisesNoMore(t *testing.T) {
 	}
 	assert.InDelta(t, 3, b.lim.TokensAt(now), 1e-9, "tokens: the server's, once the 13 land")
 }
+
+// TestRateLimitOf: the three headers, each present and usable, or nothing.
+func TestRateLimitOf(t *testing.T) {
+	t.Parallel()
+	full := rlHeader(20, 5, 1)
+	for _, tt := range []struct {
+		name string
+		drop string // header to drop
+		set  [2]string
+		ok   bool
+	}{
+		{name: "all three", ok: true},
+		{name: "no limit", drop: "Ratelimit-Limit"},
+		{name: "no remaining", drop: "Ratelimit-Remaining"},
+		{name: "no reset", drop: "Ratelimit-Reset"},
+		{name: "limit 0", set: [2]string{"Ratelimit-Limit", "0"}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			h := full.Clone()
+			if tt.drop != "" {
+				delete(h, tt.drop)
+			}
+			if tt.set[0] != "" {
+				h.Set(tt.set[0], tt.set[1])
+			}
+			limit, remaining, reset, ok := rateLimitOf(h)
+			assert.Equal(t, tt.ok, ok)
+			if ok {
+				assert.Equal(t, []any{20, 5, time.Second}, []any{limit, remaining, reset})
+			}
+		})
+	}
+}
