@@ -51,8 +51,7 @@ func TestLookupIPsAllAnswersEveryAddressOnce(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			srv := synthienttest.NewServer()
-			defer srv.Close()
+			srv := fakeServer(t)
 			c := fakeClient(t, srv)
 
 			run := runBulk(callCtx(t), c, slices.Values(tt.addrs), tt.p)
@@ -131,8 +130,7 @@ func TestLookupIPsAllFailedBatch(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			srv := synthienttest.NewServer()
-			defer srv.Close()
+			srv := fakeServer(t)
 			// The second of three batches of 5 fails: the fault is
 			// injected once the first was answered.
 			var once sync.Once
@@ -172,8 +170,7 @@ func TestLookupIPsAllFailedBatch(t *testing.T) {
 func TestLookupIPsAllStopsAtPaymentRequired(t *testing.T) {
 	t.Parallel()
 	// Credits for two batches of 10 (9 each), not three.
-	srv := synthienttest.NewServer(synthienttest.WithCredits(20))
-	defer srv.Close()
+	srv := fakeServer(t, synthienttest.WithCredits(20))
 	c := fakeClient(t, srv)
 	pulled := 0
 
@@ -224,8 +221,7 @@ func TestLookupIPsAllStopsAfterErrorOfEveryRequest(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			srv := synthienttest.NewServer()
-			defer srv.Close()
+			srv := fakeServer(t)
 			var c *synthient.Client
 			var once sync.Once
 			c = fakeClient(t, srv, synthient.WithResponseHook(func(*synthient.ResponseInfo) error {
@@ -271,8 +267,7 @@ func TestLookupIPsAllStopsAfterErrorOfEveryRequest(t *testing.T) {
 // addresses looked up share its success. A duplicate reports no credits.
 func TestLookupIPsAllDuplicatesOfSeveralFailedBatches(t *testing.T) {
 	t.Parallel()
-	srv := synthienttest.NewServer()
-	defer srv.Close()
+	srv := fakeServer(t)
 	// Of four batches of 5, the second gets a 503 and the third a 422.
 	var once sync.Once
 	c := fakeClient(t, srv, synthient.WithResponseHook(func(*synthient.ResponseInfo) error {
@@ -336,8 +331,7 @@ func TestLookupIPsAllReadAheadWindow(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			srv := synthienttest.NewServer()
-			defer srv.Close()
+			srv := fakeServer(t)
 			c := fakeClient(t, srv)
 			window := 2 * (tt.p.Concurrency + 1) * tt.p.BatchSize
 			addrs := testAddrs(tt.valid)
@@ -372,8 +366,7 @@ func TestLookupIPsAllReadAheadWindow(t *testing.T) {
 // back, with its request's outcome or not sent.
 func TestLookupIPsAllCancel(t *testing.T) {
 	t.Parallel()
-	srv := synthienttest.NewServer()
-	defer srv.Close()
+	srv := fakeServer(t)
 	c := fakeClient(t, srv)
 	ctx, cancel := context.WithCancel(callCtx(t))
 	defer cancel()
@@ -410,8 +403,7 @@ func TestLookupIPsAllCancel(t *testing.T) {
 // than the address that showed it.
 func TestLookupIPsAllEndedContext(t *testing.T) {
 	t.Parallel()
-	srv := synthienttest.NewServer()
-	defer srv.Close()
+	srv := fakeServer(t)
 	c := fakeClient(t, srv)
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
@@ -431,8 +423,7 @@ func TestLookupIPsAllEndedContext(t *testing.T) {
 // requests in flight are waited for, not leaked.
 func TestLookupIPsAllBreak(t *testing.T) {
 	t.Parallel()
-	srv := synthienttest.NewServer()
-	defer srv.Close()
+	srv := fakeServer(t)
 	c := fakeClient(t, srv)
 	pulled := 0
 	n := 0
@@ -451,8 +442,7 @@ func TestLookupIPsAllBreak(t *testing.T) {
 // A closed client sends nothing: every address comes back not sent.
 func TestLookupIPsAllClosedClient(t *testing.T) {
 	t.Parallel()
-	srv := synthienttest.NewServer()
-	defer srv.Close()
+	srv := fakeServer(t)
 	c := fakeClient(t, srv)
 	require.NoError(t, c.Close())
 
@@ -469,8 +459,7 @@ func TestLookupIPsAllClosedClient(t *testing.T) {
 // Bad parameters are refused before anything is read.
 func TestLookupIPsAllInvalidParams(t *testing.T) {
 	t.Parallel()
-	srv := synthienttest.NewServer()
-	defer srv.Close()
+	srv := fakeServer(t)
 	c := fakeClient(t, srv)
 	tests := []struct {
 		name  string
@@ -513,8 +502,7 @@ func TestLookupIPsAllParamsAtTheirBounds(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			srv := synthienttest.NewServer()
-			defer srv.Close()
+			srv := fakeServer(t)
 			c := fakeClient(t, srv)
 
 			run := runBulk(callCtx(t), c, slices.Values(testAddrs(3)), &tt.p)
@@ -603,8 +591,7 @@ func TestLookupIPsAllPartialAnswer(t *testing.T) {
 // memory: the address is sent once, in a batch sent before it is full.
 func TestLookupIPsAllRepeatedAddress(t *testing.T) {
 	t.Parallel()
-	srv := synthienttest.NewServer()
-	defer srv.Close()
+	srv := fakeServer(t)
 	c := fakeClient(t, srv)
 	ip := testAddr(9)
 	repeated := func(yield func(netip.Addr) bool) {
@@ -704,8 +691,7 @@ const bulkCredits = 1 << 50
 // bulkFake starts the fake API of a bulk benchmark, with bulkCredits and
 // no rate limits, and a heap sampler; it reports allocations.
 func bulkFake(b *testing.B) (*synthienttest.Server, *heapSampler) {
-	srv := synthienttest.NewServer(synthienttest.WithCredits(bulkCredits), synthienttest.WithoutRateLimits())
-	b.Cleanup(srv.Close)
+	srv := fakeServer(b, synthienttest.WithCredits(bulkCredits), synthienttest.WithoutRateLimits())
 	b.ReportAllocs()
 	runtime.GC()
 	return srv, &heapSampler{}

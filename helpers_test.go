@@ -82,6 +82,14 @@ func loggedClient(t testing.TB, baseURL string, opts ...synthient.Option) (*synt
 	return c, logs
 }
 
+// fakeServer starts the fake API with opts, closed when the test ends.
+func fakeServer(t testing.TB, opts ...synthienttest.Option) *synthienttest.Server {
+	t.Helper()
+	srv := synthienttest.NewServer(opts...)
+	t.Cleanup(srv.Close)
+	return srv
+}
+
 // fakeClient returns a client of the fake API srv (its URL and its key,
 // not testKey) with tiny backoffs, closed when the test ends; opts come
 // last and win.

@@ -1,6 +1,10 @@
 package main
 
-import "github.com/spf13/cobra"
+import (
+	"strings"
+
+	"github.com/spf13/cobra"
+)
 
 // examples are the Example lines of each command's help, by command path.
 // Every line runs as it is against --fake (TestExamplesRun), the files it
@@ -24,14 +28,7 @@ var examples = map[string][]string{
 // examples lists.
 func addExamples(root *cobra.Command) {
 	if lines, ok := examples[root.CommandPath()]; ok {
-		text := ""
-		for i, line := range lines {
-			if i > 0 {
-				text += "\n"
-			}
-			text += "  " + line
-		}
-		root.Example = text
+		root.Example = "  " + strings.Join(lines, "\n  ")
 	}
 	for _, c := range root.Commands() {
 		addExamples(c)

@@ -427,14 +427,6 @@ func (a *app) creditsLeft(ctx context.Context) *int64 {
 	return nil
 }
 
-// plural renders n with the singular or plural noun phrase.
-func plural(n int64, one, many string) string {
-	if n == 1 {
-		return "1 " + one
-	}
-	return strconv.FormatInt(n, 10) + " " + many
-}
-
 // ipsRun is one run of lookup ips: it prints each looked-up address,
 // writes the others to their file, reports failed requests on stderr and
 // counts the outcomes, as the SDK yields the results. Everything it does

@@ -216,3 +216,11 @@ func newBytesBar(w io.Writer, total int64, desc string) *progressbar.ProgressBar
 		progressbar.OptionThrottle(50*time.Millisecond),
 	)
 }
+
+// plural renders n with the singular or plural noun phrase.
+func plural(n int64, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return strconv.FormatInt(n, 10) + " " + many
+}

@@ -525,9 +525,9 @@ func refuseUnknownShells(root *cobra.Command) {
 }
 
 // sdkMethod matches the SDK method name that opens the SDK's messages
-// ("LookupDomain: domain holds '/'"): a CLI user typed a command, not a
-// method.
-var sdkMethod = regexp.MustCompile(`^(NewClient|Health|Account|LookupIPs?|LookupIPsAll|LookupDomain|ListExports|AllExports|ExportMeta|DownloadExport(File|To)?|Stream\w*): `)
+// ("LookupDomain: domain holds '/'"), an exported Go name and a colon: a
+// CLI user typed a command, not a method.
+var sdkMethod = regexp.MustCompile(`^[A-Z][A-Za-z0-9]*: `)
 
 // inCLITerms rewords msg, the text of err, in the command line's terms: no
 // "invalid argument" or SDK method name, and the value or flag that fixes
