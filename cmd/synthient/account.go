@@ -24,7 +24,7 @@ func (a *app) accountCommand() *cobra.Command {
 				return err
 			}
 			if a.json() {
-				return writeJSON(a.env.stdout, acct)
+				return a.emit(acct)
 			}
 			t := newTable(a.env.stdout)
 			t.row("Name", strings.TrimSpace(acct.FirstName+" "+acct.LastName))
@@ -59,7 +59,7 @@ func (a *app) healthCommand() *cobra.Command {
 				return err
 			}
 			if a.json() {
-				return writeJSON(a.env.stdout, h)
+				return a.emit(h)
 			}
 			_, err = fmt.Fprintln(a.env.stdout, escapeCell(h.Status)) // one line, whatever the server sent
 			return err

@@ -55,7 +55,7 @@ func TestBatchOverlongLine(t *testing.T) {
 	srv := newServer(t)
 	input := "1.1.1.1\n8.8.8.8\n" + strings.Repeat("x", 2<<20) + "\n9.9.9.9\n"
 	r := batchCall(srv, input).run(t)
-	requireCode(t, r, exitUsage)
+	requireCode(t, r, exitOK)
 	assert.Contains(t, r.stderr, "line 3", "stderr does not name line 3")
 	assert.Equal(t, []string{"1.1.1.1", "8.8.8.8", "9.9.9.9"}, ndjsonIPs(t, r.stdout), "results")
 	assert.Equal(t, int64(1), parseSummary(t, r.stderr).invalid, "invalid")

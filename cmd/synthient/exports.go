@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"strconv"
@@ -19,7 +20,7 @@ import (
 
 func (a *app) exportsCommand() *cobra.Command {
 	return groupCommand("exports", "List, describe and download a feed's Parquet exports",
-		takesFeed(a.exportsListCommand()), a.takesExportID(takesFeed(a.exportsMetaCommand())),
+		withCSV(takesFeed(a.exportsListCommand()), "one row per export"), a.takesExportID(takesFeed(a.exportsMetaCommand())),
 		a.takesExportID(takesFeed(a.exportsDownloadCommand())))
 }
 
@@ -158,23 +159,39 @@ func (a *app) listExportsPage(ctx context.Context, c *synthient.Client, feed syn
 	if err != nil {
 		return err
 	}
-	if a.json() {
-		return writeJSON(a.env.stdout, page)
+	switch {
+	case a.json():
+		return a.emit(page)
+	case a.csv():
+		// The hint goes to stderr: stdout is the CSV.
+		if err := writeExportsCSV(a.env.stdout, page.Exports); err != nil {
+			return err
+		}
+		if !a.quiet {
+			a.moreHint(a.env.stderr, page.NextCursor, "synthient: ")
+		}
+		return nil
 	}
 	if err := writeExports(a.env.stdout, page.Exports); err != nil {
 		return err
 	}
+	a.moreHint(a.env.stdout, page.NextCursor, "\n")
+	return nil
+}
+
+// moreHint says how to list the next page, after prefix, when there is
+// one (cursor not empty).
+func (a *app) moreHint(w io.Writer, cursor, prefix string) {
 	switch {
-	case page.NextCursor == "":
+	case cursor == "":
 	case a.fake:
 		// Each run starts a new fake: a cursor of this one means nothing
 		// to the next.
-		fmt.Fprintln(a.env.stdout, "\nmore: --all (with --fake each run starts a new fake API, which a --cursor from this one does not reach)")
+		fmt.Fprintln(w, prefix+"more: --all (with --fake each run starts a new fake API, which a --cursor from this one does not reach)")
 	default:
 		// One line: a newline in the cursor must not forge another.
-		fmt.Fprintf(a.env.stdout, "\nmore: --cursor %s (or --all)\n", shellWord(escapeCell(page.NextCursor)))
+		fmt.Fprintf(w, "%smore: --cursor %s (or --all)\n", prefix, shellWord(escapeCell(cursor)))
 	}
-	return nil
 }
 
 // listAllExports prints the exports of every page: in JSON one export per
@@ -187,15 +204,18 @@ func (a *app) listAllExports(ctx context.Context, c *synthient.Client, feed synt
 			return err
 		}
 		if a.json() {
-			if err := writeJSON(a.env.stdout, e); err != nil {
+			if err := a.emit(e); err != nil {
 				return err
 			}
 			continue
 		}
 		exports = append(exports, e)
 	}
-	if a.json() {
+	switch {
+	case a.json():
 		return nil
+	case a.csv():
+		return writeExportsCSV(a.env.stdout, exports)
 	}
 	return writeExports(a.env.stdout, exports)
 }
@@ -219,7 +239,7 @@ func (a *app) exportsMetaCommand() *cobra.Command {
 				return err
 			}
 			if a.json() {
-				return writeJSON(a.env.stdout, m)
+				return a.emit(m)
 			}
 			t := newTable(a.env.stdout)
 			t.row("Stream", m.Stream)
@@ -345,7 +365,7 @@ func (a *app) reportDownload(d *download, m *synthient.ExportMeta) error {
 		w = a.env.stderr
 	}
 	if a.json() {
-		return writeJSON(w, struct {
+		return a.emitTo(w, struct {
 			File     string                `json:"file"`
 			Verified bool                  `json:"verified"`
 			Meta     *synthient.ExportMeta `json:"meta"`

@@ -29,7 +29,7 @@ demo and --fake use, and prints its base URL and an API key with every scope:
 			// also when SYNTHIENT_API_KEY holds it from an earlier run.
 			a.secrets.forget(srv.APIKey)
 			if a.json() {
-				if err := writeJSON(a.env.stdout, map[string]string{
+				if err := a.emit(map[string]string{
 					"base_url": srv.URL, "api_key": srv.APIKey, "storage_url": srv.StorageURL,
 				}); err != nil {
 					return err

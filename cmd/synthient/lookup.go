@@ -13,7 +13,9 @@ import (
 
 func (a *app) lookupCommand() *cobra.Command {
 	return groupCommand("lookup", "Look up IP addresses and domains (billed)",
-		a.lookupIPCommand(), a.lookupIPsCommand(), a.lookupDomainCommand())
+		withCSV(a.lookupIPCommand(), "one row"),
+		withCSV(a.lookupIPsCommand(), "one row per address looked up"),
+		withCSV(a.lookupDomainCommand(), "one row"))
 }
 
 func (a *app) lookupIPCommand() *cobra.Command {
@@ -34,8 +36,11 @@ func (a *app) lookupIPCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if a.json() {
-				return writeJSON(a.env.stdout, r)
+			switch {
+			case a.json():
+				return a.emit(r)
+			case a.csv():
+				return writeCSV(a.env.stdout, ipCSVHeader, ipCSVRow(r))
 			}
 			return writeIPLookup(a.env.stdout, r)
 		},
@@ -60,8 +65,11 @@ func (a *app) lookupDomainCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if a.json() {
-				return writeJSON(a.env.stdout, r)
+			switch {
+			case a.json():
+				return a.emit(r)
+			case a.csv():
+				return writeCSV(a.env.stdout, domainCSVHeader, domainCSVRow(r))
 			}
 			return writeDomain(a.env.stdout, r)
 		},

@@ -51,8 +51,10 @@ The summary gives the credits spent and possibly spent, from the answers.
 ones, the requests and the credits the run would take, sending no lookup;
 with an API key it also shows the credits left (a free request).
 
-Exit code: 0 when every address was looked up; 3 when some were not sent,
-rejected or unknown; else 2 when lines are not IP addresses; 130 on Ctrl-C.`,
+Exit code: 0 when every address was looked up, also when lines were not IP
+addresses (each is reported on stderr and counted in the summary); 3 when
+some were not sent, rejected or unknown; 2 when no line is an IP address;
+130 on Ctrl-C.`,
 		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.addrs = args
@@ -344,7 +346,7 @@ func (l *addrList) hint() string {
 // planLookupIPs is --dry-run: it reads and checks the input as a run
 // would, and prints what the run would send and cost (synthient.
 // PlanLookupIPsAll), and, with a key, the credits left. Nothing billed
-// is sent. Invalid lines are reported as in a run, and exit 2.
+// is sent. Invalid lines are reported, and counted, as in a run.
 func (a *app) planLookupIPs(ctx context.Context, o *lookupIPsOptions, in io.Reader) error {
 	lines := newAddrReader(ctx, in, a.reportInvalid)
 	defer lines.close()
@@ -361,10 +363,10 @@ func (a *app) planLookupIPs(ctx context.Context, o *lookupIPsOptions, in io.Read
 	if err := a.writePlan(plan, a.creditsLeft(ctx)); err != nil {
 		return err
 	}
-	if plan.Invalid > 0 {
-		return &exitError{code: exitUsage, err: fmt.Errorf("%s%s",
-			plural(plan.Invalid, "line is not an IP address", "lines are not IP addresses"), a.invalidWhere())}
+	if err := noAddressError(plan.Invalid, plan.Addresses, a.invalidWhere()); err != nil {
+		return err
 	}
+	a.invalidNote(plan.Invalid)
 	return nil
 }
 
@@ -388,8 +390,11 @@ func (a *app) writePlan(plan *synthient.BulkPlan, left *int64) error {
 		fits := *left >= plan.Credits
 		p.Fits = &fits
 	}
-	if a.json() {
-		return writeJSON(a.env.stdout, p)
+	switch {
+	case a.json():
+		return a.emit(p)
+	case a.csv():
+		return writeCSV(a.env.stdout, planCSVHeader, planCSVRow(&p))
 	}
 	t := newTable(a.env.stdout)
 	for _, r := range []struct {
@@ -433,7 +438,8 @@ func (a *app) creditsLeft(ctx context.Context) *int64 {
 // happens on the goroutine that ranges over the results.
 type ipsRun struct {
 	a                *app
-	rows             *table // the text output; nil for JSON
+	rows             *table    // the text output; nil for JSON and CSV
+	csvRows          *csvTable // the CSV output; nil for text and JSON
 	bar              *progressbar.ProgressBar
 	total            int64 // the bar's total: the address lines; -1 if unknown
 	failed, unknown  *addrList
@@ -458,7 +464,10 @@ func (a *app) newIPsRun(lines *addrReader, total int64, failed, unknown *addrLis
 			progressbar.OptionSetSpinnerChangeInterval(0), // no spinner goroutine
 		)
 	}
-	if !a.json() {
+	switch {
+	case a.csv():
+		r.csvRows = newCSVTable(a.env.stdout, ipCSVHeader...)
+	case !a.json():
 		r.rows = newTable(a.env.stdout)
 		r.rows.row(ipHeader...)
 	}
@@ -502,11 +511,16 @@ func (r *ipsRun) print(l *synthient.IPLookup) {
 	if r.printErr != nil {
 		return
 	}
-	if r.rows != nil {
+	var err error
+	switch {
+	case r.rows != nil:
 		r.rows.row(ipRow(l)...)
-		return
+	case r.csvRows != nil:
+		err = r.csvRows.row(ipCSVRow(l)...)
+	default:
+		err = r.a.emit(l)
 	}
-	if err := writeJSON(r.a.env.stdout, l); err != nil {
+	if err != nil {
 		r.printErr = err
 		r.stop()
 	}
@@ -585,10 +599,8 @@ func (r *ipsRun) drain(cause error) {
 // stdout or a file, and the addresses not looked up (see ipsTally.err).
 func (r *ipsRun) finish(ctx context.Context, stopped bool) error {
 	r.reportGroup()
-	if r.rows != nil {
-		if err := r.rows.flush(); err != nil && r.printErr == nil {
-			r.printErr = err
-		}
+	if err := r.flushRows(); err != nil && r.printErr == nil {
+		r.printErr = err
 	}
 	r.endBar(stopped)
 	fileErr := errors.Join(r.failed.close(), r.unknown.close())
@@ -598,7 +610,22 @@ func (r *ipsRun) finish(ctx context.Context, stopped bool) error {
 			return err
 		}
 	}
-	return r.tally.err(r.failed, r.unknown, r.a.invalidWhere())
+	if err := r.tally.err(r.failed, r.unknown, r.a.invalidWhere()); err != nil {
+		return err
+	}
+	r.a.invalidNote(r.tally.invalid)
+	return nil
+}
+
+// flushRows ends the text or CSV output.
+func (r *ipsRun) flushRows() error {
+	switch {
+	case r.rows != nil:
+		return r.rows.flush()
+	case r.csvRows != nil:
+		return r.csvRows.flush()
+	}
+	return nil
 }
 
 // endBar leaves the progress bar on a line of its own. Once the input
@@ -699,9 +726,10 @@ func (t *ipsTally) summary() string {
 }
 
 // err is the run's error when not every address was looked up: exit 3
-// when some failed (not sent, rejected or unknown), else exit 2 when
-// lines are not addresses (where says where they are listed); nil when
-// every address was looked up.
+// when some failed (not sent, rejected or unknown), exit 2 when no line
+// was an address at all (where says where the invalid lines are listed);
+// nil when every address was looked up, invalid lines or not: those are
+// reported on stderr and counted in the summary (see invalidNote).
 func (t *ipsTally) err(failed, unknown *addrList, where string) error {
 	var parts []string
 	if n := t.notSent + t.rejected; n > 0 {
@@ -710,17 +738,34 @@ func (t *ipsTally) err(failed, unknown *addrList, where string) error {
 	if t.unknown > 0 {
 		parts = append(parts, plural(t.unknown, "address", "addresses")+" possibly charged, do not resend blindly"+unknown.hint())
 	}
-	code := exitAPI
 	if len(parts) == 0 {
-		code = exitUsage
+		return noAddressError(t.invalid, t.total(), where)
 	}
 	if t.invalid > 0 {
 		parts = append(parts, plural(t.invalid, "line is not an IP address", "lines are not IP addresses")+where)
 	}
-	if len(parts) == 0 {
+	return &exitError{code: exitAPI, err: errors.New(strings.Join(parts, "; "))}
+}
+
+// noAddressError is the usage error (exit 2) of an input of which none
+// of the total lines is an IP address (invalid of them are not); nil when
+// some line is one, or the input is empty.
+func noAddressError(invalid, total int64, where string) error {
+	if invalid == 0 || invalid < total {
 		return nil
 	}
-	return &exitError{code: code, err: errors.New(strings.Join(parts, "; "))}
+	return &exitError{code: exitUsage, err: fmt.Errorf("no line of the input is an IP address: %s%s",
+		plural(invalid, "line is not one", "lines are not"), where)}
+}
+
+// invalidNote is the last line on stderr of a run, or dry run, that met
+// invalid lines and otherwise succeeded, under --quiet: the lines are
+// not listed, and the summary is not printed, but the count is.
+func (a *app) invalidNote(invalid int64) {
+	if a.quiet && invalid > 0 {
+		fmt.Fprintf(a.env.stderr, "synthient: %s%s\n",
+			plural(invalid, "line is not an IP address", "lines are not IP addresses"), a.invalidWhere())
+	}
 }
 
 // invalidWhere says where the invalid lines are listed: above, on stderr,

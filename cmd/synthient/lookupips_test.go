@@ -139,7 +139,7 @@ func TestBatchProgressOnTerminal(t *testing.T) {
 	c = against(srv, "-o", "json", "lookup", "ips", "--file", file)
 	c.terminal = true
 	r = c.run(t)
-	requireCode(t, r, exitUsage)
+	requireCode(t, r, exitOK)
 	assert.Len(t, ndjsonIPs(t, r.stdout), 1500, "results from a file")
 	assert.Contains(t, r.stderr, "100% ", "the progress bar does not reach 100%")
 	assert.Contains(t, r.stderr, "(1502/1502", "the progress bar does not count every address line")
@@ -320,7 +320,8 @@ func TestBatchConcurrencyBound(t *testing.T) {
 
 // Invalid lines are reported with their line numbers, and not written to
 // --failed (they cannot be sent again); blank and # lines are ignored;
-// exit 2 when nothing else failed; the valid addresses are looked up.
+// the valid addresses are looked up, and the run succeeds: exit 0, which
+// a script under set -e takes as done.
 func TestBatchInvalidLines(t *testing.T) {
 	t.Parallel()
 	srv := newServer(t)
@@ -338,7 +339,7 @@ func TestBatchInvalidLines(t *testing.T) {
 		"203.0.113.7" // 12, no final newline
 	failed, unknown, files := outFiles(t)
 	r := batchCall(srv, input, files...).run(t)
-	requireCode(t, r, exitUsage)
+	requireCode(t, r, exitOK)
 	assert.Equal(t, []string{"1.1.1.1", "8.8.8.8", "2606:4700:4700::1111", "203.0.113.7"}, ndjsonIPs(t, r.stdout), "results")
 	assert.Equal(t, []string{
 		`synthient: line 5: "999.1.1.1" is not an IP address; not looked up`,
@@ -347,7 +348,6 @@ func TestBatchInvalidLines(t *testing.T) {
 		`synthient: line 11: "1.2.3.4/24" is not an IP address; not looked up`,
 		"synthient: 8 addresses read: 4 looked up, 4 invalid, 0 not sent, 0 rejected, 0 unknown (possibly charged), " +
 			"0 duplicates not sent again; credits: 4 spent, 0 possibly spent",
-		"synthient: 4 lines are not IP addresses (listed above)",
 	}, lines(r.stderr), "stderr")
 	assert.Empty(t, readLines(t, failed), "--failed")
 	assert.Empty(t, readLines(t, unknown), "--unknown")
@@ -363,6 +363,24 @@ func TestBatchNothingToLookUp(t *testing.T) {
 	assert.Empty(t, r.stdout, "stdout")
 	assert.Equal(t, ipsSummary{}, parseSummary(t, r.stderr), "summary")
 	assert.Empty(t, srv.Requests(), "requests")
+}
+
+// An input of which no line is an IP address (the wrong file, the wrong
+// column) is a usage error, exit 2, in a run and a dry run: nothing to
+// look up. With --quiet its one line says so.
+func TestBatchNoAddressAtAll(t *testing.T) {
+	t.Parallel()
+	for _, flags := range [][]string{nil, {"--dry-run"}, {"-q"}} {
+		t.Run(strings.Join(append([]string{"run"}, flags...), " "), func(t *testing.T) {
+			t.Parallel()
+			srv := newServer(t)
+			r := batchCall(srv, "login,ip\nalice,nope\n", flags...).run(t)
+			requireCode(t, r, exitUsage)
+			last := lines(r.stderr)[len(lines(r.stderr))-1]
+			assert.Contains(t, last, "synthient: no line of the input is an IP address: 2 lines are not", "stderr")
+			assert.Zero(t, srv.Arrivals(synthienttest.RouteLookupIPs), "lookups sent")
+		})
+	}
 }
 
 // Invalid lines and a failed request: exit 3 (the API's failure comes
@@ -564,7 +582,8 @@ func TestBatchOutputIsInput(t *testing.T) {
 
 // --dry-run reads and checks the input, prints what the run would send
 // and cost, and the credits left (a free request); no lookup is sent and
-// no output file created. Invalid lines are reported as in a run (exit 2).
+// no output file created. Invalid lines are reported and counted as in a
+// run.
 func TestBatchDryRun(t *testing.T) {
 	t.Parallel()
 	in := "1.1.1.1\n8.8.8.8\nnope\n1.1.1.1\n9.9.9.9\n"
@@ -576,10 +595,12 @@ func TestBatchDryRun(t *testing.T) {
 		code   int
 	}{
 		{"text", nil, false, []string{"Addresses     5", "Invalid       1", "Duplicates    1", "Distinct      3", "Requests      2", "Credits       3",
-			fmt.Sprintf("Credits left  %d (enough)", synthienttest.DefaultCredits)}, exitUsage},
+			fmt.Sprintf("Credits left  %d (enough)", synthienttest.DefaultCredits)}, exitOK},
 		{"json", []string{"-o", "json"}, false, []string{fmt.Sprintf(
-			`{"addresses":5,"invalid":1,"duplicates":1,"distinct":3,"requests":2,"credits":3,"credits_left":%d,"fits":true}`, synthienttest.DefaultCredits)}, exitUsage},
-		{"no key", nil, true, []string{"Addresses   5", "Invalid     1", "Duplicates  1", "Distinct    3", "Requests    2", "Credits     3"}, exitUsage},
+			`{"addresses":5,"invalid":1,"duplicates":1,"distinct":3,"requests":2,"credits":3,"credits_left":%d,"fits":true}`, synthienttest.DefaultCredits)}, exitOK},
+		{"no key", nil, true, []string{"Addresses   5", "Invalid     1", "Duplicates  1", "Distinct    3", "Requests    2", "Credits     3"}, exitOK},
+		{"csv", []string{"-o", "csv"}, false, []string{"addresses,invalid,duplicates,distinct,requests,credits,credits_left,fits",
+			fmt.Sprintf("5,1,1,3,2,3,%d,true", synthienttest.DefaultCredits)}, exitOK},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -639,7 +660,7 @@ func TestBatchAddressArguments(t *testing.T) {
 	t.Parallel()
 	srv := newServer(t)
 	r := runSrv(t, srv, "-o", "json", "lookup", "ips", "1.1.1.1", "8.8.8.8", "nope", "1.1.1.1")
-	requireCode(t, r, exitUsage, "lookup ips ADDR...")
+	requireCode(t, r, exitOK, "lookup ips ADDR...")
 	out := lines(r.stdout)
 	require.Len(t, out, 2, "one JSON line per distinct address looked up")
 	assert.Contains(t, out[0], `"ip":"1.1.1.1"`)
@@ -649,7 +670,8 @@ func TestBatchAddressArguments(t *testing.T) {
 	assert.Equal(t, 1, srv.Arrivals(synthienttest.RouteLookupIPs), "one request")
 }
 
-// --quiet leaves on stderr only the final error, also on a terminal;
+// --quiet leaves on stderr only the final error, or the count of invalid
+// lines of a run that otherwise succeeded, also on a terminal;
 // --no-progress leaves out the bar only.
 func TestBatchQuietAndNoProgress(t *testing.T) {
 	t.Parallel()
@@ -678,7 +700,7 @@ func TestBatchQuietAndNoProgress(t *testing.T) {
 			c.terminal = true
 			c.stdin = strings.NewReader(in)
 			r := c.run(t)
-			requireCode(t, r, exitUsage)
+			requireCode(t, r, exitOK)
 			assert.Len(t, ndjsonIPs(t, r.stdout), 20, "results")
 			tt.stderr(t, r.stderr)
 		})

@@ -1,14 +1,210 @@
 package main
 
 // The package's tests run the command in-process: see helpers_test.go for
-// the harness. Each *_test.go file tests the source file of its name.
+// the harness. Each *_test.go file tests the source file of its name;
+// this one main.go, the command as a process: the recipes of docs/cli.md
+// run it, as the synthient on their PATH, from a shell.
 
 import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"syscall"
 	"testing"
+	"time"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 	"go.uber.org/goleak"
+
+	"github.com/synthient-go/synthient/synthienttest"
 )
 
+// asCommand, set to 1 in its environment, makes the test binary run as
+// the command: a recipe's synthient is a link to it.
+const asCommand = "SYNTHIENT_TEST_BINARY_IS_COMMAND"
+
 func TestMain(m *testing.M) {
+	if os.Getenv(asCommand) == "1" {
+		main() // exits
+	}
 	goleak.VerifyTestMain(m)
+}
+
+// recipeMarker introduces a recipe's block in docs/cli.md.
+var recipeMarker = regexp.MustCompile("(?m)^<!-- recipe: (\\w+) -->\n```sh\n((?s:.*?))```\n")
+
+// readRecipes returns the recipes of docs/cli.md by name.
+func readRecipes(t *testing.T) map[string]string {
+	t.Helper()
+	doc, err := os.ReadFile(filepath.Join("..", "..", "docs", "cli.md"))
+	require.NoError(t, err)
+	recipes := map[string]string{}
+	for _, m := range recipeMarker.FindAllStringSubmatch(string(doc), -1) {
+		recipes[m[1]] = m[2]
+	}
+	return recipes
+}
+
+// recipe is one run of a recipe with sh in dir, against srv, with this
+// test binary as the synthient on the PATH.
+func recipe(t *testing.T, srv *synthienttest.Server, script, dir string) *exec.Cmd {
+	t.Helper()
+	exe, err := os.Executable()
+	require.NoError(t, err)
+	bin := t.TempDir()
+	require.NoError(t, os.Symlink(exe, filepath.Join(bin, "synthient")))
+	cmd := exec.Command("sh", "-eu", "-c", script)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), asCommand+"=1", "PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"),
+		"SYNTHIENT_BASE_URL="+srv.URL, "SYNTHIENT_API_KEY="+srv.APIKey)
+	return cmd
+}
+
+// runRecipe runs a recipe to its end and returns its output; it must
+// succeed.
+func runRecipe(t *testing.T, srv *synthienttest.Server, script, dir string) string {
+	t.Helper()
+	out, err := recipe(t, srv, script, dir).CombinedOutput()
+	require.NoError(t, err, "the recipe failed:\n%s", out)
+	return string(out)
+}
+
+// Every recipe of docs/cli.md runs as written against the fake, and does
+// what its text says.
+func TestRecipes(t *testing.T) {
+	t.Parallel()
+	recipes := readRecipes(t)
+	require.ElementsMatch(t, []string{"enrich", "mirror", "tail"}, keysOf(recipes), "the recipes of docs/cli.md")
+	t.Run("enrich", func(t *testing.T) {
+		t.Parallel()
+		checkEnrichRecipe(t, recipes["enrich"])
+	})
+	t.Run("mirror", func(t *testing.T) {
+		t.Parallel()
+		checkMirrorRecipe(t, recipes["mirror"])
+	})
+	t.Run("tail", func(t *testing.T) {
+		t.Parallel()
+		checkTailRecipe(t, recipes["tail"])
+	})
+}
+
+func keysOf(m map[string]string) []string {
+	var keys []string
+	for k := range m {
+		keys = append(keys, k)
+	}
+	return keys
+}
+
+// The enrich recipe adds the risk score and categories of each login's
+// address, as lookup ip gives them, empty for an address that is not one,
+// and charges each distinct address once.
+func checkEnrichRecipe(t *testing.T, script string) {
+	dir := t.TempDir()
+	logins := []string{"user,ip,time", "alice,203.0.113.7,09:00", "bob,8.8.8.8,09:05",
+		"carol,203.0.113.7,09:07", "dave,not-an-address,09:09"}
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "logins.csv"), []byte(strings.Join(logins, "\n")+"\n"), 0o644))
+	srv := newServer(t)
+	out := runRecipe(t, srv, script, dir)
+	assert.Contains(t, out, `line 4: "not-an-address" is not an IP address`, "the invalid line is reported")
+
+	want := []string{"user,ip,time,risk_score,categories"}
+	for _, l := range logins[1:] {
+		want = append(want, l+","+riskCells(t, srv, strings.Split(l, ",")[1]))
+	}
+	got, err := os.ReadFile(filepath.Join(dir, "enriched.csv"))
+	require.NoError(t, err)
+	assert.Equal(t, want, lines(string(got)), "enriched.csv")
+	assert.Equal(t, 1, srv.Arrivals(synthienttest.RouteLookupIPs), "one batch request")
+	retry, err := os.ReadFile(filepath.Join(dir, "retry.txt"))
+	require.NoError(t, err)
+	assert.Empty(t, retry, "retry.txt")
+}
+
+// riskCells are the two cells the enrichment adds for addr: its risk
+// score and categories as lookup ip gives them, empty when addr is not an
+// address.
+func riskCells(t *testing.T, srv *synthienttest.Server, addr string) string {
+	t.Helper()
+	if addr == "not-an-address" {
+		return ","
+	}
+	r := runSrv(t, srv, "-o", "json", "lookup", "ip", addr)
+	requireCode(t, r, exitOK)
+	var l struct {
+		Intelligence *struct {
+			RiskScore  int      `json:"risk_score"`
+			Categories []string `json:"categories"`
+		} `json:"intelligence"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(r.stdout), &l))
+	if l.Intelligence == nil {
+		return ","
+	}
+	return fmt.Sprintf("%d,%s", l.Intelligence.RiskScore, strings.Join(l.Intelligence.Categories, ";"))
+}
+
+// The mirror recipe downloads yesterday's export verified, checks it with
+// sha256sum, and run again the next time skips the download.
+func checkMirrorRecipe(t *testing.T, script string) {
+	dir := t.TempDir()
+	srv := synthienttest.NewServer() // on the real clock: the recipe asks date for yesterday
+	t.Cleanup(srv.Close)
+	day := time.Now().UTC().AddDate(0, 0, -1).Format(time.DateOnly)
+	for run := 1; run <= 2; run++ {
+		out := runRecipe(t, srv, script, dir)
+		assert.Contains(t, out, "mirror/proxies-"+day+".parquet: OK", "run %d: sha256sum's check", run)
+	}
+	meta := runSrv(t, srv, "--jq", ".size", "exports", "meta", "proxies", day)
+	requireCode(t, meta, exitOK)
+	info, err := os.Stat(filepath.Join(dir, "mirror", "proxies-"+day+".parquet"))
+	require.NoError(t, err)
+	assert.Equal(t, strings.TrimSpace(meta.stdout), fmt.Sprint(info.Size()), "the file's size")
+	assert.Equal(t, 1, srv.Arrivals(synthienttest.RouteStorage), "downloads: the second run skips the day")
+}
+
+// The tail recipe appends complete events to the file across the
+// stream's clean closes, until it is interrupted.
+func checkTailRecipe(t *testing.T, script string) {
+	dir := t.TempDir()
+	srv := newServer(t, synthienttest.WithMaxEvents(3))
+	cmd := recipe(t, srv, script, dir)
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true} // Ctrl-C reaches the group
+	require.NoError(t, cmd.Start())
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	file := filepath.Join(dir, "proxies.ndjson")
+	require.Eventually(t, func() bool {
+		b, _ := os.ReadFile(file)
+		return bytes.Count(b, []byte("\n")) >= 7
+	}, 20*time.Second, 20*time.Millisecond, "events appended across reconnects")
+	require.NoError(t, syscall.Kill(-cmd.Process.Pid, syscall.SIGINT))
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		<-done
+		t.Fatalf("the recipe did not end within 10s of Ctrl-C:\n%s", out.String())
+	}
+	b, err := os.ReadFile(file)
+	require.NoError(t, err)
+	require.True(t, bytes.HasSuffix(b, []byte("\n")), "the last event is complete")
+	for i, l := range lines(string(b)) {
+		var ev struct {
+			IP string `json:"ip"`
+		}
+		require.NoError(t, json.Unmarshal([]byte(l), &ev), "line %d: %q", i+1, l)
+		assert.NotEmpty(t, ev.IP, "line %d: an event", i+1)
+	}
+	assert.GreaterOrEqual(t, srv.Arrivals(synthienttest.RouteStream), 3, "streams opened")
+	assert.Contains(t, out.String(), "synthient: interrupted", "the command ended on Ctrl-C")
 }

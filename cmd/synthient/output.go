@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"strconv"
@@ -13,16 +12,6 @@ import (
 
 	"github.com/synthient-go/synthient"
 )
-
-// writeJSON writes v as one line of JSON, escaped for a terminal (see
-// writeJSONLine).
-func writeJSON(w io.Writer, v any) error {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return err
-	}
-	return writeJSONLine(w, b)
-}
 
 // writeJSONLine writes the JSON text b as one line, with every control
 // character, C1 control, U+2028 and U+2029 in its strings \u-escaped

@@ -52,6 +52,8 @@ type app struct {
 	timeout     time.Duration
 	openTimeout time.Duration
 	output      string
+	jq          string
+	template    string
 	verbose     bool
 	quiet       bool // no progress, per-line reports or summaries on stderr
 	noProgress  bool
@@ -61,6 +63,7 @@ type app struct {
 	progress  io.Writer // the raw stderr, for progress bars, which draw with \r
 	rawStdout io.Writer // the raw stdout, for an export's bytes (--out -)
 
+	shape   shape // --jq or --template, compiled; nil for neither
 	fakeSrv *synthienttest.Server
 	client  *synthient.Client
 }
@@ -200,33 +203,23 @@ func (a *app) addGlobalFlags(root *cobra.Command) {
 	f.IntVar(&a.maxRetries, "max-retries", synthient.DefaultMaxRetries, "retries after the first attempt, where the retry class allows (0 to 16)")
 	f.DurationVar(&a.timeout, "timeout", synthient.DefaultTimeout, "bound on each wait for a read or write")
 	f.DurationVar(&a.openTimeout, "open-timeout", synthient.DefaultOpenTimeout, "bound on each connect")
-	f.StringVarP(&a.output, "output", "o", "text", "output format: text or json (NDJSON for batches and streams)")
+	f.StringVarP(&a.output, "output", "o", "text", "output format: text, json (NDJSON for batches and streams) or csv (lookups and export listings)")
+	f.StringVar(&a.jq, "jq", "", "print what this jq expression makes of each JSON result (strings raw, one value per line)")
+	f.StringVar(&a.template, "template", "", "print each JSON result through this Go template (text/template)")
 	f.BoolVarP(&a.verbose, "verbose", "v", false, "log every retry decision on stderr")
 	f.BoolVarP(&a.quiet, "quiet", "q", false, "print nothing on stderr but the final error: no progress bar, invalid lines, reports or summary")
 	f.BoolVar(&a.noProgress, "no-progress", false, "draw no progress bar, also on a terminal")
 	// Only fails for a flag that does not exist.
-	_ = root.RegisterFlagCompletionFunc("output", cobra.FixedCompletions([]cobra.Completion{"text", "json"}, cobra.ShellCompDirectiveNoFileComp))
-}
-
-// checkOutputFlag refuses an --output format other than text and json;
-// on a command that writes a file (--out), it says that -o is not --out.
-func (a *app) checkOutputFlag(cmd *cobra.Command) error {
-	if a.output == "text" || a.output == "json" {
-		return nil
-	}
-	if cmd.Flags().Lookup("out") != nil {
-		return usageError("--output (-o) is the output format, text or json, not %q: to write a file, use --out %s", a.output, a.output)
-	}
-	return usageError("--output must be text or json, not %q", a.output)
+	_ = root.RegisterFlagCompletionFunc("output", cobra.FixedCompletions([]cobra.Completion{"text", "json", "csv"}, cobra.ShellCompDirectiveNoFileComp))
 }
 
 // unusedFlags are the global flags a command has no use for, by the first
 // word of its path below the root: given, they are refused rather than
 // silently ignored (fake-server --api-key K would not serve K).
 var unusedFlags = map[string][]string{
-	"demo":        {"api-key", "api-key-file", "base-url", "fake", "timeout", "open-timeout"},
+	"demo":        {"api-key", "api-key-file", "base-url", "fake", "timeout", "open-timeout", "jq", "template"},
 	"fake-server": {"api-key", "api-key-file", "base-url", "fake", "max-retries", "timeout", "open-timeout", "verbose"},
-	"completion":  {"api-key", "api-key-file", "base-url", "fake", "max-retries", "timeout", "open-timeout", "verbose", "output"},
+	"completion":  {"api-key", "api-key-file", "base-url", "fake", "max-retries", "timeout", "open-timeout", "verbose", "output", "jq", "template"},
 	"version":     {"api-key", "api-key-file", "base-url", "fake", "max-retries", "timeout", "open-timeout", "verbose"},
 }
 
@@ -308,7 +301,12 @@ func (a *app) close() {
 	}
 }
 
-func (a *app) json() bool { return a.output == "json" }
+// json reports whether the command prints JSON documents: --output
+// json, or --jq or --template, which reshape them.
+func (a *app) json() bool { return a.output == "json" || a.shape != nil }
+
+// csv reports whether the command prints CSV.
+func (a *app) csv() bool { return a.output == "csv" }
 
 // groupCommand returns a command that only holds subcommands: run with
 // an argument that names none, it is a usage error, not a help page.

@@ -80,10 +80,10 @@ func TestExitCodeUsage(t *testing.T) {
 		{"exports meta without id", []string{"exports", "meta", "proxies"}, "accepts 2 arg(s), received 1"},
 		{"exports list without feed", []string{"exports", "list"}, "accepts 1 arg(s)"},
 		{"stream without feed", []string{"stream"}, "accepts 1 arg(s)"},
-		{"bad --output", []string{"--output", "yaml", "account"}, `--output must be text or json, not "yaml"`},
-		{"bad -o", []string{"-o", "xml", "lookup", "ip", "1.1.1.1"}, "--output must be text or json"},
+		{"bad --output", []string{"--output", "yaml", "account"}, `--output must be text, json or csv, not "yaml"`},
+		{"bad -o", []string{"-o", "xml", "lookup", "ip", "1.1.1.1"}, "--output must be text, json or csv"},
 		{"-o for --out", []string{"exports", "download", "proxies", "latest", "-o", "p.parquet"},
-			`--output (-o) is the output format, text or json, not "p.parquet": to write a file, use --out p.parquet`},
+			`--output (-o) is the output format, text, json or csv, not "p.parquet": to write a file, use --out p.parquet`},
 		{"--limit 0 on domains", []string{"lookup", "domain", "example.com", "--limit", "0"}, "--limit must be 1 to 1000, not 0 (leave it out for the API's default)"},
 		{"--limit 1001 on domains", []string{"lookup", "domain", "example.com", "--limit", "1001"}, "--limit must be 1 to 1000, not 1001"},
 		{"--limit 0 on exports", []string{"exports", "list", "proxies", "--limit", "0"}, "--limit must be 1 to 500, not 0"},
@@ -564,10 +564,11 @@ func TestHostileServerOutput(t *testing.T) {
 				requireCode(t, r, tt.code, args...)
 				checkTerminalSafe(t, "stdout", r.stdout)
 				checkTerminalSafe(t, "stderr", r.stderr)
-				if output == "json" || tt.name == "stream" {
+				if output == "json" {
 					checkJSONLines(t, r.stdout)
 				}
-				checkHostileVisible(t, r, output == "json" || tt.name == "stream", tt.stderr)
+				assertNoForgedLine(t, "stdout", r.stdout)
+				checkHostileVisible(t, r, output == "json", tt.stderr)
 			})
 		}
 	}
@@ -749,7 +750,7 @@ func TestOutputFlagCompletion(t *testing.T) {
 	t.Parallel()
 	r := call{args: []string{"__complete", "account", "--output", ""}}.run(t)
 	requireCode(t, r, 0, "__complete")
-	assert.Equal(t, "text\njson\n:4\n", r.stdout)
+	assert.Equal(t, "text\njson\ncsv\n:4\n", r.stdout)
 }
 
 // A global flag that a command would ignore is refused (exit 2), not

@@ -21,8 +21,8 @@ import (
 //     newline, DEL, every C1 control and every byte that is not UTF-8
 //     leaves it as a visible escape (appendText). Only the progress bars,
 //     which draw with \r, write to the raw stderr (app.progress).
-//   - The two JSON emitters, writeJSON and the stream lines, escape their
-//     JSON first (appendJSON): control characters, C1 controls, DEL,
+//   - Every JSON document printed (emitJSON, a value of --jq) is escaped
+//     first (appendJSON): control characters, C1 controls, DEL,
 //     U+2028 and U+2029 as \u escapes inside strings, so the document
 //     stays valid JSON and decodes to the same values, and the safeWriter
 //     then finds nothing to change in it.

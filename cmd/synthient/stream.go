@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -15,13 +16,17 @@ func (a *app) streamCommand() *cobra.Command {
 	var o streamOptions
 	cmd := &cobra.Command{
 		Use:   "stream FEED",
-		Short: "Print a feed's real-time events, one JSON object per line",
-		Long: `Print a feed's real-time events as NDJSON (in both output formats) until
---max-events or --duration is reached, the server closes the stream, or
-you interrupt. With --reconnect it reopens the stream at once after a
-clean close and after max(Retry-After, 2s) on other errors, and stops on a
-401 or 403. When --duration runs out while the stream is down, waiting to
-reconnect after an error, the command exits with that error's code.`,
+		Short: "Print a feed's real-time events, one line each",
+		Long: `Print a feed's real-time events until --max-events or --duration is reached,
+the server closes the stream, or you interrupt. With --reconnect it reopens
+the stream at once after a clean close and after max(Retry-After, 2s) on
+other errors, and stops on a 401 or 403. When --duration runs out while the stream is down, waiting to
+reconnect after an error, the command exits with that error's code.
+
+In text, each event is one line: its time (UTC) and the fields that tell the
+feed's events apart, such as address, provider, type, country and ASN for
+proxies. --output json prints each event as the server sent it, one JSON
+object per line (NDJSON): use it to keep events in a file.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return a.stream(cmd.Context(), args[0], o)
@@ -146,6 +151,18 @@ func (s *streamRun) pause(err error, wait time.Duration) (again bool, _ error) {
 	}
 }
 
+// printEvent prints one event of feed: its line in text output (or its
+// JSON, when it does not decode as the feed's), its JSON otherwise.
+func (a *app) printEvent(feed synthient.Feed, ev []byte) error {
+	if !a.json() {
+		if line, ok := eventLine(feed, ev); ok {
+			_, err := io.WriteString(a.env.stdout, line+"\n")
+			return err
+		}
+	}
+	return a.emitJSON(a.env.stdout, ev)
+}
+
 // streamOnce prints events until the stream ends, counting them in n. A
 // failed write to stdout is an *exitError (exit 1), which --reconnect
 // does not retry: reopening the stream cannot mend stdout.
@@ -154,7 +171,7 @@ func (a *app) streamOnce(ctx context.Context, c *synthient.Client, feed synthien
 		if err != nil {
 			return err
 		}
-		if err := writeJSONLine(a.env.stdout, ev); err != nil {
+		if err := a.printEvent(feed, ev); err != nil {
 			return &exitError{code: exitFailure, err: err} // the output's failure, not the stream's
 		}
 		*n++

@@ -87,7 +87,7 @@ func (a *app) versionCommand() *cobra.Command {
 func (a *app) writeVersion(w io.Writer) error {
 	b := readBuildInfo()
 	if a.json() {
-		return writeJSON(w, b)
+		return a.emitTo(w, b)
 	}
 	_, err := fmt.Fprintln(w, b)
 	return err
