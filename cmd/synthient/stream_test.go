@@ -84,7 +84,8 @@ func TestStreamLinesStayJSON(t *testing.T) {
 
 // A stream line that holds the key's characters right after a \u escape
 // (valid JSON: U+123E, then the rest of the key) is printed redacted and
-// still valid JSON, in both output formats.
+// still valid JSON, in both output formats (in text, an event that has
+// none of the feed's fields is printed as its JSON).
 func TestStreamLineWithKeyStaysJSON(t *testing.T) {
 	t.Parallel()
 	const key = configuredKey
