@@ -54,6 +54,12 @@ func (a *app) checkOutputFlag(cmd *cobra.Command) error {
 		}
 		return usageError("--output must be text, json or csv, not %q", a.output)
 	}
+	for _, name := range []string{"jq", "template"} {
+		if f := cmd.Flags().Lookup(name); f != nil && f.Changed && f.Value.String() == "" {
+			// An unset variable in --jq "$EXPR" must not print the table.
+			return usageError("--%s is empty: give an expression, or leave the flag out", name)
+		}
+	}
 	return a.compileShape(cmd.Context())
 }
 
@@ -130,9 +136,51 @@ func (a *app) emitJSON(w io.Writer, doc []byte) error {
 	return a.shape.write(w, doc)
 }
 
-// shapeError is an error of --jq or --template on a document: exit 1.
-func shapeError(flag string, err error) error {
-	return &exitError{code: exitFailure, err: fmt.Errorf("%s: %w", flag, err)}
+// shapeFailure is the failure of --jq or --template on one document
+// (exit 1). A command that prints many documents reports it and goes on
+// with the next, as jq does (see app.tolerate).
+type shapeFailure struct {
+	flag string // --jq or --template
+	err  error
+}
+
+func (e *shapeFailure) Error() string { return e.flag + ": " + e.err.Error() }
+func (e *shapeFailure) Unwrap() error { return e.err }
+
+func shapeError(flag string, err error) error { return &shapeFailure{flag: flag, err: err} }
+
+// tolerate takes err, the error of printing one of many documents: a
+// failure of --jq or --template is reported on stderr, after where (such
+// as "line 12"), counted, and dropped; any other error is returned.
+func (a *app) tolerate(err error, where string) error {
+	var sf *shapeFailure
+	if !errors.As(err, &sf) {
+		return err
+	}
+	a.shapeFailures++
+	if !a.quiet {
+		fmt.Fprintf(a.env.stderr, "synthient: %s: %s\n", where, a.describe(sf))
+	}
+	return nil
+}
+
+// shapeFailuresError is the error of a command that printed many
+// documents (what names them) when --jq or --template failed on some:
+// exit 1; nil when none.
+func (a *app) shapeFailuresError(what string) error {
+	if a.shapeFailures == 0 {
+		return nil
+	}
+	flag := "--jq"
+	if a.template != "" {
+		flag = "--template"
+	}
+	where := " (listed above)"
+	if a.quiet {
+		where = " (run without --quiet to list them)"
+	}
+	return &exitError{code: exitFailure, err: fmt.Errorf("%s failed on %s of the %s printed%s",
+		flag, plural(a.shapeFailures, "document", "documents"), what, where)}
 }
 
 // decodeDocument decodes doc keeping its numbers as written.
@@ -201,7 +249,8 @@ func writeJQValue(w io.Writer, v any) error {
 }
 
 // templateShape executes a Go template on each document, which ends with
-// a newline when the template's text does not.
+// a newline when the template's text does not: one line (at least) per
+// document, also when the template renders nothing.
 type templateShape struct{ t *template.Template }
 
 func (s *templateShape) write(w io.Writer, doc []byte) error {
@@ -210,11 +259,11 @@ func (s *templateShape) write(w io.Writer, doc []byte) error {
 		return shapeError("--template", err)
 	}
 	var buf bytes.Buffer
-	if err := s.t.Execute(&buf, v); err != nil {
+	if err := s.t.Execute(&buf, templateNumbers(v)); err != nil {
 		return shapeError("--template", err)
 	}
-	if n := buf.Len(); n > 0 && buf.Bytes()[n-1] != '\n' {
-		buf.WriteByte('\n')
+	if n := buf.Len(); n == 0 || buf.Bytes()[n-1] != '\n' {
+		buf.WriteByte('\n') // one line per document, also an empty one
 	}
 	_, err = w.Write(buf.Bytes())
 	return err
@@ -222,10 +271,13 @@ func (s *templateShape) write(w io.Writer, doc []byte) error {
 
 // templateFuncs are the functions a --template has beside Go's own.
 var templateFuncs = template.FuncMap{
-	// json renders a value as JSON.
+	// json renders a value as JSON (<, > and & as they are).
 	"json": func(v any) (string, error) {
-		b, err := json.Marshal(v)
-		return string(b), err
+		var b bytes.Buffer
+		e := json.NewEncoder(&b)
+		e.SetEscapeHTML(false)
+		err := e.Encode(v)
+		return strings.TrimSuffix(b.String(), "\n"), err
 	},
 	// join joins the items of a list with sep.
 	"join": func(sep string, v []any) string {
@@ -236,6 +288,37 @@ var templateFuncs = template.FuncMap{
 		return strings.Join(items, sep)
 	},
 }
+
+// templateNumbers returns v with its numbers (json.Number, as the
+// document wrote them) as a template compares them: an integer that fits
+// in an int64 as one, a number with a fraction or an exponent as a
+// float64; an integer past int64 or a number past float64 stays a
+// json.Number, which prints as written.
+func templateNumbers(v any) any {
+	switch x := v.(type) {
+	case json.Number:
+		if i, err := x.Int64(); err == nil {
+			return i
+		}
+		if f, err := x.Float64(); err == nil && !isInteger(string(x)) {
+			return f
+		}
+		return x
+	case []any:
+		for i := range x {
+			x[i] = templateNumbers(x[i])
+		}
+	case map[string]any:
+		for k := range x {
+			x[k] = templateNumbers(x[k])
+		}
+	}
+	return v
+}
+
+// isInteger reports whether the JSON number s has no fraction and no
+// exponent.
+func isInteger(s string) bool { return !strings.ContainsAny(s, ".eE") }
 
 // csvTable writes CSV: a header, then rows. A cell that a spreadsheet
 // would run as a formula (it starts with =, +, -, @, a tab or a carriage

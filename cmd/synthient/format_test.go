@@ -212,9 +212,36 @@ func TestTemplate(t *testing.T) {
 	requireCode(t, r, exitOK)
 	assert.Equal(t, "1.1.1.1 AS13335 37.7749 \"US\"\n8.8.8.8 AS15169 37.3861 \"US\"\n", r.stdout)
 
-	r = runSrv(t, srv, "--template", `{{join "|" .top_subdomains}}{{"\n"}}`, "lookup", "domain", "example.com", "--limit", "1")
+	// A template that ends with a newline gets no second one; one that
+	// renders nothing still makes the result's line.
+	r = runSrv(t, srv, "--template", `{{join "|" .intelligence.categories}}{{"\n"}}`, "lookup", "ip", "203.0.113.7")
 	requireCode(t, r, exitOK)
-	assert.Len(t, lines(r.stdout), 1, "one line: no second newline")
+	assert.Equal(t, "RESIDENTIAL_PROXY\n", r.stdout)
+	r = runSrv(t, srv, "--template", `{{with .intelligence}}{{.risk_score}}{{end}}`, "lookup", "ips", "8.8.8.8", "203.0.113.7", "9.9.9.9")
+	requireCode(t, r, exitOK)
+	assert.Equal(t, []string{"", "82", ""}, strings.Split(strings.TrimSuffix(r.stdout, "\n"), "\n"), "one line per result")
+
+	// Numbers compare as numbers; json writes <, > and & as they are.
+	r = runSrv(t, srv, "--template", `{{if gt .network.asn 15000}}big{{else}}small{{end}} {{if lt .location.latitude 40.0}}south{{end}} {{json "a<b>&c"}}`,
+		"lookup", "ips", "1.1.1.1", "8.8.8.8")
+	requireCode(t, r, exitOK)
+	assert.Equal(t, "small south \"a<b>&c\"\nbig south \"a<b>&c\"\n", r.stdout)
+}
+
+// Numbers reach a template as int64 when they are integers that fit,
+// float64 when they have a fraction or an exponent, else as written.
+func TestTemplateNumbers(t *testing.T) {
+	t.Parallel()
+	doc := []byte(`{"i":42,"neg":-7,"f":1.5,"e":2e3,"big":123456789012345678901234567890,"list":[1,2.5]}`)
+	v, err := decodeDocument(doc)
+	require.NoError(t, err)
+	got := templateNumbers(v).(map[string]any)
+	assert.Equal(t, int64(42), got["i"])
+	assert.Equal(t, int64(-7), got["neg"])
+	assert.Equal(t, 1.5, got["f"])
+	assert.Equal(t, 2000.0, got["e"])
+	assert.Equal(t, json.Number("123456789012345678901234567890"), got["big"])
+	assert.Equal(t, []any{int64(1), 2.5}, got["list"])
 }
 
 // A --jq or --template that cannot run is a usage error before anything
@@ -235,6 +262,8 @@ func TestShapeErrors(t *testing.T) {
 		{"jq with csv", []string{"-o", "csv", "--jq", ".", "lookup", "ip", "8.8.8.8"}, exitUsage, "synthient: --output csv cannot be combined with --jq or --template"},
 		{"jq error", []string{"--jq", `error("boom")`, "lookup", "ip", "8.8.8.8"}, exitFailure, "synthient: --jq: error: boom"},
 		{"jq type error", []string{"--jq", ".ip + 1", "lookup", "ip", "8.8.8.8"}, exitFailure, "synthient: --jq: cannot add: string"},
+		{"empty jq", []string{"--jq", "", "lookup", "ip", "8.8.8.8"}, exitUsage, "synthient: --jq is empty: give an expression, or leave the flag out"},
+		{"empty template", []string{"--template=", "account"}, exitUsage, "synthient: --template is empty"},
 		{"template error", []string{"--template", "{{.ip.x}}", "lookup", "ip", "8.8.8.8"}, exitFailure, "synthient: --template: template: --template:1:5: executing"},
 	}
 	for _, tt := range tests {
@@ -255,24 +284,39 @@ func TestShapeErrors(t *testing.T) {
 	assert.Equal(t, "synthient: --jq does not apply to demo\n", r.stderr)
 }
 
-// A jq error on one result of a batch stops the run as a write error
-// does: no more credits are spent for output that is lost, and every
-// address is accounted for.
-func TestJQErrorStopsBatch(t *testing.T) {
+// A failure of --jq or --template on one result of many is reported with
+// the result's place, and the command goes on with the next, as jq does:
+// the results were charged, and the others still print. The command
+// exits 1 at the end.
+func TestShapeFailureGoesOn(t *testing.T) {
 	t.Parallel()
-	srv := newServer(t)
-	failed, _, files := outFiles(t)
-	c := against(srv, append([]string{"--jq", `if .ip == "8.8.8.8" then error("stop") else .ip end`,
-		"lookup", "ips", "--file", "-", "--batch-size", "1", "--concurrency", "1"}, files...)...)
-	c.stdin = strings.NewReader("1.1.1.1\n8.8.8.8\n9.9.9.9\n8.8.4.4\n")
-	r := c.run(t)
-	requireCode(t, r, exitFailure, c.args...)
-	assert.Equal(t, []string{"1.1.1.1"}, lines(r.stdout))
-	assert.Contains(t, r.stderr, "--jq: error: stop")
-	s := parseSummary(t, r.stderr)
-	assert.Equal(t, int64(4), s.read, "every address read is counted")
-	assert.Less(t, srv.Arrivals(synthienttest.RouteLookupIPs), 4, "requests after the error")
-	assert.Equal(t, int(s.notSent+s.rejected), len(readLines(t, failed)), "--failed holds the addresses not sent")
+	t.Run("lookup ips", func(t *testing.T) {
+		t.Parallel()
+		srv := newServer(t)
+		failed, unknown, files := outFiles(t)
+		c := against(srv, append([]string{"--jq", `if .ip == "8.8.8.8" then error("stop") else .ip end`,
+			"lookup", "ips", "--file", "-", "--batch-size", "1", "--concurrency", "1"}, files...)...)
+		c.stdin = strings.NewReader("1.1.1.1\n8.8.8.8\n9.9.9.9\n8.8.4.4\n")
+		r := c.run(t)
+		requireCode(t, r, exitFailure, c.args...)
+		assert.Equal(t, []string{"1.1.1.1", "9.9.9.9", "8.8.4.4"}, lines(r.stdout))
+		assert.Contains(t, r.stderr, "synthient: line 2: --jq: error: stop\n")
+		assert.Equal(t, ipsSummary{read: 4, lookedUp: 4, credits: 4}, parseSummary(t, r.stderr), "summary")
+		assert.True(t, strings.HasSuffix(r.stderr, "synthient: --jq failed on 1 document of the results printed (listed above)\n"), "stderr:\n%s", r.stderr)
+		assert.Empty(t, readLines(t, failed), "--failed")
+		assert.Empty(t, readLines(t, unknown), "--unknown")
+	})
+	t.Run("stream", func(t *testing.T) {
+		t.Parallel()
+		srv := newServer(t)
+		srv.Inject(synthienttest.RouteStream, 1, synthienttest.Fault{Status: 200, ContentType: "application/x-ndjson",
+			Body: `{"ip":"1.1.1.1","asn":1}` + "\n" + `{"ip":"2.2.2.2","asn":0}` + "\n" + `{"ip":"3.3.3.3","asn":3}` + "\n"})
+		r := runSrv(t, srv, "--template", `{{if eq .asn 0}}{{index .nope 1}}{{end}}{{.ip}}`, "stream", "proxies")
+		requireCode(t, r, exitFailure)
+		assert.Equal(t, []string{"1.1.1.1", "3.3.3.3"}, lines(r.stdout))
+		assert.Contains(t, r.stderr, "synthient: event 2: --template: ")
+		assert.True(t, strings.HasSuffix(r.stderr, "synthient: --template failed on 1 document of the events printed (listed above)\n"), "stderr:\n%s", r.stderr)
+	})
 }
 
 // What --jq and --csv print of a hostile server's strings reaches the

@@ -439,6 +439,7 @@ func (a *app) creditsLeft(ctx context.Context) *int64 {
 type ipsRun struct {
 	a                *app
 	rows             *table    // the text output; nil for JSON and CSV
+	pending          int       // rows of rows not flushed yet
 	csvRows          *csvTable // the CSV output; nil for text and JSON
 	bar              *progressbar.ProgressBar
 	total            int64 // the bar's total: the address lines; -1 if unknown
@@ -484,7 +485,7 @@ func (r *ipsRun) handle(res synthient.BulkResult, err error) {
 	line := r.lines.answered()
 	r.tally.add(res)
 	r.track(res, err, line)
-	r.file(res)
+	r.file(res, line)
 	if r.bar != nil {
 		r.bar.Add(1)
 	}
@@ -493,11 +494,12 @@ func (r *ipsRun) handle(res synthient.BulkResult, err error) {
 // file writes the address of res where its outcome says: a looked-up one
 // on stdout, one safe to send again in --failed, an unknown one in
 // --unknown. A duplicate is written nowhere: its first occurrence was.
-func (r *ipsRun) file(res synthient.BulkResult) {
+// line is the input line of res.
+func (r *ipsRun) file(res synthient.BulkResult, line int64) {
 	switch {
 	case res.Duplicate:
 	case res.Outcome == synthient.LookedUp:
-		r.print(res.Lookup)
+		r.print(res, line)
 	case res.Outcome == synthient.NotSent, res.Outcome == synthient.Rejected:
 		r.failed.add(res.IP)
 	case res.Outcome == synthient.Unknown:
@@ -505,20 +507,30 @@ func (r *ipsRun) file(res synthient.BulkResult) {
 	}
 }
 
-// print writes a result on stdout. The first error stops the run: the
-// results after it would be lost.
-func (r *ipsRun) print(l *synthient.IPLookup) {
+// print writes the lookup of res, from input line, on stdout: a text
+// row (the table is flushed as each request's rows begin, its columns
+// aligned within them), a CSV row (flushed at once) or a JSON document. A
+// failure of --jq or --template on it is reported and the run goes on
+// (app.tolerate); the first other error stops the run: the results after
+// it would be lost.
+func (r *ipsRun) print(res synthient.BulkResult, line int64) {
 	if r.printErr != nil {
 		return
 	}
 	var err error
 	switch {
 	case r.rows != nil:
-		r.rows.row(ipRow(l)...)
+		if res.Credits > 0 && r.pending > 0 { // the first result of a request
+			err, r.pending = r.rows.flush(), 0
+		}
+		r.rows.row(ipRow(res.Lookup)...)
+		r.pending++
 	case r.csvRows != nil:
-		err = r.csvRows.row(ipCSVRow(l)...)
+		if err = r.csvRows.row(ipCSVRow(res.Lookup)...); err == nil {
+			err = r.csvRows.flush()
+		}
 	default:
-		err = r.a.emit(l)
+		err = r.a.tolerate(r.a.emit(res.Lookup), fmt.Sprintf("line %d", line))
 	}
 	if err != nil {
 		r.printErr = err
@@ -585,7 +597,7 @@ func (r *ipsRun) drain(cause error) {
 		}
 		r.tally.add(res)
 		r.track(res, cause, r.lines.line)
-		r.file(res)
+		r.file(res, r.lines.line)
 		if r.bar != nil {
 			r.bar.Add(1)
 		}
@@ -614,7 +626,7 @@ func (r *ipsRun) finish(ctx context.Context, stopped bool) error {
 		return err
 	}
 	r.a.invalidNote(r.tally.invalid)
-	return nil
+	return r.a.shapeFailuresError("results")
 }
 
 // flushRows ends the text or CSV output.
@@ -769,10 +781,11 @@ func (a *app) invalidNote(invalid int64) {
 }
 
 // invalidWhere says where the invalid lines are listed: above, on stderr,
-// unless --quiet kept them off.
+// unless --quiet kept them off: then --dry-run, which costs nothing,
+// lists them.
 func (a *app) invalidWhere() string {
 	if a.quiet {
-		return " (run without --quiet to list them)"
+		return " (lookup ips --dry-run lists them, without a charge)"
 	}
 	return " (listed above)"
 }

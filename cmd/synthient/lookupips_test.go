@@ -682,7 +682,7 @@ func TestBatchQuietAndNoProgress(t *testing.T) {
 		stderr func(t *testing.T, stderr string)
 	}{
 		{"quiet", []string{"-q"}, func(t *testing.T, stderr string) {
-			assert.Equal(t, "synthient: 1 line is not an IP address (run without --quiet to list them)\n", stderr)
+			assert.Equal(t, "synthient: 1 line is not an IP address (lookup ips --dry-run lists them, without a charge)\n", stderr)
 		}},
 		{"no progress", []string{"--no-progress"}, func(t *testing.T, stderr string) {
 			assert.NotContains(t, stderr, "looking up", "no bar")
@@ -703,6 +703,40 @@ func TestBatchQuietAndNoProgress(t *testing.T) {
 			requireCode(t, r, exitOK)
 			assert.Len(t, ndjsonIPs(t, r.stdout), 20, "results")
 			tt.stderr(t, r.stderr)
+		})
+	}
+}
+
+// Results reach stdout as the answers come, while the input is still
+// open: a CSV or JSON line per address as its answer is handled, the text
+// table a request's rows at a time. (Answers are handled between reads
+// of the input: the first request's once the second line was read.)
+func TestBatchOutputAsItComes(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		output string
+		lines  string // written before the first row must show
+	}{
+		{"csv", "1.1.1.1\n8.8.8.8\n"},
+		{"json", "1.1.1.1\n8.8.8.8\n"},
+		{"text", "1.1.1.1\n8.8.8.8\n9.9.9.9\n"}, // the second request's answer flushes the first's row
+	} {
+		t.Run(tt.output, func(t *testing.T) {
+			t.Parallel()
+			srv := newServer(t)
+			pr, pw := io.Pipe()
+			defer pw.Close()
+			c := against(srv, "-o", tt.output, "lookup", "ips", "--file", "-", "--batch-size", "1", "--concurrency", "1")
+			c.stdin, c.stdout = pr, &syncBuffer{}
+			done := make(chan result, 1)
+			go func() { done <- c.run(t) }()
+			_, err := io.WriteString(pw, tt.lines)
+			require.NoError(t, err)
+			assert.Eventually(t, func() bool { return strings.Contains(c.stdout.String(), "1.1.1.1") },
+				10*time.Second, 10*time.Millisecond, "the first row while the input is open")
+			require.NoError(t, pw.Close())
+			r := <-done
+			requireCode(t, r, exitOK)
 		})
 	}
 }

@@ -18,7 +18,18 @@ import (
 )
 
 func main() {
+	// A closed pipe (synthient ... | head -1) is a write error that the
+	// command handles: it stops, accounts for what it read and says so,
+	// where SIGPIPE would kill it silently.
+	signal.Ignore(syscall.SIGPIPE)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	go func() {
+		// The first Ctrl-C asks the command to stop; a second one, for a
+		// command busy where it cannot see that (a --template that does
+		// not end), kills it as by default.
+		<-ctx.Done()
+		stop()
+	}()
 	code := run(ctx, os.Args[1:], &env{
 		stdin:  os.Stdin,
 		stdout: os.Stdout,

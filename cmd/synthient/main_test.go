@@ -51,19 +51,95 @@ func readRecipes(t *testing.T) map[string]string {
 	return recipes
 }
 
+// process returns the command run by this test binary as a process of
+// its own, against srv.
+func process(t *testing.T, srv *synthienttest.Server, args ...string) *exec.Cmd {
+	t.Helper()
+	exe, err := os.Executable()
+	require.NoError(t, err)
+	cmd := exec.Command(exe, args...)
+	cmd.Env = append(os.Environ(), asCommand+"=1", "SYNTHIENT_BASE_URL="+srv.URL, "SYNTHIENT_API_KEY="+srv.APIKey)
+	return cmd
+}
+
 // recipe is one run of a recipe with sh in dir, against srv, with this
 // test binary as the synthient on the PATH.
 func recipe(t *testing.T, srv *synthienttest.Server, script, dir string) *exec.Cmd {
 	t.Helper()
-	exe, err := os.Executable()
-	require.NoError(t, err)
+	cmd := process(t, srv)
 	bin := t.TempDir()
-	require.NoError(t, os.Symlink(exe, filepath.Join(bin, "synthient")))
-	cmd := exec.Command("sh", "-eu", "-c", script)
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), asCommand+"=1", "PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"),
-		"SYNTHIENT_BASE_URL="+srv.URL, "SYNTHIENT_API_KEY="+srv.APIKey)
-	return cmd
+	require.NoError(t, os.Symlink(cmd.Path, filepath.Join(bin, "synthient")))
+	sh := exec.Command("sh", "-eu", "-c", script)
+	sh.Dir = dir
+	sh.Env = append(cmd.Env, "PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	return sh
+}
+
+// A stdout that closes early (synthient ... | head -1) is a write error,
+// not a silent SIGPIPE death: lookup ips stops spending credits soon
+// after, in every output format, and ends with its summary and exit 1.
+func TestClosedStdout(t *testing.T) {
+	t.Parallel()
+	var in strings.Builder
+	for i := range 500 {
+		fmt.Fprintf(&in, "10.%d.%d.1\n", i/250, i%250)
+	}
+	for _, output := range []string{"text", "csv", "json"} {
+		t.Run(output, func(t *testing.T) {
+			t.Parallel()
+			srv := newServer(t)
+			cmd := process(t, srv, "-o", output, "lookup", "ips", "--file", "-", "--batch-size", "10", "--concurrency", "1")
+			cmd.Stdin = strings.NewReader(in.String())
+			var stderr bytes.Buffer
+			cmd.Stderr = &stderr
+			stdout, err := cmd.StdoutPipe()
+			require.NoError(t, err)
+			require.NoError(t, cmd.Start())
+			first := make([]byte, 1)
+			_, err = stdout.Read(first) // the output began
+			require.NoError(t, err)
+			require.NoError(t, stdout.Close())
+			err = cmd.Wait()
+			var exit *exec.ExitError
+			require.ErrorAs(t, err, &exit, "stderr:\n%s", stderr.String())
+			assert.Equal(t, exitFailure, exit.ExitCode(), "exit code (-1: killed by a signal); stderr:\n%s", stderr.String())
+			assert.Contains(t, stderr.String(), "broken pipe")
+			s := parseSummary(t, stderr.String())
+			assert.Less(t, s.credits, int64(100), "credits spent after stdout closed (450 for all)")
+		})
+	}
+}
+
+// A second Ctrl-C kills a command the first could not stop: a template
+// that does not end.
+func TestSecondInterruptKills(t *testing.T) {
+	t.Parallel()
+	srv := newServer(t)
+	nested := strings.Repeat("{{range $.scopes}}", 8) + strings.Repeat("{{end}}", 8)
+	cmd := process(t, srv, "--template", nested, "account")
+	require.NoError(t, cmd.Start())
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	require.Eventually(t, func() bool { return srv.Arrivals(synthienttest.RouteAccount) == 1 },
+		10*time.Second, 10*time.Millisecond, "the account was asked")
+	tick := time.NewTicker(50 * time.Millisecond)
+	defer tick.Stop()
+	deadline := time.After(10 * time.Second)
+	for {
+		select {
+		case <-done:
+			ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus)
+			require.True(t, ok)
+			assert.Equal(t, syscall.SIGINT, ws.Signal(), "ended by the second Ctrl-C")
+			return
+		case <-tick.C:
+			_ = cmd.Process.Signal(os.Interrupt)
+		case <-deadline:
+			_ = cmd.Process.Kill()
+			<-done
+			t.Fatal("Ctrl-C, again and again, did not end the command in 10s")
+		}
+	}
 }
 
 // runRecipe runs a recipe to its end and returns its output; it must
@@ -107,10 +183,13 @@ func keysOf(m map[string]string) []string {
 // address, as lookup ip gives them, empty for an address that is not one,
 // and charges each distinct address once.
 func checkEnrichRecipe(t *testing.T, script string) {
+	t.Helper()
 	dir := t.TempDir()
 	logins := []string{"user,ip,time", "alice,203.0.113.7,09:00", "bob,8.8.8.8,09:05",
-		"carol,203.0.113.7,09:07", "dave,not-an-address,09:09"}
-	require.NoError(t, os.WriteFile(filepath.Join(dir, "logins.csv"), []byte(strings.Join(logins, "\n")+"\n"), 0o644))
+		"carol,203.0.113.7,09:07", "dave,not-an-address,09:09", "erin,9.9.9.9,09:10"}
+	// Erin's line has a Windows line end, which the output drops.
+	file := strings.Join(logins[:len(logins)-1], "\n") + "\n" + logins[len(logins)-1] + "\r\n"
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "logins.csv"), []byte(file), 0o644))
 	srv := newServer(t)
 	out := runRecipe(t, srv, script, dir)
 	assert.Contains(t, out, `line 4: "not-an-address" is not an IP address`, "the invalid line is reported")
@@ -154,6 +233,7 @@ func riskCells(t *testing.T, srv *synthienttest.Server, addr string) string {
 // The mirror recipe downloads yesterday's export verified, checks it with
 // sha256sum, and run again the next time skips the download.
 func checkMirrorRecipe(t *testing.T, script string) {
+	t.Helper()
 	dir := t.TempDir()
 	srv := synthienttest.NewServer() // on the real clock: the recipe asks date for yesterday
 	t.Cleanup(srv.Close)
@@ -173,6 +253,7 @@ func checkMirrorRecipe(t *testing.T, script string) {
 // The tail recipe appends complete events to the file across the
 // stream's clean closes, until it is interrupted.
 func checkTailRecipe(t *testing.T, script string) {
+	t.Helper()
 	dir := t.TempDir()
 	srv := newServer(t, synthienttest.WithMaxEvents(3))
 	cmd := recipe(t, srv, script, dir)

@@ -15,6 +15,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/synthient-go/synthient"
 	"github.com/synthient-go/synthient/synthienttest"
@@ -63,9 +64,10 @@ type app struct {
 	progress  io.Writer // the raw stderr, for progress bars, which draw with \r
 	rawStdout io.Writer // the raw stdout, for an export's bytes (--out -)
 
-	shape   shape // --jq or --template, compiled; nil for neither
-	fakeSrv *synthienttest.Server
-	client  *synthient.Client
+	shape         shape // --jq or --template, compiled; nil for neither
+	shapeFailures int64 // documents --jq or --template failed on (app.tolerate)
+	fakeSrv       *synthienttest.Server
+	client        *synthient.Client
 }
 
 // exitError carries an exit code with the error to print; hint asks for
@@ -170,7 +172,7 @@ API key is printed as [redacted]. See docs/cli.md.`,
 	})
 	a.addGlobalFlags(root)
 	root.PersistentPreRunE = func(cmd *cobra.Command, _ []string) error {
-		for _, check := range []func(*cobra.Command) error{checkUnusedFlags, a.checkOutputFlag, a.checkFakeFlags, a.checkKeyFlags} {
+		for _, check := range []func(*cobra.Command) error{checkUnusedFlags, a.checkOutputFlag, a.checkQuietFlag, a.checkFakeFlags, a.checkKeyFlags} {
 			if err := check(cmd); err != nil {
 				return err
 			}
@@ -188,8 +190,30 @@ API key is printed as [redacted]. See docs/cli.md.`,
 		a.versionCommand(),
 	)
 	refuseUnknownShells(root)
+	hideUnusedFlags(root)
 	addExamples(root)
 	return root
+}
+
+// hideUnusedFlags leaves out of a command's help the global flags it
+// refuses (unusedFlags).
+func hideUnusedFlags(root *cobra.Command) {
+	help := root.HelpFunc()
+	root.SetHelpFunc(func(cmd *cobra.Command, args []string) {
+		var hidden []*pflag.Flag
+		if words := strings.Fields(cmd.CommandPath()); len(words) >= 2 {
+			for _, name := range unusedFlags[words[1]] {
+				if f := root.PersistentFlags().Lookup(name); f != nil && !f.Hidden {
+					f.Hidden = true
+					hidden = append(hidden, f)
+				}
+			}
+		}
+		help(cmd, args)
+		for _, f := range hidden {
+			f.Hidden = false
+		}
+	})
 }
 
 // addGlobalFlags adds to root the persistent flags, which every command
@@ -233,6 +257,15 @@ func checkUnusedFlags(cmd *cobra.Command) error {
 		if cmd.Flags().Changed(name) {
 			return usageError("--%s does not apply to %s", name, words[1])
 		}
+	}
+	return nil
+}
+
+// checkQuietFlag refuses --quiet with --verbose, which prints on stderr
+// what --quiet keeps off it.
+func (a *app) checkQuietFlag(*cobra.Command) error {
+	if a.quiet && a.verbose {
+		return usageError("--quiet and --verbose cannot be combined: --quiet keeps stderr to the final error, --verbose logs every retry decision there")
 	}
 	return nil
 }

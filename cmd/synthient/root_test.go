@@ -767,6 +767,7 @@ func TestUnusedGlobalFlags(t *testing.T) {
 		{[]string{"-o", "json", "demo"}, "demo prints a narrated tour as text: --output json does not apply to it"},
 		{[]string{"completion", "bash", "-v"}, "--verbose does not apply to completion"},
 		{[]string{"version", "--timeout", "1s"}, "--timeout does not apply to version"},
+		{[]string{"-q", "-v", "--fake", "account"}, "--quiet and --verbose cannot be combined: --quiet keeps stderr to the final error, --verbose logs every retry decision there"},
 	} {
 		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
 			t.Parallel()
@@ -775,6 +776,28 @@ func TestUnusedGlobalFlags(t *testing.T) {
 			assert.Equal(t, "synthient: "+tt.want+"\n", r.stderr)
 			assert.Empty(t, r.stdout)
 		})
+	}
+}
+
+// A command's help lists none of the global flags it refuses, and the
+// others still; the flags stay in the help of the other commands.
+func TestHelpHidesUnusedFlags(t *testing.T) {
+	t.Parallel()
+	for cmd, refused := range unusedFlags {
+		t.Run(cmd, func(t *testing.T) {
+			t.Parallel()
+			r := call{args: []string{cmd, "--help"}}.run(t)
+			requireCode(t, r, exitOK, cmd)
+			for _, name := range refused {
+				assert.NotRegexp(t, `(?m)^\s+(-\w, )?--`+name+` `, r.stdout, "%s --help lists --%s", cmd, name)
+			}
+			assert.Contains(t, r.stdout, "--no-progress", "the flags it takes")
+		})
+	}
+	r := call{args: []string{"account", "--help"}}.run(t)
+	requireCode(t, r, exitOK)
+	for _, name := range []string{"--api-key ", "--base-url ", "--fake ", "--timeout ", "--jq "} {
+		assert.Contains(t, r.stdout, name, "account --help")
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -20,13 +21,15 @@ func (a *app) streamCommand() *cobra.Command {
 		Long: `Print a feed's real-time events until --max-events or --duration is reached,
 the server closes the stream, or you interrupt. With --reconnect it reopens
 the stream at once after a clean close and after max(Retry-After, 2s) on
-other errors, and stops on a 401 or 403. When --duration runs out while the stream is down, waiting to
-reconnect after an error, the command exits with that error's code.
+other errors, and stops on a 401 or 403. When --duration runs out while the
+stream is down, waiting to reconnect after an error, the command exits with
+that error's code.
 
-In text, each event is one line: its time (UTC) and the fields that tell the
-feed's events apart, such as address, provider, type, country and ASN for
-proxies. --output json prints each event as the server sent it, one JSON
-object per line (NDJSON): use it to keep events in a file.`,
+In text, each event is one line: its time (UTC; honeypot_adb events have
+none) and the fields that tell the feed's events apart, such as address,
+provider, type, country and ASN for proxies. --output json prints each event
+as the server sent it, one JSON object per line (NDJSON): use it to keep
+events in a file.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return a.stream(cmd.Context(), args[0], o)
@@ -67,7 +70,10 @@ func (a *app) stream(cmdCtx context.Context, feedArg string, o streamOptions) er
 		defer cancel()
 	}
 	s := &streamRun{streamOptions: o, app: a, client: c, feed: feed, ctx: ctx, cmdCtx: cmdCtx}
-	return s.follow()
+	if err := s.follow(); err != nil {
+		return err
+	}
+	return a.shapeFailuresError("events")
 }
 
 // streamRun is one run of stream: its options, and the two contexts that
@@ -171,7 +177,11 @@ func (a *app) streamOnce(ctx context.Context, c *synthient.Client, feed synthien
 		if err != nil {
 			return err
 		}
-		if err := a.printEvent(feed, ev); err != nil {
+		switch err := a.tolerate(a.printEvent(feed, ev), "event "+strconv.Itoa(*n+1)); {
+		case err == nil:
+		case ctx.Err() != nil:
+			return ctx.Err() // --jq stopped by Ctrl-C or --duration
+		default:
 			return &exitError{code: exitFailure, err: err} // the output's failure, not the stream's
 		}
 		*n++

@@ -2,7 +2,8 @@ package main
 
 import (
 	"encoding/json"
-	"slices"
+	"errors"
+	"reflect"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -24,7 +25,7 @@ func eventLine(feed synthient.Feed, raw []byte) (line string, ok bool) {
 		return "", false
 	}
 	fields, err := render(raw)
-	if err != nil || !slices.ContainsFunc(fields, func(f string) bool { return f != "" }) {
+	if err != nil {
 		return "", false // not the feed's event, or none of its fields
 	}
 	for i, f := range fields {
@@ -75,10 +76,21 @@ var eventRenderers = map[synthient.Feed]func([]byte) ([]string, error){
 	},
 }
 
+// errNotEvent is the error of an event that has none of its feed's
+// fields.
+var errNotEvent = errors.New("none of the feed's fields")
+
+// decodeEvent decodes raw as an event of type T, which must hold one of
+// T's fields at least.
 func decodeEvent[T any](raw []byte) (T, error) {
 	var e T
-	err := json.Unmarshal(raw, &e)
-	return e, err
+	if err := json.Unmarshal(raw, &e); err != nil {
+		return e, err
+	}
+	if reflect.ValueOf(e).IsZero() {
+		return e, errNotEvent
+	}
+	return e, nil
 }
 
 // eventTime renders a feed timestamp (ms: in milliseconds) in UTC.

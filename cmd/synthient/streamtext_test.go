@@ -42,12 +42,13 @@ func TestStreamTextEveryFeed(t *testing.T) {
 // then printed as its JSON).
 func TestEventLine(t *testing.T) {
 	t.Parallel()
-	tests := []struct {
+	type eventCase struct {
 		name string
 		feed synthient.Feed
 		raw  string
 		want string // "" for none
-	}{
+	}
+	tests := []eventCase{
 		{"proxy", synthient.FeedProxies, `{"ip":"1.2.3.4","provider":"P","type":"T","timestamp":1780000000,"country_code":"DE","asn":3320}`,
 			"2026-05-28 20:26:40Z  1.2.3.4  P  T  DE  AS3320"},
 		{"proxy missing fields", synthient.FeedProxies, `{"ip":"1.2.3.4"}`, "-  1.2.3.4  -  -  -  -"},
@@ -70,10 +71,17 @@ func TestEventLine(t *testing.T) {
 		{"a long request is cut", synthient.FeedHoneypotHTTP, `{"domain":"d","details":{"method":"GET","uri":"/` + strings.Repeat("a", 100) + `"}}`,
 			"-  d  GET /" + strings.Repeat("a", 74) + "…  -"},
 		{"not the feed's event", synthient.FeedProxies, `{"ip":["1.2.3.4"]}`, ""},
-		{"none of the feed's fields", synthient.FeedProxies, `{"k":"v"}`, ""},
 		{"not JSON", synthient.FeedProxies, `nope`, ""},
 		{"unknown feed", synthient.Feed("nope"), `{"ip":"1.2.3.4"}`, ""},
 	}
+	for _, feed := range synthient.Feeds {
+		// An event of none of the feed's fields, as another feed's event
+		// or an unknown one, is not rendered with the fields' decoration.
+		for _, raw := range []string{`{"k":"v"}`, `{}`, `{"unknown":1}`} {
+			tests = append(tests, eventCase{"none of " + string(feed) + "'s fields: " + raw, feed, raw, ""})
+		}
+	}
+	tests = append(tests, eventCase{"a proxy on anonymizers", synthient.FeedAnonymizers, `{"ip":"2.2.2.2","provider":"P"}`, "-  -  P  -  -  -"})
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
