@@ -176,11 +176,11 @@ func TestObserverSeesEachOperation(t *testing.T) {
 	ip := netip.MustParseAddr("203.0.113.7")
 	const export = "latest"
 	for _, tc := range []struct {
-		op       string
-		class    retry.Class
-		routes   []string // the Route of each request, "" for storage
-		bytes    bool     // the call is a download: EndCall.Bytes is the file's size
-		call     func(ctx context.Context, c *synthient.Client) error
+		op     string
+		class  retry.Class
+		routes []string // the Route of each request, "" for storage
+		bytes  bool     // the call is a download: EndCall.Bytes is the file's size
+		call   func(ctx context.Context, c *synthient.Client) error
 	}{
 		{op: "Health", class: retry.Billed, routes: []string{"/health"}, call: func(ctx context.Context, c *synthient.Client) error {
 			_, err := c.Health(ctx)
