@@ -53,6 +53,7 @@ type app struct {
 	openTimeout time.Duration
 	output      string
 	verbose     bool
+	trace       bool // --trace: print each call's tree on stderr (trace.go)
 	quiet       bool // no progress, per-line reports or summaries on stderr
 	noProgress  bool
 
@@ -202,6 +203,7 @@ func (a *app) addGlobalFlags(root *cobra.Command) {
 	f.DurationVar(&a.openTimeout, "open-timeout", synthient.DefaultOpenTimeout, "bound on each connect")
 	f.StringVarP(&a.output, "output", "o", "text", "output format: text or json (NDJSON for batches and streams)")
 	f.BoolVarP(&a.verbose, "verbose", "v", false, "log every retry decision on stderr")
+	f.BoolVar(&a.trace, "trace", false, "print the tree of each call on stderr: attempts, waits, holds, stop reasons, durations")
 	f.BoolVarP(&a.quiet, "quiet", "q", false, "print nothing on stderr but the final error: no progress bar, invalid lines, reports or summary")
 	f.BoolVar(&a.noProgress, "no-progress", false, "draw no progress bar, also on a terminal")
 	// Only fails for a flag that does not exist.
@@ -224,10 +226,10 @@ func (a *app) checkOutputFlag(cmd *cobra.Command) error {
 // word of its path below the root: given, they are refused rather than
 // silently ignored (fake-server --api-key K would not serve K).
 var unusedFlags = map[string][]string{
-	"demo":        {"api-key", "api-key-file", "base-url", "fake", "timeout", "open-timeout"},
-	"fake-server": {"api-key", "api-key-file", "base-url", "fake", "max-retries", "timeout", "open-timeout", "verbose"},
-	"completion":  {"api-key", "api-key-file", "base-url", "fake", "max-retries", "timeout", "open-timeout", "verbose", "output"},
-	"version":     {"api-key", "api-key-file", "base-url", "fake", "max-retries", "timeout", "open-timeout", "verbose"},
+	"demo":        {"api-key", "api-key-file", "base-url", "fake", "timeout", "open-timeout", "trace"},
+	"fake-server": {"api-key", "api-key-file", "base-url", "fake", "max-retries", "timeout", "open-timeout", "verbose", "trace"},
+	"completion":  {"api-key", "api-key-file", "base-url", "fake", "max-retries", "timeout", "open-timeout", "verbose", "output", "trace"},
+	"version":     {"api-key", "api-key-file", "base-url", "fake", "max-retries", "timeout", "open-timeout", "verbose", "trace"},
 }
 
 // checkUnusedFlags refuses a global flag that cmd would ignore.
@@ -289,6 +291,9 @@ func (a *app) newClient(opts ...synthient.Option) (*synthient.Client, error) {
 	}
 	if a.verbose {
 		all = append(all, synthient.WithLogger(slog.New(newDecisionHandler(a.env.stderr, slog.LevelDebug))))
+	}
+	if a.trace {
+		all = append(all, synthient.WithObserver(newTracer(a.env.stderr)))
 	}
 	all = append(all, opts...)
 	c, err := synthient.NewClient(key, all...)
