@@ -50,7 +50,7 @@ func Example() {
 		line := s.Name()
 		for _, kv := range s.Attributes() {
 			if kv.Key == "http.response.status_code" || kv.Key == "synthient.attempts" {
-				line += fmt.Sprintf(" %s=%s", kv.Key, kv.Value.Emit())
+				line += fmt.Sprintf(" %s=%s", kv.Key, kv.Value.String())
 			}
 		}
 		for _, e := range s.Events() {

@@ -144,7 +144,7 @@ func sums(t *testing.T, rm metricdata.ResourceMetrics, name string) map[string]i
 func attrKey(s attribute.Set) string {
 	var parts []string
 	for _, kv := range s.ToSlice() {
-		parts = append(parts, string(kv.Key)+"="+kv.Value.Emit())
+		parts = append(parts, string(kv.Key)+"="+kv.Value.String())
 	}
 	return strings.Join(parts, ",")
 }
