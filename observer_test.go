@@ -387,6 +387,18 @@ func TestObserverCallsThatSendNothing(t *testing.T) {
 	}
 }
 
+// observedDownload downloads an export from an API that redirects to loc,
+// with a client reporting to a recorder; it returns the API server, the
+// events, and what DownloadExport returned.
+func observedDownload(t *testing.T, loc string) (api *apiServer, events []event, n int64, err error) {
+	t.Helper()
+	api = redirectServer(t, http.StatusTemporaryRedirect, loc)
+	rec := &recorder{}
+	c := newClient(t, api.Base, synthient.WithObserver(rec))
+	n, err = c.DownloadExport(callCtx(t), synthient.FeedProxies, "2026-06-10/14", &bytes.Buffer{})
+	return api, rec.Events(), n, err
+}
+
 // TestObserverDownloadStorageLeg: the storage request of a download is
 // shown without its query and with no header to fill, and nothing the
 // observer puts in the API request's header reaches the storage host.
@@ -394,13 +406,8 @@ func TestObserverDownloadStorageLeg(t *testing.T) {
 	t.Parallel()
 	data := exportBytes(64 << 10)
 	storage := storageServer(t, data)
-	api := redirectServer(t, http.StatusTemporaryRedirect, presigned(storage.URL))
-	rec := &recorder{}
-	c := newClient(t, api.Base, synthient.WithObserver(rec))
-	n, err := c.DownloadExport(callCtx(t), synthient.FeedProxies, "2026-06-10/14", &bytes.Buffer{})
+	api, events, n, err := observedDownload(t, presigned(storage.URL))
 	require.NoError(t, err)
-
-	events := rec.Events()
 	end := requireOneCall(t, events)
 	starts := of(events, "StartRequest")
 	require.Len(t, starts, 2)
@@ -437,13 +444,8 @@ func TestObserverStorageFailure(t *testing.T) {
 				storage := newAPIServer(t, func(_ int, w http.ResponseWriter, _ *http.Request) { w.WriteHeader(tc.status) })
 				loc = presigned(storage.URL)
 			}
-			api := redirectServer(t, http.StatusTemporaryRedirect, loc)
-			rec := &recorder{}
-			c := newClient(t, api.Base, synthient.WithObserver(rec))
-			_, err := c.DownloadExport(callCtx(t), synthient.FeedProxies, "2026-06-10/14", &bytes.Buffer{})
+			_, events, _, err := observedDownload(t, loc)
 			require.Error(t, err)
-
-			events := rec.Events()
 			end := requireOneCall(t, events)
 			last := of(events, "EndRequest")[1].reqEnd
 			assert.Equal(t, tc.status, last.Status, "Status")
@@ -568,12 +570,9 @@ func TestObserverSeesNoSecret(t *testing.T) {
 	storage := newAPIServer(t, func(_ int, w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "SignatureDoesNotMatch "+r.URL.RawQuery, http.StatusForbidden)
 	})
-	api := redirectServer(t, http.StatusTemporaryRedirect, presigned(storage.URL))
-	rec := &recorder{}
-	c := newClient(t, api.Base, synthient.WithObserver(rec))
-	_, err := c.DownloadExport(callCtx(t), synthient.FeedProxies, "2026-06-10/14", &bytes.Buffer{})
+	_, events, _, err := observedDownload(t, presigned(storage.URL))
 	require.Error(t, err)
-	text := fmt.Sprintf("%+v", rec.Events())
+	text := fmt.Sprintf("%+v", events)
 	for _, s := range secrets {
 		assert.NotContains(t, text, s, "an event holds a secret")
 	}
