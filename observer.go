@@ -40,7 +40,7 @@ import (
 // it), and StartRequest's is the request's (the request is sent with it,
 // and EndRequest gets it). Either must be derived from the context the
 // method was given, or be that context: the call's deadline and
-// cancellation travel in it.
+// cancellation travel in it. A nil context is taken as the one given.
 //
 // The methods run inline, between the steps of a call, so they should
 // return quickly and must not call the Client. They are given no API key,
@@ -127,7 +127,9 @@ type RequestEnd struct {
 }
 
 // PacingHold describes a hold of rate-limit pacing: the model of the API's
-// rate limit held the call's next attempt before sending it.
+// rate limit held the call's next attempt before sending it. A wait of up
+// to a second for the answer of an attempt in flight, while the model knows
+// nothing yet of the rate limit, is not a hold (nor logged as one).
 type PacingHold struct {
 	// Bucket names the rate limit, such as "lookup" or "account".
 	Bucket string

@@ -255,7 +255,10 @@ func serverAttrs(method, rawURL string) []attribute.KeyValue {
 	}
 	port, err := strconv.Atoi(u.Port())
 	if err != nil {
-		port = map[string]int{"http": 80, "https": 443}[u.Scheme]
+		port = 443
+		if u.Scheme == "http" {
+			port = 80
+		}
 	}
 	host := u.Hostname()
 	if ip := net.ParseIP(host); ip != nil {
