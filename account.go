@@ -62,7 +62,9 @@ type Health struct {
 // credits. It is free. The request follows the standard retry class: it is
 // sent again after a 429 with a usable Retry-After, a 500, 502, 503 or 504,
 // and a network failure or timeout (not a TLS error).
-func (c *Client) Account(ctx context.Context) (*Account, error) {
+func (c *Client) Account(ctx context.Context) (_ *Account, err error) {
+	ctx, call := c.startCall(ctx, "Account", retry.Standard)
+	defer call.end(&err)
 	op := &operation{
 		name:   "Account",
 		method: http.MethodGet,
@@ -87,7 +89,9 @@ func (c *Client) Account(ctx context.Context) (*Account, error) {
 // API key. An unhealthy API answers 503, returned as an *APIError whose
 // Detail lists the problems. Health reports a failure at once: it is sent
 // again only after a 429 with a usable Retry-After.
-func (c *Client) Health(ctx context.Context) (*Health, error) {
+func (c *Client) Health(ctx context.Context) (_ *Health, err error) {
+	ctx, call := c.startCall(ctx, "Health", retry.Billed)
+	defer call.end(&err)
 	op := &operation{
 		name:   "Health",
 		method: http.MethodGet,

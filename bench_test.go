@@ -362,3 +362,45 @@ func BenchmarkDownload(b *testing.B) {
 		}
 	})
 }
+
+// nopObserver is an Observer that does nothing: what the hook itself
+// costs a call.
+type nopObserver struct{}
+
+func (nopObserver) StartCall(ctx context.Context, _ synthient.CallStart) context.Context {
+	return ctx
+}
+
+func (nopObserver) StartRequest(ctx context.Context, _ synthient.RequestStart) context.Context {
+	return ctx
+}
+
+func (nopObserver) EndRequest(context.Context, synthient.RequestEnd) {}
+func (nopObserver) Hold(context.Context, synthient.PacingHold)       {}
+func (nopObserver) EndCall(context.Context, synthient.CallEnd)       {}
+
+// BenchmarkLookupIPObserver compares LookupIP, serially, without an
+// observer (as BenchmarkLookupIP's impl=sdk) and with one that does
+// nothing. The otel module's BenchmarkLookupIP measures its OpenTelemetry
+// observer.
+func BenchmarkLookupIPObserver(b *testing.B) {
+	ip := netip.MustParseAddr("198.51.100.23")
+	for _, tc := range []struct {
+		name string
+		opts []synthient.Option
+	}{
+		{"observer=off", nil},
+		{"observer=nop", []synthient.Option{synthient.WithObserver(nopObserver{})}},
+	} {
+		b.Run(tc.name, func(b *testing.B) {
+			srv := lookupServer(b)
+			c := newClient(b, srv.URL+"/api/v4", tc.opts...)
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := c.LookupIP(context.Background(), ip); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

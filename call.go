@@ -6,20 +6,22 @@
 // readies the loop for op (start) and calls go-retryablehttp's Do, which
 // calls back, for each attempt:
 //
-//  1. HTTPClient.Do sends the attempt. When the client paces, the loop's
-//     own http.Client first holds it in pacedTransport: pace (pace.go)
-//     waits until the model of op's rate-limit bucket lets it go, and
-//     fails it with a *holdError, unsent, when that would pass ctx's
-//     deadline or ctx ends meanwhile. The attempt then goes through
-//     retry.NoReplay, then locationAside, then the transport (see
-//     newHTTPClient).
+//  1. HTTPClient.Do sends the attempt. When the client paces or has an
+//     observer, the loop's own http.Client first takes it through
+//     loopTransport: pace (pace.go) waits until the model of op's
+//     rate-limit bucket lets it go, and fails it with a *holdError,
+//     unsent, when that would pass ctx's deadline or ctx ends meanwhile;
+//     then startRequest (observer.go) shows it to the observer. The
+//     attempt then goes through retry.NoReplay, then locationAside, then
+//     the transport (see newHTTPClient).
 //  2. CheckRetry, which is checkRetry, judges it. A *holdError stops the
 //     call at once (holdStop), the attempt not counted. Otherwise record
 //     counts the attempt, runs the response hook and keeps the attempt's
 //     typed error in l.last; decide asks the policy (l.call.Decide, which
 //     keeps the decision as l.call.Last); learn gives the bucket's model
 //     the answer's RateLimit headers (and a 429's Retry-After), or tells it
-//     the attempt got none; the decision is logged. checkRetry answers Do
+//     the attempt got none; the decision is logged, and given to the
+//     observer with the attempt's end (endRequest). checkRetry answers Do
 //     with the call's next state:
 //       - done (false, nil): the response is accepted, and Do returns it;
 //       - stop (false, err), err being the hook's error or the call's
@@ -118,6 +120,12 @@ type attemptLoop struct {
 	// pooled trace is never changed after newAttemptLoop: a caller's own
 	// trace is merged into a fresh one (traced).
 	gotConn bool
+
+	// observed is the call as the client's observer sees it, nil without
+	// an observer; requestCtx is the context of the attempt it was shown
+	// last (startRequest), until its end was reported.
+	observed   *observedCall
+	requestCtx context.Context
 }
 
 // newAttemptLoop returns a loop for the calls of c, the pool's New.
@@ -125,9 +133,10 @@ func newAttemptLoop(c *Client) *attemptLoop {
 	l := &attemptLoop{c: c}
 	l.trace.GotConn = func(httptrace.GotConnInfo) { l.gotConn = true }
 	hc := c.hc
-	if c.pacer != nil {
-		// Each attempt waits in pace first; the layer is the loop's own.
-		hc = &http.Client{Transport: &pacedTransport{l: l, next: c.hc.Transport}, CheckRedirect: c.hc.CheckRedirect}
+	if c.pacer != nil || c.observer != nil {
+		// Each attempt waits in pace and is shown to the observer first;
+		// the layer is the loop's own.
+		hc = &http.Client{Transport: &loopTransport{l: l, next: c.hc.Transport}, CheckRedirect: c.hc.CheckRedirect}
 	}
 	l.rc = retryablehttp.Client{
 		HTTPClient: hc,
@@ -139,6 +148,24 @@ func newAttemptLoop(c *Client) *attemptLoop {
 		ErrorHandler: retryablehttp.PassthroughErrorHandler,
 	}
 	return l
+}
+
+// loopTransport is the outer layer of a loop's HTTP client when the
+// client paces or has an observer: each attempt of the loop's call waits
+// in pace, then is shown to the observer (startRequest), before it goes.
+type loopTransport struct {
+	l    *attemptLoop
+	next http.RoundTripper
+}
+
+func (t *loopTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	if err := t.l.pace(r.Context()); err != nil {
+		if r.Body != nil {
+			r.Body.Close()
+		}
+		return nil, err
+	}
+	return t.next.RoundTrip(t.l.startRequest(r))
 }
 
 // do sends op with its retry class and returns the accepted response
@@ -164,6 +191,7 @@ func (c *Client) do(ctx context.Context, op *operation) (resp *http.Response, m 
 		return nil, m, err
 	}
 	l.start(op, c.policy)
+	l.observed = c.observed(ctx)
 	resp, err = l.rc.Do(req)
 	m.attempts = l.attempts
 	resp, err = l.result(ctx, resp, err)
@@ -238,6 +266,7 @@ func (l *attemptLoop) start(op *operation, p retry.Policy) {
 func (l *attemptLoop) reset() {
 	l.learn(nil, false, 0) // an attempt still in flight in the model
 	l.op, l.attempts, l.reached, l.gotConn, l.last, l.held = nil, 0, false, false, nil, false
+	l.observed, l.requestCtx = nil, nil
 	l.call.Reset(retry.Policy{})
 }
 
@@ -252,6 +281,7 @@ func (l *attemptLoop) checkRetry(ctx context.Context, resp *http.Response, err e
 	d := l.decide(ctx, a)
 	l.learn(resp, throttled(resp, d), d.RetryAfter)
 	l.log(ctx, d, a, requestID)
+	l.endRequest(d, a, requestID)
 	switch {
 	case d.Retry:
 		return true, nil

@@ -53,6 +53,7 @@ type Client struct {
 	userAgent string
 	logger    *slog.Logger
 	hook      func(*ResponseInfo) error
+	observer  Observer     // nil without one
 	policy    retry.Policy // retry settings; the class is set per operation
 	pacer     *pacer       // the rate-limit models; nil without pacing
 	loops     sync.Pool    // *attemptLoop
@@ -77,6 +78,7 @@ type settings struct {
 	userAgent     string
 	logger        *slog.Logger
 	hook          func(*ResponseInfo) error
+	observer      Observer
 	rand          func() float64
 	quota         *retry.Quota
 	noQuota       bool
@@ -425,6 +427,7 @@ func NewClient(apiKey string, opts ...Option) (*Client, error) {
 		userAgent: "synthient-go/" + Version,
 		logger:    s.logger,
 		hook:      s.hook,
+		observer:  s.observer,
 		policy: retry.Policy{
 			MaxRetries:    s.maxRetries,
 			Base:          s.backoffBase,

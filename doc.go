@@ -104,6 +104,15 @@
 // ctx closes the connection. ReconnectDelay gives the API's reconnect
 // recipe for long-running consumers.
 //
+// # Observing calls
+//
+// WithObserver reports every call to an Observer as it happens: its start
+// and end, each HTTP request with the retry decision taken on it, and the
+// holds of rate-limit pacing. A client without one does no work for it.
+// Module github.com/synthient-go/synthient/otel implements it with
+// OpenTelemetry traces and metrics, in a module of its own: this one
+// depends on no tracing library.
+//
 // # Testing
 //
 // Package synthienttest runs a realistic fake of the API on loopback, with

@@ -94,7 +94,9 @@ type DownloadParams struct {
 //
 // Memory use is constant, whatever the file's size. DownloadExport is
 // safe for concurrent use; w is written from the calling goroutine only.
-func (c *Client) DownloadExport(ctx context.Context, feed Feed, id string, w io.Writer) (int64, error) {
+func (c *Client) DownloadExport(ctx context.Context, feed Feed, id string, w io.Writer) (_ int64, err error) {
+	ctx, call := c.startCall(ctx, "DownloadExport", retry.Standard)
+	defer call.end(&err)
 	if w == nil {
 		return 0, invalid("DownloadExport: nil writer")
 	}
@@ -119,8 +121,10 @@ func (c *Client) DownloadExport(ctx context.Context, feed Feed, id string, w io.
 // nothing is downloaded. Otherwise it behaves as ExportMeta followed by
 // DownloadExport. It is safe for concurrent use; w and p.Progress are
 // used from the calling goroutine only.
-func (c *Client) DownloadExportTo(ctx context.Context, feed Feed, id string, w io.Writer, p *DownloadParams) (*ExportMeta, error) {
+func (c *Client) DownloadExportTo(ctx context.Context, feed Feed, id string, w io.Writer, p *DownloadParams) (_ *ExportMeta, err error) {
 	const name = "DownloadExportTo"
+	ctx, call := c.startCall(ctx, name, retry.Standard)
+	defer call.end(&err)
 	if w == nil {
 		return nil, invalid("%s: nil writer", name)
 	}
@@ -155,8 +159,10 @@ func (c *Client) DownloadExportTo(ctx context.Context, feed Feed, id string, w i
 // the call fails with an *Error matching fs.ErrExist; with it, path is
 // replaced by a rename. It is safe for concurrent use, also by calls that
 // write to the same path.
-func (c *Client) DownloadExportFile(ctx context.Context, feed Feed, id, path string, p *DownloadParams) (*ExportMeta, error) {
+func (c *Client) DownloadExportFile(ctx context.Context, feed Feed, id, path string, p *DownloadParams) (_ *ExportMeta, err error) {
 	const name = "DownloadExportFile"
+	ctx, call := c.startCall(ctx, name, retry.Standard)
+	defer call.end(&err)
 	params := paramsOf(p)
 	// 1. Refuse what cannot be done before anything is sent.
 	if err := checkFileDownload(name, feed, id, path, params.Overwrite); err != nil {
@@ -452,6 +458,7 @@ func (c *Client) download(ctx context.Context, prior meta, feed Feed, id string,
 	}
 	if resp.StatusCode >= 200 && resp.StatusCode < 300 {
 		n, err = copyExact(ctx, m, resp, w, size)
+		c.observed(ctx).addBytes(n)
 		return n, m, err
 	}
 	// The storage leg, where the redirect points.
@@ -462,6 +469,7 @@ func (c *Client) download(ctx context.Context, prior meta, feed Feed, id string,
 	}
 	m.attempts++ // the storage request counts as an attempt of the call
 	n, err = c.fetchStorage(ctx, m, loc, w, size)
+	c.observed(ctx).addBytes(n)
 	return n, m, err
 }
 
@@ -549,11 +557,15 @@ func (c *Client) sendStorage(ctx context.Context, m meta, loc *url.URL) (*http.R
 	req.Header["Accept"] = []string{"application/octet-stream"}
 	req.Header["Accept-Encoding"] = identity
 	retry.SetNoReplayBody(req)
+	oc := c.observed(ctx)
+	req, reqCtx := oc.startStorage(req, loc)
 	resp, err := c.hc.Do(req)
 	if err == nil {
+		oc.endStorage(reqCtx, resp, retry.Failure{}, nil)
 		return resp, nil
 	}
 	f, cause := transportCause(err)
+	oc.endStorage(reqCtx, nil, f, cause)
 	// The API leg was answered, so the call reached the server whatever
 	// became of this request: NotSent false, never sent again, worded
 	// after this request's own fate.

@@ -253,3 +253,69 @@ func ExampleReconnectDelay() {
 	fmt.Println(events, "events over", srv.Arrivals(synthienttest.RouteStream), "connections")
 	// Output: 5 events over 3 connections
 }
+
+// printer is an Observer that prints each call's requests and decisions.
+// The client calls it from many goroutines at once when calls run at once;
+// this one serves one call at a time.
+type printer struct{}
+
+func (printer) StartCall(ctx context.Context, s synthient.CallStart) context.Context {
+	fmt.Printf("%s (%s)\n", s.Operation, s.Class)
+	return ctx
+}
+
+func (printer) StartRequest(ctx context.Context, r synthient.RequestStart) context.Context {
+	fmt.Printf("  attempt %d: %s %s", r.Attempt, r.Method, r.Route)
+	return ctx
+}
+
+func (printer) EndRequest(_ context.Context, e synthient.RequestEnd) {
+	fmt.Printf(" -> %d", e.Status)
+	switch d := e.Decision; {
+	case d.Retry && d.HasRetryAfter:
+		fmt.Printf(", retry after the Retry-After of %v\n", d.RetryAfter)
+	case d.Retry:
+		fmt.Println(", retry after a backoff")
+	case d.Reason != "":
+		fmt.Println(", stop:", d.Reason)
+	default:
+		fmt.Println()
+	}
+}
+
+func (printer) Hold(_ context.Context, h synthient.PacingHold) {
+	fmt.Printf("  held %v by the %s rate limit\n", h.Wait, h.Bucket)
+}
+
+func (printer) EndCall(_ context.Context, e synthient.CallEnd) {
+	fmt.Printf("  %d attempts, error: %v\n", e.Attempts, e.Err)
+}
+
+// An Observer sees every call, each request with the decision taken on it,
+// and the holds of rate-limit pacing. Package
+// github.com/synthient-go/synthient/otel makes traces and metrics of them.
+func ExampleWithObserver() {
+	srv := synthienttest.NewServer()
+	defer srv.Close()
+	srv.Inject(synthienttest.RouteLookupIP, 1, synthienttest.Fault{Status: 429, RetryAfter: "0"})
+	srv.Inject(synthienttest.RouteAccount, 1, synthienttest.Fault{Status: 503})
+
+	c, _ := synthient.NewClient(srv.APIKey, synthient.WithBaseURL(srv.URL), synthient.WithObserver(printer{}),
+		synthient.WithBackoff(time.Millisecond, 2*time.Millisecond))
+	defer c.Close()
+	ctx := context.Background()
+	c.LookupIP(ctx, netip.MustParseAddr("203.0.113.7"))
+	c.Account(ctx)
+	c.LookupIP(ctx, netip.Addr{})
+	// Output:
+	// LookupIP (billed)
+	//   attempt 1: GET /lookup/ip/{ip} -> 429, retry after the Retry-After of 0s
+	//   attempt 2: GET /lookup/ip/{ip} -> 200
+	//   2 attempts, error: <nil>
+	// Account (standard)
+	//   attempt 1: GET /account/me -> 503, retry after a backoff
+	//   attempt 2: GET /account/me -> 200
+	//   2 attempts, error: <nil>
+	// LookupIP (billed)
+	//   0 attempts, error: synthient: invalid argument: LookupIP: the zero netip.Addr is not an address
+}

@@ -102,7 +102,9 @@ func exportsQuery(op string, p *ListExportsParams) (url.Values, error) {
 // ListExports returns one page of feed's exports, newest first. p may be
 // nil. An unknown feed or a Limit outside 0 to 500 gives an error matching
 // ErrInvalidArgument. The request follows the standard retry class.
-func (c *Client) ListExports(ctx context.Context, feed Feed, p *ListExportsParams) (*ExportPage, error) {
+func (c *Client) ListExports(ctx context.Context, feed Feed, p *ListExportsParams) (_ *ExportPage, err error) {
+	ctx, call := c.startCall(ctx, "ListExports", retry.Standard)
+	defer call.end(&err)
 	page, _, err := c.listExports(ctx, "ListExports", feed, p)
 	return page, err
 }
@@ -158,31 +160,40 @@ func (c *Client) AllExports(ctx context.Context, feed Feed, p *ListExportsParams
 		first = *p
 	}
 	return func(yield func(Export, error) bool) {
-		params := first // each loop over the sequence starts again
-		seen := map[[sha256.Size]byte]struct{}{sha256.Sum256([]byte(params.Cursor)): {}}
-		for {
-			page, m, err := c.listExports(ctx, "AllExports", feed, &params)
-			if err != nil {
-				yield(Export{}, err)
-				return
-			}
-			for _, e := range page.Exports {
-				if !yield(e, nil) {
-					return
-				}
-			}
-			next := page.NextCursor
-			if next == "" {
-				return
-			}
-			digest := sha256.Sum256([]byte(next))
-			if _, ok := seen[digest]; ok {
-				yield(Export{}, notRetryable(m, "the export listing repeated a cursor", nil))
-				return
-			}
-			seen[digest] = struct{}{}
-			params.Cursor = next
+		ctx, call := c.startCall(ctx, "AllExports", retry.Standard)
+		var err error
+		defer call.end(&err)
+		if err = c.allExports(ctx, feed, first, yield); err != nil {
+			yield(Export{}, err)
 		}
+	}
+}
+
+// allExports yields every export of feed, page after page from params,
+// and returns the error that ends the sequence: nil when the last page
+// was yielded or yield asked to stop.
+func (c *Client) allExports(ctx context.Context, feed Feed, params ListExportsParams, yield func(Export, error) bool) error {
+	seen := map[[sha256.Size]byte]struct{}{sha256.Sum256([]byte(params.Cursor)): {}}
+	for {
+		page, m, err := c.listExports(ctx, "AllExports", feed, &params)
+		if err != nil {
+			return err
+		}
+		for _, e := range page.Exports {
+			if !yield(e, nil) {
+				return nil
+			}
+		}
+		next := page.NextCursor
+		if next == "" {
+			return nil
+		}
+		digest := sha256.Sum256([]byte(next))
+		if _, ok := seen[digest]; ok {
+			return notRetryable(m, "the export listing repeated a cursor", nil)
+		}
+		seen[digest] = struct{}{}
+		params.Cursor = next
 	}
 }
 
@@ -220,7 +231,9 @@ func exportHour(hour string) (int, bool) {
 // SHA-256 and columns. id is "latest", "YYYY-MM-DD" or "YYYY-MM-DD/HH"; an
 // invalid id or unknown feed gives an error matching ErrInvalidArgument.
 // The request follows the standard retry class.
-func (c *Client) ExportMeta(ctx context.Context, feed Feed, id string) (*ExportMeta, error) {
+func (c *Client) ExportMeta(ctx context.Context, feed Feed, id string) (_ *ExportMeta, err error) {
+	ctx, call := c.startCall(ctx, "ExportMeta", retry.Standard)
+	defer call.end(&err)
 	em, _, err := c.exportMeta(ctx, meta{op: "ExportMeta"}, feed, id)
 	return em, err
 }

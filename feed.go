@@ -184,56 +184,63 @@ func streamOf[T any](c *Client, ctx context.Context, name string, feed Feed) ite
 // stream opens feed's stream when iterated and yields each line decoded.
 func stream[T any](c *Client, ctx context.Context, name string, feed Feed, decode func([]byte) (T, error)) iter.Seq2[T, error] {
 	return func(yield func(T, error) bool) {
-		var zero T
-		seg, err := checkFeed(name, feed)
-		if err != nil {
+		ctx, call := c.startCall(ctx, name, retry.Standard)
+		var err error
+		defer call.end(&err)
+		if err = streamLines(c, ctx, name, feed, decode, yield); err != nil {
+			var zero T
 			yield(zero, err)
-			return
 		}
-		op := &operation{
-			name:   name,
-			method: http.MethodGet,
-			route:  "/feeds/{feed}/stream",
-			path:   "/feeds/" + seg + "/stream",
-			class:  retry.Standard,
-			accept: "application/x-ndjson",
-			bucket: streamBucket,
+	}
+}
+
+// streamLines opens feed's stream and yields each line decoded. It
+// returns the error that ends the stream, after closing it: nil when the
+// server closed it cleanly or yield asked to stop.
+func streamLines[T any](c *Client, ctx context.Context, name string, feed Feed, decode func([]byte) (T, error), yield func(T, error) bool) error {
+	seg, err := checkFeed(name, feed)
+	if err != nil {
+		return err
+	}
+	op := &operation{
+		name:   name,
+		method: http.MethodGet,
+		route:  "/feeds/{feed}/stream",
+		path:   "/feeds/" + seg + "/stream",
+		class:  retry.Standard,
+		accept: "application/x-ndjson",
+		bucket: streamBucket,
+	}
+	resp, m, err := c.do(ctx, op)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	lines := newLineReader(resp.Body)
+	done := ctx.Done()
+	for {
+		line, err := lines.next()
+		if err == io.EOF {
+			return nil
 		}
-		resp, m, err := c.do(ctx, op)
+		select {
+		case <-done:
+			// Cancelled: no event read before is yielded after it.
+			err = ctx.Err()
+		default:
+		}
+		switch {
+		case errors.Is(err, ErrLineTooLong):
+			return decodeError(m, resp.StatusCode, err)
+		case err != nil:
+			return readError(ctx, m, err)
+		}
+		v, err := decode(line)
 		if err != nil {
-			yield(zero, err)
-			return
+			return decodeError(m, resp.StatusCode, err)
 		}
-		defer resp.Body.Close()
-		lines := newLineReader(resp.Body)
-		done := ctx.Done()
-		for {
-			line, err := lines.next()
-			if err == io.EOF {
-				return
-			}
-			select {
-			case <-done:
-				// Cancelled: no event read before is yielded after it.
-				err = ctx.Err()
-			default:
-			}
-			if err != nil {
-				if errors.Is(err, ErrLineTooLong) {
-					yield(zero, decodeError(m, resp.StatusCode, err))
-				} else {
-					yield(zero, readError(ctx, m, err))
-				}
-				return
-			}
-			v, err := decode(line)
-			if err != nil {
-				yield(zero, decodeError(m, resp.StatusCode, err))
-				return
-			}
-			if !yield(v, nil) {
-				return
-			}
+		if !yield(v, nil) {
+			return nil
 		}
 	}
 }

@@ -176,7 +176,9 @@ type DomainLookupParams struct {
 // ErrInvalidArgument and nothing is sent. The request is billed: it is sent
 // again only after a 429 with a usable Retry-After, never after a network
 // failure or a 5xx (the API may have done the work; see ConnectionError).
-func (c *Client) LookupIP(ctx context.Context, ip netip.Addr) (*IPLookup, error) {
+func (c *Client) LookupIP(ctx context.Context, ip netip.Addr) (_ *IPLookup, err error) {
+	ctx, call := c.startCall(ctx, "LookupIP", retry.Billed)
+	defer call.end(&err)
 	if err := checkAddr("LookupIP", ip); err != nil {
 		return nil, err
 	}
@@ -219,7 +221,9 @@ func checkAddr(op string, ip netip.Addr) error {
 // billed, as for LookupIP. If the response lacks a result for some
 // addresses, LookupIPs returns the results it has, in order, and a
 // *DecodeError whose Missing field lists the others.
-func (c *Client) LookupIPs(ctx context.Context, ips []netip.Addr) ([]IPLookup, error) {
+func (c *Client) LookupIPs(ctx context.Context, ips []netip.Addr) (_ []IPLookup, err error) {
+	ctx, call := c.startCall(ctx, "LookupIPs", retry.Billed)
+	defer call.end(&err)
 	switch {
 	case len(ips) == 0:
 		return nil, invalid("LookupIPs: no addresses")
@@ -323,7 +327,9 @@ func inOrder(ips []netip.Addr, results []IPLookup) bool {
 // white space, one that cannot be converted to punycode, or a Limit outside
 // 0 to 1000 gives an error matching ErrInvalidArgument and sends nothing.
 // The request is billed, as for LookupIP.
-func (c *Client) LookupDomain(ctx context.Context, domain string, p *DomainLookupParams) (*DomainLookup, error) {
+func (c *Client) LookupDomain(ctx context.Context, domain string, p *DomainLookupParams) (_ *DomainLookup, err error) {
+	ctx, call := c.startCall(ctx, "LookupDomain", retry.Billed)
+	defer call.end(&err)
 	name, err := normalizeDomain(domain)
 	if err != nil {
 		return nil, err

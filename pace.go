@@ -354,24 +354,6 @@ func asHoldError(err error) *holdError {
 	return nil
 }
 
-// pacedTransport is the outer layer of a loop's HTTP client when the
-// client paces: each attempt of the loop's call waits in pace before it
-// goes.
-type pacedTransport struct {
-	l    *attemptLoop
-	next http.RoundTripper
-}
-
-func (t *pacedTransport) RoundTrip(r *http.Request) (*http.Response, error) {
-	if err := t.l.pace(r.Context()); err != nil {
-		if r.Body != nil {
-			r.Body.Close()
-		}
-		return nil, err
-	}
-	return t.next.RoundTrip(r)
-}
-
 // pace holds the loop's next attempt until the model of its bucket lets
 // it go. It returns a *holdError, and leaves nothing in flight, when the
 // hold would pass ctx's deadline or ctx ends during it.
@@ -416,6 +398,7 @@ func (l *attemptLoop) hold(ctx context.Context, bk *paceBucket, s step, now, pat
 			return &holdError{wait: wait}
 		}
 		l.logPacing(ctx, wait, "")
+		l.observeHold(wait, "")
 	}
 	if err := sleep(ctx, wait, s.news); err != nil {
 		l.undo(bk, s, l.c.pacer.now())
@@ -476,6 +459,7 @@ func (l *attemptLoop) holdStop(ctx context.Context, h *holdError) error {
 		reason = retry.ContextDone
 	}
 	l.logPacing(ctx, h.wait, reason)
+	l.observeHold(h.wait, reason)
 	first := l.last == nil
 	if first {
 		l.last = heldError(h.ctxErr)

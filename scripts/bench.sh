@@ -19,14 +19,19 @@ benchstat="go run golang.org/x/perf/cmd/benchstat@v0.0.0-20260908200009-22c9c6c9
 {
   echo "# $(go version); $(uname -sm); $(nproc) cores; $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//')"
   go test -run '^$' -bench . -benchmem -count "$count" . ./retry/ ./cmd/synthient/
+  # The otel module's OpenTelemetry observer (its own go.mod).
+  (cd otel && go test -run '^$' -bench . -benchmem -count "$count" .)
 } | tee "$out"
 
 echo
 echo "== SDK against plain net/http (delta: plain relative to sdk)"
 $benchstat -col /impl -filter '/impl:(sdk OR plain)' "$out"
 echo
+echo "== LookupIP without an observer and with one (the root package's no-op one, the otel module's)"
+$benchstat -col /observer -filter '/observer:(off OR nop OR otel)' "$out"
+echo
 echo "== the rest"
-$benchstat -filter '-/impl:(sdk OR plain)' "$out"
+$benchstat -filter '-/impl:(sdk OR plain) -/observer:(off OR nop OR otel)' "$out"
 
 # One client under a saturated rate limit, pacing on, off, and issue 13's
 # client: one 15 s run each at 20/s burst 20, then one 10 s run each at the

@@ -35,7 +35,9 @@ type Request struct {
 	// RequestID is the X-Request-Id the fake answered with.
 	RequestID string
 	// Header holds the request's User-Agent, Accept and Content-Type
-	// headers, when present.
+	// headers, and its W3C trace-context headers (Traceparent, Tracestate,
+	// Baggage), when present: a test can see whether a trace reached an
+	// origin.
 	Header http.Header
 	// APIKey, Authorization and Cookie report whether the request carried
 	// an X-Api-Key, Authorization or Cookie header (never their values).
@@ -58,7 +60,7 @@ func (s *Server) begin(w http.ResponseWriter, r *http.Request, route string) *st
 		Authorization: len(r.Header.Values("Authorization")) > 0,
 		Cookie:        len(r.Header.Values("Cookie")) > 0,
 	}
-	for _, k := range []string{"User-Agent", "Accept", "Content-Type"} {
+	for _, k := range loggedHeaders {
 		if v := r.Header.Values(k); len(v) > 0 {
 			e.Header[k] = append([]string(nil), v...)
 		}
@@ -69,6 +71,9 @@ func (s *Server) begin(w http.ResponseWriter, r *http.Request, route string) *st
 	s.mu.Unlock()
 	return &statusWriter{ResponseWriter: w, s: s, e: e}
 }
+
+// loggedHeaders are the request headers the log keeps (Request.Header).
+var loggedHeaders = []string{"User-Agent", "Accept", "Content-Type", "Traceparent", "Tracestate", "Baggage"}
 
 // requestID returns the next request ID: a deterministic, UUID-shaped
 // sequence.

@@ -3,6 +3,7 @@ package synthienttest_test
 import (
 	"context"
 	"encoding/json"
+	"net/http"
 	"net/url"
 	"strings"
 	"sync"
@@ -81,4 +82,28 @@ func TestRequestLogRedactsQuery(t *testing.T) {
 		do(t, rawClient(t), "GET", srv.URL+"/account/me?"+tc.query, srv.APIKey, "")
 		assert.Equal(t, tc.logged, srv.Requests()[0].Query, "query %q", tc.query)
 	}
+}
+
+// The log keeps the trace-context headers of a request, and no other
+// header beyond User-Agent, Accept and Content-Type.
+func TestRequestLogKeepsTraceContext(t *testing.T) {
+	t.Parallel()
+	srv, _ := newServer(t)
+	req, err := http.NewRequest(http.MethodGet, srv.URL+"/account/me", nil)
+	require.NoError(t, err)
+	req.Header.Set("X-Api-Key", srv.APIKey)
+	req.Header.Set("Traceparent", "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01")
+	req.Header.Set("Tracestate", "congo=t61rcWkgMzE")
+	req.Header.Set("Baggage", "userId=alice")
+	req.Header.Set("X-Other", "kept out")
+	resp, err := rawClient(t).Do(req)
+	require.NoError(t, err)
+	resp.Body.Close()
+
+	got := srv.Requests()[0].Header
+	assert.Equal(t, "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01", got.Get("Traceparent"))
+	assert.Equal(t, "congo=t61rcWkgMzE", got.Get("Tracestate"))
+	assert.Equal(t, "userId=alice", got.Get("Baggage"))
+	assert.Empty(t, got.Values("X-Other"), "a header the log does not keep")
+	assert.Empty(t, got.Values("X-Api-Key"), "the key header")
 }

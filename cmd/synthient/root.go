@@ -56,6 +56,7 @@ type app struct {
 	jq          string
 	template    string
 	verbose     bool
+	trace       bool // --trace: print each call's tree on stderr (trace.go)
 	quiet       bool // no progress, per-line reports or summaries on stderr
 	noProgress  bool
 
@@ -172,7 +173,7 @@ API key is printed as [redacted]. See docs/cli.md.`,
 	})
 	a.addGlobalFlags(root)
 	root.PersistentPreRunE = func(cmd *cobra.Command, _ []string) error {
-		for _, check := range []func(*cobra.Command) error{checkUnusedFlags, a.checkOutputFlag, a.checkQuietFlag, a.checkFakeFlags, a.checkKeyFlags} {
+		for _, check := range []func(*cobra.Command) error{checkUnusedFlags, a.checkOutputFlag, a.checkFakeFlags, a.checkKeyFlags} {
 			if err := check(cmd); err != nil {
 				return err
 			}
@@ -231,7 +232,8 @@ func (a *app) addGlobalFlags(root *cobra.Command) {
 	f.StringVar(&a.jq, "jq", "", "print what this jq expression makes of each JSON result (strings raw, one value per line)")
 	f.StringVar(&a.template, "template", "", "print each JSON result through this Go template (text/template)")
 	f.BoolVarP(&a.verbose, "verbose", "v", false, "log every retry decision on stderr")
-	f.BoolVarP(&a.quiet, "quiet", "q", false, "print nothing on stderr but the final error: no progress bar, invalid lines, reports or summary")
+	f.BoolVar(&a.trace, "trace", false, "print the tree of each call on stderr: attempts, waits, holds, stop reasons, durations")
+	f.BoolVarP(&a.quiet, "quiet", "q", false, "print nothing on stderr but the final error (and what -v or --trace ask for): no progress bar, invalid lines, reports or summary")
 	f.BoolVar(&a.noProgress, "no-progress", false, "draw no progress bar, also on a terminal")
 	// Only fails for a flag that does not exist.
 	_ = root.RegisterFlagCompletionFunc("output", cobra.FixedCompletions([]cobra.Completion{"text", "json", "csv"}, cobra.ShellCompDirectiveNoFileComp))
@@ -241,10 +243,10 @@ func (a *app) addGlobalFlags(root *cobra.Command) {
 // word of its path below the root: given, they are refused rather than
 // silently ignored (fake-server --api-key K would not serve K).
 var unusedFlags = map[string][]string{
-	"demo":        {"api-key", "api-key-file", "base-url", "fake", "timeout", "open-timeout", "jq", "template"},
-	"fake-server": {"api-key", "api-key-file", "base-url", "fake", "max-retries", "timeout", "open-timeout", "verbose"},
-	"completion":  {"api-key", "api-key-file", "base-url", "fake", "max-retries", "timeout", "open-timeout", "verbose", "output", "jq", "template"},
-	"version":     {"api-key", "api-key-file", "base-url", "fake", "max-retries", "timeout", "open-timeout", "verbose"},
+	"demo":        {"api-key", "api-key-file", "base-url", "fake", "timeout", "open-timeout", "jq", "template", "trace"},
+	"fake-server": {"api-key", "api-key-file", "base-url", "fake", "max-retries", "timeout", "open-timeout", "verbose", "trace"},
+	"completion":  {"api-key", "api-key-file", "base-url", "fake", "max-retries", "timeout", "open-timeout", "verbose", "output", "jq", "template", "trace"},
+	"version":     {"api-key", "api-key-file", "base-url", "fake", "max-retries", "timeout", "open-timeout", "verbose", "trace"},
 }
 
 // checkUnusedFlags refuses a global flag that cmd would ignore.
@@ -257,15 +259,6 @@ func checkUnusedFlags(cmd *cobra.Command) error {
 		if cmd.Flags().Changed(name) {
 			return usageError("--%s does not apply to %s", name, words[1])
 		}
-	}
-	return nil
-}
-
-// checkQuietFlag refuses --quiet with --verbose, which prints on stderr
-// what --quiet keeps off it.
-func (a *app) checkQuietFlag(*cobra.Command) error {
-	if a.quiet && a.verbose {
-		return usageError("--quiet and --verbose cannot be combined: --quiet keeps stderr to the final error, --verbose logs every retry decision there")
 	}
 	return nil
 }
@@ -315,6 +308,9 @@ func (a *app) newClient(opts ...synthient.Option) (*synthient.Client, error) {
 	}
 	if a.verbose {
 		all = append(all, synthient.WithLogger(slog.New(newDecisionHandler(a.env.stderr, slog.LevelDebug))))
+	}
+	if a.trace {
+		all = append(all, synthient.WithObserver(newTracer(a.env.stderr)))
 	}
 	all = append(all, opts...)
 	c, err := synthient.NewClient(key, all...)

@@ -767,7 +767,6 @@ func TestUnusedGlobalFlags(t *testing.T) {
 		{[]string{"-o", "json", "demo"}, "demo prints a narrated tour as text: --output json does not apply to it"},
 		{[]string{"completion", "bash", "-v"}, "--verbose does not apply to completion"},
 		{[]string{"version", "--timeout", "1s"}, "--timeout does not apply to version"},
-		{[]string{"-q", "-v", "--fake", "account"}, "--quiet and --verbose cannot be combined: --quiet keeps stderr to the final error, --verbose logs every retry decision there"},
 	} {
 		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
 			t.Parallel()
@@ -775,6 +774,19 @@ func TestUnusedGlobalFlags(t *testing.T) {
 			requireCode(t, r, exitUsage, tt.args...)
 			assert.Equal(t, "synthient: "+tt.want+"\n", r.stderr)
 			assert.Empty(t, r.stdout)
+		})
+	}
+}
+
+// -v and --trace, asked for explicitly, print under --quiet too.
+func TestQuietKeepsWhatIsAskedFor(t *testing.T) {
+	t.Parallel()
+	for flag, want := range map[string]string{"-v": "attempt 1/3 GET /account/me: 200", "--trace": "trace Account (standard): ok"} {
+		t.Run(flag, func(t *testing.T) {
+			t.Parallel()
+			r := call{args: []string{"-q", flag, "--fake", "account"}}.run(t)
+			requireCode(t, r, exitOK)
+			assert.Contains(t, r.stderr, want)
 		})
 	}
 }

@@ -2,8 +2,9 @@
 // it has no code of its own. `go test ./...`, and so .ci/run, runs them:
 //
 //   - TestDocSnippets compiles every Go block of README.md and docs/*.md.
-//   - TestEveryTestPackageChecksLeaks checks that every directory with tests
-//     has a TestMain that calls goleak.VerifyTestMain.
+//   - TestEveryTestPackageChecksLeaks checks that every directory with tests,
+//     the otel module's included, has a TestMain that calls
+//     goleak.VerifyTestMain.
 //   - TestDocLinks checks the relative links of README.md and docs/*.md, and
 //     that nothing points at the project's steering folder beside the
 //     repository, which a clone does not have.
@@ -44,7 +45,12 @@
 //
 // Imports are added for the packages a block or its signature uses, by
 // name, from the table knownImports in snippets_test.go: the standard
-// packages the docs use and this module's (synthient, synthienttest, retry).
+// packages the docs use, this module's (synthient, synthienttest, retry),
+// and the otel module's (synthotel) with the OpenTelemetry packages it
+// takes (trace, metric, propagation). A block that uses one of the latter
+// is compiled in the otel module (otel/, a module of its own, which
+// builds against this tree through its replace directive): the root module
+// has no OpenTelemetry.
 // A block that uses a package missing from the table fails with
 // "undefined"; add the package there. A whole file keeps its own imports.
 //

@@ -3,6 +3,7 @@ package repocheck_test
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"go/ast"
@@ -14,6 +15,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -40,6 +42,52 @@ var knownImports = map[string]string{
 	"synthient":     "github.com/synthient-go/synthient",
 	"synthienttest": "github.com/synthient-go/synthient/synthienttest",
 	"retry":         "github.com/synthient-go/synthient/retry",
+	// The otel module's, and the OpenTelemetry packages it takes: a block
+	// that uses one compiles in that module (see moduleOf).
+	"synthotel":   "github.com/synthient-go/synthient/otel",
+	"trace":       "go.opentelemetry.io/otel/trace",
+	"metric":      "go.opentelemetry.io/otel/metric",
+	"propagation": "go.opentelemetry.io/otel/propagation",
+}
+
+// module is a module of the repository that Go blocks compile in: its
+// directory and its module path.
+type module struct{ dir, path string }
+
+// otelPackages are the import paths that only the otel module (otel/, a
+// module of its own) can build: the root module has no OpenTelemetry.
+var otelPackages = []string{"github.com/synthient-go/synthient/otel", "go.opentelemetry.io/"}
+
+// moduleOf returns the module block b compiles in: the otel module when it
+// imports (a whole file) or uses (any other block) one of otelPackages,
+// else the root module. root is the root module's directory.
+func moduleOf(root string, b block) module {
+	var paths []string
+	if startsWithPackage(b.code) {
+		f, err := parser.ParseFile(token.NewFileSet(), "", b.code, parser.ImportsOnly)
+		if err == nil {
+			for _, imp := range f.Imports {
+				path, _ := strconv.Unquote(imp.Path.Value)
+				paths = append(paths, path)
+			}
+		}
+	} else {
+		src := "package snippet\n" + b.code
+		if !isDeclarations(b.code) {
+			src = "package snippet\nfunc _" + strings.TrimPrefix(cmp.Or(b.signature, "func()"), "func") + " {\n" + b.code + "}\n"
+		}
+		for _, name := range packagesUsed(src) {
+			paths = append(paths, knownImports[name])
+		}
+	}
+	for _, path := range paths {
+		for _, otel := range otelPackages {
+			if strings.HasPrefix(path, otel) {
+				return module{dir: filepath.Join(root, "otel"), path: "github.com/synthient-go/synthient/otel"}
+			}
+		}
+	}
+	return module{dir: root, path: "github.com/synthient-go/synthient"}
 }
 
 // snippetComment is the HTML comment that gives the signature a block of
@@ -167,7 +215,7 @@ func source(md string, b block) (string, error) {
 
 	var imports []string
 	for _, name := range packagesUsed("package snippet\n" + body) {
-		imports = append(imports, fmt.Sprintf("\t%q\n", knownImports[name]))
+		imports = append(imports, fmt.Sprintf("\t%s %q\n", name, knownImports[name])) // by name: synthotel is package otel
 	}
 	slices.Sort(imports)
 	src := "package snippet\n\n"
@@ -250,11 +298,11 @@ func moduleRoot(t *testing.T) string {
 	}
 }
 
-// compile builds blocks, each as a package of its own, in the module at
-// root. It returns "" when they all compile, else a report that gives each
+// compile builds blocks, each as a package of its own, in the module mod.
+// It returns "" when they all compile, else a report that gives each
 // failing block (its file and fence line) and its errors (file:line:column
 // in the Markdown, through //line directives).
-func compile(t *testing.T, root string, blocks []block) string {
+func compile(t *testing.T, mod module, blocks []block) string {
 	t.Helper()
 	goTool, err := exec.LookPath("go")
 	if err != nil {
@@ -264,7 +312,7 @@ func compile(t *testing.T, root string, blocks []block) string {
 	// Each block's package lives in a directory that exists only in the
 	// build's overlay, inside the module: it imports the module's packages
 	// and dependencies as the module's own code does.
-	const pkgBase = "github.com/synthient-go/synthient/internal/repocheck/snippet"
+	pkgBase := mod.path + "/internal/snippet"
 	tmp := t.TempDir()
 	overlay := map[string]string{}
 	var pkgs []string
@@ -283,7 +331,7 @@ func compile(t *testing.T, root string, blocks []block) string {
 		if err := os.WriteFile(file, []byte(src), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		overlay[filepath.Join(root, "internal", "repocheck", "snippet", name, "snippet.go")] = file
+		overlay[filepath.Join(mod.dir, "internal", "snippet", name, "snippet.go")] = file
 		pkgs = append(pkgs, pkgBase+"/"+name)
 		byPkg[pkgBase+"/"+name] = b
 	}
@@ -299,7 +347,7 @@ func compile(t *testing.T, root string, blocks []block) string {
 	// Several packages and no -o: the results are discarded. -gcflags=-e
 	// reports every error of a package, not the first ten.
 	cmd := exec.Command(goTool, append([]string{"build", "-overlay", ovFile, "-gcflags=-e"}, pkgs...)...)
-	cmd.Dir = root
+	cmd.Dir = mod.dir
 	out, err := cmd.CombinedOutput()
 	if err == nil {
 		return ""
@@ -352,10 +400,17 @@ func TestDocSnippets(t *testing.T) {
 	if len(blocks) == 0 {
 		t.Fatal("no Go block in README.md or docs/*.md")
 	}
-	if report := compile(t, root, blocks); report != "" {
-		t.Fatal(report)
+	byModule := map[module][]block{}
+	for _, b := range blocks {
+		mod := moduleOf(root, b)
+		byModule[mod] = append(byModule[mod], b)
 	}
-	t.Logf("%d Go blocks compile", len(blocks))
+	for mod, bs := range byModule {
+		if report := compile(t, mod, bs); report != "" {
+			t.Error(report)
+		}
+		t.Logf("%d Go blocks compile in %s", len(bs), mod.path)
+	}
 }
 
 // TestDocSnippetsReportsErrors checks that a block that does not compile
@@ -397,7 +452,7 @@ func TestDocSnippetsReportsErrors(t *testing.T) {
 	if len(blocks) != 4 {
 		t.Fatalf("%d blocks, want 4", len(blocks))
 	}
-	report := compile(t, root, blocks)
+	report := compile(t, moduleOf(root, blocks[0]), blocks)
 	for _, want := range []string{
 		"doc.md:4: this ```go block does not compile:",
 		"doc.md:5:1: declared and not used: meta",
@@ -464,5 +519,30 @@ func TestGoBlocks(t *testing.T) {
 		if _, err := read(doc); err == nil {
 			t.Errorf("%q: no error", doc)
 		}
+	}
+}
+
+// TestModuleOf checks which module each kind of block compiles in.
+func TestModuleOf(t *testing.T) {
+	root := "/repo"
+	otel := module{dir: filepath.Join(root, "otel"), path: "github.com/synthient-go/synthient/otel"}
+	core := module{dir: root, path: "github.com/synthient-go/synthient"}
+	for _, tc := range []struct {
+		name string
+		b    block
+		want module
+	}{
+		{"statements", block{code: "c, _ := synthient.NewClient(\"k\")\n_ = c\n"}, core},
+		{"statements using the otel module", block{code: "obs, _ := synthotel.NewObserver()\n_ = obs\n"}, otel},
+		{"a signature using OpenTelemetry", block{signature: "func(tp trace.TracerProvider)", code: "_ = tp\n"}, otel},
+		{"declarations", block{code: "func F() { _ = propagation.TraceContext{} }\n"}, otel},
+		{"a whole file", block{code: "package main\n\nimport _ \"go.opentelemetry.io/otel\"\n\nfunc main() {}\n"}, otel},
+		{"a whole file of the root module", block{code: "package main\n\nimport _ \"github.com/synthient-go/synthient\"\n\nfunc main() {}\n"}, core},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := moduleOf(root, tc.b); got != tc.want {
+				t.Errorf("moduleOf = %+v, want %+v", got, tc.want)
+			}
+		})
 	}
 }

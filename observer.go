@@ -1,0 +1,343 @@
+package synthient
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"net/url"
+	"slices"
+	"time"
+
+	"github.com/synthient-go/synthient/retry"
+)
+
+// Observer watches the calls of a Client as they happen: each call's start
+// and end, each HTTP request it sends with the retry decision taken on its
+// outcome, and the holds of rate-limit pacing. Set one with WithObserver.
+// Module github.com/synthient-go/synthient/otel implements it with
+// OpenTelemetry traces and metrics; the synthient command's --trace prints
+// it.
+//
+// A call is one call of a Client method: LookupIP, DownloadExportFile (its
+// meta, its API leg and its storage leg), one loop over AllExports or over
+// a stream (from the loop's start to its end). LookupIPsAll is observed as
+// the LookupIPs calls it makes. A call's events come on the goroutine that
+// makes it, never at once, in this order:
+//
+//	StartCall
+//	  for each attempt: [Hold...] StartRequest EndRequest   (each leg, each page)
+//	  [Hold with a stop reason: the call stops unsent]
+//	EndCall
+//
+// Every StartCall is followed by exactly one EndCall, also for a call that
+// fails before anything is sent (an invalid argument, a closed client); and
+// every StartRequest by exactly one EndRequest.
+//
+// Calls run at once on many goroutines, so an Observer must be safe for
+// concurrent use. It keeps what it knows of a call, or of a request, in the
+// context it returns: StartCall's is the call's context from then on (its
+// requests are sent with contexts derived from it, and Hold and EndCall get
+// it), and StartRequest's is the request's (the request is sent with it,
+// and EndRequest gets it). Either must be derived from the context the
+// method was given, or be that context: the call's deadline and
+// cancellation travel in it. A nil context is taken as the one given.
+//
+// The methods run inline, between the steps of a call, so they should
+// return quickly and must not call the Client. They are given no API key,
+// no request body and no query of a presigned storage URL; a request id is
+// server text.
+type Observer interface {
+	// StartCall is called when a call begins, before anything is checked
+	// or sent.
+	StartCall(ctx context.Context, call CallStart) context.Context
+	// StartRequest is called for each HTTP request of the call, just before
+	// it is sent (after any pacing hold).
+	StartRequest(ctx context.Context, req RequestStart) context.Context
+	// EndRequest is called when the request's response headers arrived or
+	// it failed, with the decision taken on it.
+	EndRequest(ctx context.Context, end RequestEnd)
+	// Hold is called when rate-limit pacing holds the call's next attempt,
+	// and when such a hold stops the call.
+	Hold(ctx context.Context, hold PacingHold)
+	// EndCall is called when the call returns, or its loop ends.
+	EndCall(ctx context.Context, end CallEnd)
+}
+
+// WithObserver reports the client's calls to o (see Observer). nil, the
+// default, observes nothing; a client without an observer does no work and
+// allocates nothing for it.
+func WithObserver(o Observer) Option {
+	return func(s *settings) error {
+		s.observer = o
+		return nil
+	}
+}
+
+// CallStart describes a call as it begins.
+type CallStart struct {
+	// Operation is the Client method, such as "LookupIP" or
+	// "StreamProxies".
+	Operation string
+	// Class is the retry class of the call's requests to the API. A
+	// download's is retry.Standard, that of its API leg; its storage leg is
+	// never retried.
+	Class retry.Class
+}
+
+// RequestStart describes an HTTP request of a call as it is sent.
+type RequestStart struct {
+	// Method is the HTTP method.
+	Method string
+	// URL is the request's URL. For the storage host it has no query: the
+	// query of a presigned URL is its signature.
+	URL string
+	// Route is the API's route template, such as "/lookup/ip/{ip}"; empty
+	// for the storage host.
+	Route string
+	// Attempt numbers the request within its leg of the call, from 1: a
+	// request with Attempt 2 is the first one sent again.
+	Attempt int
+	// Storage reports a request to the export storage host, the second leg
+	// of a download.
+	Storage bool
+	// Header is where the observer may put trace-context headers, such as
+	// W3C traceparent: each key that the request does not carry already is
+	// added to this attempt. It is nil for the storage host, which is sent
+	// nothing of the caller's.
+	Header http.Header
+}
+
+// RequestEnd describes how a request ended, and what the client decided on
+// its outcome.
+type RequestEnd struct {
+	// Status is the response's status code; 0 when no response arrived.
+	Status int
+	// ErrorKind names the failure of a request that got no response, as the
+	// log does: "dns", "dial", "tls", "timeout", "malformed", "context" or
+	// "connection". It is empty when a response arrived.
+	ErrorKind string
+	// RequestID is the response's X-Request-Id header, empty when there is
+	// none.
+	RequestID string
+	// Decision is the retry decision on the request: Retry with its Wait
+	// (and RetryAfter when the server asked for one), or a stop with its
+	// Reason, or neither for the call's result. A storage request's class
+	// is retry.Never.
+	Decision retry.Decision
+}
+
+// PacingHold describes a hold of rate-limit pacing: the model of the API's
+// rate limit held the call's next attempt before sending it. A wait of up
+// to a second for the answer of an attempt in flight, while the model knows
+// nothing yet of the rate limit, is not a hold (nor logged as one).
+type PacingHold struct {
+	// Bucket names the rate limit, such as "lookup" or "account".
+	Bucket string
+	// Attempt numbers the attempt held within its leg of the call, from 1.
+	Attempt int
+	// Wait is the hold: what the attempt waits, or would have waited.
+	Wait time.Duration
+	// Stop is why the call stops instead: retry.PacingExceedsDeadline (the
+	// hold would pass the deadline; nothing is sent) or retry.ContextDone
+	// (the context ended during the hold, reported before). It is empty for
+	// a hold that is waited out.
+	Stop retry.StopReason
+}
+
+// CallEnd describes how a call ended.
+type CallEnd struct {
+	// Err is the call's error; nil when it succeeded. For a loop over a
+	// sequence it is the error the sequence ended with: nil when it ended
+	// cleanly or the loop broke out.
+	Err error
+	// Attempts is the number of HTTP requests the call sent, over all its
+	// legs and pages, counting those that never left the client.
+	Attempts int
+	// StopReason is why the client stopped: that of the *Error that Err
+	// reaches, else the last decision's; empty on success.
+	StopReason retry.StopReason
+	// RequestID is the X-Request-Id of the last response the call got.
+	RequestID string
+	// Bytes is the number of bytes a download wrote; 0 for other calls.
+	Bytes int64
+}
+
+// observedCall is a call as the client's observer sees it: it carries the
+// call's context and gathers what EndCall reports. It travels in the
+// call's context (callKey). Its methods do nothing on a nil *observedCall,
+// the call of a client without an observer.
+type observedCall struct {
+	obs       Observer
+	ctx       context.Context // the call's, as StartCall returned it
+	attempts  int
+	requestID string
+	reason    retry.StopReason
+	bytes     int64
+}
+
+// callKey is the context key of a call's *observedCall.
+type callKey struct{}
+
+// startCall begins a call of operation name, of class, for the client's
+// observer. It returns the call's context and the call to end; without an
+// observer, ctx and nil.
+func (c *Client) startCall(ctx context.Context, name string, class retry.Class) (context.Context, *observedCall) {
+	if c.observer == nil {
+		return ctx, nil
+	}
+	oc := &observedCall{obs: c.observer}
+	ctx = derived(ctx, c.observer.StartCall(ctx, CallStart{Operation: name, Class: class}))
+	oc.ctx = context.WithValue(ctx, callKey{}, oc)
+	return oc.ctx, oc
+}
+
+// derived returns what an observer returned for ctx, or ctx when it
+// returned nil.
+func derived(ctx, returned context.Context) context.Context {
+	if returned == nil {
+		return ctx
+	}
+	return returned
+}
+
+// observed returns the call that ctx carries; nil when the client has no
+// observer.
+func (c *Client) observed(ctx context.Context) *observedCall {
+	if c.observer == nil {
+		return nil
+	}
+	oc, _ := ctx.Value(callKey{}).(*observedCall)
+	return oc
+}
+
+// end reports the end of the call with the error *errp, which a deferred
+// call reads when the method returns.
+func (oc *observedCall) end(errp *error) {
+	if oc == nil {
+		return
+	}
+	e := CallEnd{Err: *errp, Attempts: oc.attempts, RequestID: oc.requestID, Bytes: oc.bytes}
+	if e.Err != nil {
+		e.StopReason = oc.reason
+		var base *Error
+		if errors.As(e.Err, &base) {
+			e.StopReason = base.StopReason
+		}
+	}
+	oc.obs.EndCall(oc.ctx, e)
+}
+
+// endRequest reports the end of the request started with ctx.
+func (oc *observedCall) endRequest(ctx context.Context, e RequestEnd) {
+	oc.attempts++
+	if e.RequestID != "" {
+		oc.requestID = e.RequestID
+	}
+	oc.reason = e.Decision.Reason
+	oc.obs.EndRequest(ctx, e)
+}
+
+// addBytes counts n bytes written by a download.
+func (oc *observedCall) addBytes(n int64) {
+	if oc != nil {
+		oc.bytes += n
+	}
+}
+
+// withContext returns a copy of r with ctx, and with each header of added
+// that r does not carry: r itself is left as it is, for the next attempt.
+func withContext(r *http.Request, ctx context.Context, added http.Header) *http.Request {
+	own := r.WithContext(ctx)
+	if len(added) == 0 {
+		return own
+	}
+	own.Header = r.Header.Clone()
+	for k, v := range added {
+		k = http.CanonicalHeaderKey(k)
+		if _, ok := own.Header[k]; !ok {
+			own.Header[k] = slices.Clone(v)
+		}
+	}
+	return own
+}
+
+// startRequest shows the attempt r of the loop's call to the observer, and
+// returns r as it is to be sent. Without an observer it returns r.
+func (l *attemptLoop) startRequest(r *http.Request) *http.Request {
+	oc := l.observed
+	if oc == nil {
+		return r
+	}
+	s := RequestStart{
+		Method:  r.Method,
+		URL:     r.URL.String(),
+		Route:   l.op.route,
+		Attempt: l.call.Retries() + 1,
+		Header:  http.Header{},
+	}
+	l.requestCtx = derived(r.Context(), oc.obs.StartRequest(r.Context(), s))
+	return withContext(r, l.requestCtx, s.Header)
+}
+
+// endRequest reports the end of the attempt startRequest showed: its
+// outcome a, its request id and the decision d on it.
+func (l *attemptLoop) endRequest(d retry.Decision, a retry.Attempt, requestID string) {
+	if l.observed == nil || l.requestCtx == nil {
+		return
+	}
+	e := RequestEnd{Status: a.Status, RequestID: requestID, Decision: d}
+	if a.Err != nil {
+		e.ErrorKind = errorKind(a.Err, a.Failure)
+	}
+	l.observed.endRequest(l.requestCtx, e)
+	l.requestCtx = nil
+}
+
+// observeHold reports a pacing hold of the loop's next attempt: a wait of
+// wait, or a stop for reason.
+func (l *attemptLoop) observeHold(wait time.Duration, reason retry.StopReason) {
+	oc := l.observed
+	if oc == nil {
+		return
+	}
+	if reason != "" {
+		oc.reason = reason
+	}
+	oc.obs.Hold(oc.ctx, PacingHold{Bucket: l.op.bucket.String(), Attempt: l.call.Retries() + 1, Wait: wait, Stop: reason})
+}
+
+// startStorage shows the storage request req, to loc, to the observer of
+// the call, and returns req as it is to be sent, with the context that
+// endStorage takes. The observer is given loc without its query, and no
+// header to fill.
+func (oc *observedCall) startStorage(req *http.Request, loc *url.URL) (*http.Request, context.Context) {
+	if oc == nil {
+		return req, nil
+	}
+	bare := url.URL{Scheme: loc.Scheme, Host: loc.Host, Path: loc.Path, RawPath: loc.RawPath}
+	s := RequestStart{Method: req.Method, URL: bare.String(), Attempt: 1, Storage: true}
+	ctx := derived(req.Context(), oc.obs.StartRequest(req.Context(), s))
+	return req.WithContext(ctx), ctx
+}
+
+// endStorage reports how the storage request started with ctx ended: its
+// response, or the failure f of cause. It is never sent again: any outcome
+// but a 2xx stops the call, for ctx's end if it ended.
+func (oc *observedCall) endStorage(ctx context.Context, resp *http.Response, f retry.Failure, cause error) {
+	if oc == nil {
+		return
+	}
+	e := RequestEnd{Decision: retry.Decision{Class: retry.Never, Attempt: 1, MaxAttempts: 1}}
+	switch {
+	case resp != nil:
+		e.Status, e.RequestID = resp.StatusCode, resp.Header.Get("X-Request-Id")
+		if resp.StatusCode < 200 || resp.StatusCode >= 300 {
+			e.Decision.Reason = retry.NotRetryable
+		}
+	case ctx.Err() != nil:
+		e.ErrorKind, e.Decision.Reason = errorKind(cause, f), retry.ContextDone
+	default:
+		e.ErrorKind, e.Decision.Reason = errorKind(cause, f), retry.NotRetryable
+	}
+	oc.endRequest(ctx, e)
+}

@@ -1,0 +1,43 @@
+package synthient
+
+import (
+	"context"
+	"net/http"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/synthient-go/synthient/retry"
+)
+
+// TestNoObserverAllocatesNothing: without an observer, every step of the
+// hook that a call runs (its start and end, a request's start and end, a
+// hold, a storage request, the bytes of a download) allocates nothing.
+func TestNoObserverAllocatesNothing(t *testing.T) {
+	c, err := NewClient("key")
+	require.NoError(t, err)
+	defer c.Close()
+	op := &operation{name: "LookupIP", method: http.MethodGet, route: "/lookup/ip/{ip}", class: retry.Billed, bucket: lookupBucket}
+	req, err := http.NewRequest(http.MethodGet, "https://api.test/api/v4/lookup/ip/1.2.3.4", nil)
+	require.NoError(t, err)
+	l := c.loops.Get().(*attemptLoop)
+	allocs := testing.AllocsPerRun(1000, func() {
+		ctx, call := c.startCall(context.Background(), "LookupIP", retry.Billed)
+		l.start(op, c.policy)
+		l.observed = c.observed(ctx)
+		if l.startRequest(req) != req {
+			t.Fatal("startRequest changed the request")
+		}
+		l.endRequest(retry.Decision{}, retry.Attempt{Status: 200}, "id")
+		l.observeHold(0, "")
+		oc := c.observed(ctx)
+		r, _ := oc.startStorage(req, req.URL)
+		oc.endStorage(ctx, nil, retry.Failure{}, nil)
+		oc.addBytes(int64(len(r.Method)))
+		var err error
+		call.end(&err)
+		l.reset()
+	})
+	assert.Zero(t, allocs, "allocations of the hook without an observer")
+}

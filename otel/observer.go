@@ -1,0 +1,394 @@
+// Package otel traces and measures the calls of a synthient.Client with
+// OpenTelemetry. It lives in a module of its own, so that the SDK's module
+// depends on no part of OpenTelemetry.
+//
+// NewObserver returns a synthient.Observer; give it to the client with
+// synthient.WithObserver:
+//
+//	obs, err := otel.NewObserver(otel.WithTracerProvider(tp), otel.WithMeterProvider(mp))
+//	c, err := synthient.NewClient(key, synthient.WithObserver(obs))
+//
+// # Traces
+//
+// Each call of a client method is an internal span named after the
+// method, "synthient.LookupIP", with the attributes synthient.operation
+// and synthient.retry.class at its start, and synthient.attempts,
+// synthient.stop_reason, synthient.request_id (of the last answer) and,
+// for a download, synthient.download.bytes at its end. A call that failed
+// has the status Error, described by the error's text (which the SDK keeps
+// free of keys and URLs), and an error.type: the status code of an
+// *APIError ("429"), or "timeout", "connection", "decode",
+// "context_canceled", "context_deadline_exceeded", "rate_limit_hold",
+// "invalid_argument", "closed", "size_mismatch", "size_unknown",
+// "checksum_mismatch", else "_OTHER".
+//
+// Under it, each HTTP request the call sends is a client span, as the
+// OpenTelemetry semantic conventions for HTTP clients say: named "GET
+// /lookup/ip/{ip}" (the method and the route template; the method alone
+// for the storage host), with http.request.method, server.address,
+// server.port, url.scheme, url.full, url.template,
+// http.request.resend_count (from the second attempt of a leg on),
+// http.response.status_code and error.type (the status code from 400 on,
+// or the kind of failure: "timeout", "dial", "dns", "tls", "connection",
+// "malformed", "context"), and the SDK's synthient.request_id,
+// synthient.decision ("retry", "stop" or "done") and synthient.stop_reason.
+// A client span ends when the response headers arrived (or the request
+// failed), before the body is read. Both legs of a download are client
+// spans: the API's 307, and the request to the storage host, whose
+// url.full has no query (the presigned URL's signature is in it). Opening
+// a stream is one; the call's span lasts until the loop over the stream
+// ends.
+//
+// Each wait before a retry is an event "synthient.retry.wait" on the call's
+// span, with synthient.wait.duration (seconds), synthient.wait.cause
+// ("retry_after" when the answer asked for a wait, which the wait is never
+// shorter than, else "backoff"), synthient.retry_after (seconds, the wait
+// the answer asked for) and synthient.attempt (the attempt it follows). Each hold of rate-limit pacing
+// is an event "synthient.pacing.hold" with synthient.pacing.bucket,
+// synthient.wait.duration and, when the hold stopped the call,
+// synthient.stop_reason.
+//
+// Trace context is put into every request to the API with the propagator
+// (W3C traceparent with propagation.TraceContext), never into a request to
+// the storage host. No attribute or event holds the API key, a request
+// body, a header, or the query of a presigned URL.
+//
+// # Metrics
+//
+//   - http.client.request.duration (s): each request, with its method,
+//     server, scheme, status code and error.type.
+//   - synthient.client.calls ({call}): calls by synthient.operation and
+//     synthient.outcome ("ok" or "error", with error.type).
+//   - synthient.client.retries ({retry}): retries by synthient.operation and
+//     synthient.retry.reason ("rate_limited", "server_error", "timeout" or
+//     "connection").
+//   - synthient.client.rate_limited ({response}): 429 answers, by
+//     synthient.operation.
+//   - synthient.client.pacing.holds ({hold}): holds of rate-limit pacing,
+//     by synthient.operation and synthient.pacing.bucket, with
+//     synthient.stop_reason for one that stopped the call.
+//   - synthient.client.download.size (By): the bytes downloads wrote, by
+//     synthient.operation.
+package otel
+
+import (
+	"context"
+	"errors"
+	"net"
+	"net/url"
+	"strconv"
+	"time"
+
+	"go.opentelemetry.io/otel"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/metric"
+	"go.opentelemetry.io/otel/propagation"
+	semconv "go.opentelemetry.io/otel/semconv/v1.43.0"
+	"go.opentelemetry.io/otel/trace"
+
+	"github.com/synthient-go/synthient"
+	"github.com/synthient-go/synthient/retry"
+)
+
+// ScopeName is the instrumentation scope of the tracer and the meter.
+const ScopeName = "github.com/synthient-go/synthient/otel"
+
+// The SDK's attributes.
+const (
+	attrOperation  = attribute.Key("synthient.operation")
+	attrClass      = attribute.Key("synthient.retry.class")
+	attrAttempts   = attribute.Key("synthient.attempts")
+	attrStopReason = attribute.Key("synthient.stop_reason")
+	attrRequestID  = attribute.Key("synthient.request_id")
+	attrBytes      = attribute.Key("synthient.download.bytes")
+	attrDecision   = attribute.Key("synthient.decision")
+	attrWait       = attribute.Key("synthient.wait.duration")
+	attrWaitCause  = attribute.Key("synthient.wait.cause")
+	attrRetryAfter = attribute.Key("synthient.retry_after")
+	attrAttempt    = attribute.Key("synthient.attempt")
+	attrBucket     = attribute.Key("synthient.pacing.bucket")
+	attrOutcome    = attribute.Key("synthient.outcome")
+	attrRetryWhy   = attribute.Key("synthient.retry.reason")
+)
+
+// Observer is a synthient.Observer that records traces and metrics with
+// OpenTelemetry (see the package documentation). Create one with
+// NewObserver; it is safe for concurrent use, and one Observer may serve
+// any number of clients.
+type Observer struct {
+	tracer     trace.Tracer
+	propagator propagation.TextMapPropagator
+	m          instruments
+}
+
+var _ synthient.Observer = (*Observer)(nil)
+
+// Option configures an Observer. An invalid value makes NewObserver return
+// an error.
+type Option func(*config) error
+
+type config struct {
+	tp         trace.TracerProvider
+	mp         metric.MeterProvider
+	propagator propagation.TextMapPropagator
+}
+
+// WithTracerProvider sets the provider of the tracer. The default is the
+// global one, otel.GetTracerProvider(). nil is an error.
+func WithTracerProvider(tp trace.TracerProvider) Option {
+	return func(c *config) error {
+		if tp == nil {
+			return errNil("tracer provider")
+		}
+		c.tp = tp
+		return nil
+	}
+}
+
+// WithMeterProvider sets the provider of the meter. The default is the
+// global one, otel.GetMeterProvider(). nil is an error.
+func WithMeterProvider(mp metric.MeterProvider) Option {
+	return func(c *config) error {
+		if mp == nil {
+			return errNil("meter provider")
+		}
+		c.mp = mp
+		return nil
+	}
+}
+
+// WithPropagator sets what puts trace context into the requests to the
+// API, such as propagation.TraceContext{} for W3C traceparent. The default
+// is the global one, otel.GetTextMapPropagator(), which propagates nothing
+// until the program sets one. nil is an error.
+func WithPropagator(p propagation.TextMapPropagator) Option {
+	return func(c *config) error {
+		if p == nil {
+			return errNil("propagator")
+		}
+		c.propagator = p
+		return nil
+	}
+}
+
+// errNil is the error of an option given nil.
+func errNil(what string) error { return errors.New("synthient/otel: the " + what + " is nil") }
+
+// NewObserver returns an Observer with opts applied. It returns an error
+// for an invalid option, or when the meter refuses an instrument.
+func NewObserver(opts ...Option) (*Observer, error) {
+	c := config{tp: otel.GetTracerProvider(), mp: otel.GetMeterProvider(), propagator: otel.GetTextMapPropagator()}
+	for _, opt := range opts {
+		if opt == nil {
+			continue
+		}
+		if err := opt(&c); err != nil {
+			return nil, err
+		}
+	}
+	m, err := newInstruments(c.mp.Meter(ScopeName))
+	if err != nil {
+		return nil, err
+	}
+	return &Observer{tracer: c.tp.Tracer(ScopeName), propagator: c.propagator, m: m}, nil
+}
+
+// callState is what an Observer keeps of a call, in the call's context.
+type callState struct {
+	span trace.Span
+	op   attribute.KeyValue // synthient.operation, for the metrics
+}
+
+// requestState is what an Observer keeps of a request, in the request's
+// context.
+type requestState struct {
+	call  *callState
+	span  trace.Span
+	start time.Time
+	attrs []attribute.KeyValue // of the duration metric
+}
+
+type callKey struct{}
+type requestKey struct{}
+
+// StartCall starts the call's span.
+func (o *Observer) StartCall(ctx context.Context, s synthient.CallStart) context.Context {
+	op := attrOperation.String(s.Operation)
+	ctx, span := o.tracer.Start(ctx, "synthient."+s.Operation, trace.WithSpanKind(trace.SpanKindInternal),
+		trace.WithAttributes(op, attrClass.String(s.Class.String())))
+	return context.WithValue(ctx, callKey{}, &callState{span: span, op: op})
+}
+
+// StartRequest starts the request's client span below the call's, and
+// puts the trace context into the header of a request to the API.
+func (o *Observer) StartRequest(ctx context.Context, r synthient.RequestStart) context.Context {
+	cs, ok := ctx.Value(callKey{}).(*callState)
+	if !ok {
+		return ctx
+	}
+	attrs := serverAttrs(r.Method, r.URL)
+	span := []attribute.KeyValue{semconv.URLFull(r.URL)}
+	name := r.Method
+	if r.Route != "" {
+		name += " " + r.Route
+		span = append(span, semconv.URLTemplate(r.Route))
+	}
+	if r.Attempt > 1 {
+		span = append(span, semconv.HTTPRequestResendCount(r.Attempt-1))
+	}
+	ctx, s := o.tracer.Start(ctx, name, trace.WithSpanKind(trace.SpanKindClient),
+		trace.WithAttributes(attrs...), trace.WithAttributes(span...))
+	if r.Header != nil {
+		o.propagator.Inject(ctx, propagation.HeaderCarrier(r.Header))
+	}
+	return context.WithValue(ctx, requestKey{}, &requestState{call: cs, span: s, start: time.Now(), attrs: attrs})
+}
+
+// serverAttrs returns the attributes of a request to rawURL with method
+// that both its span and its duration have.
+func serverAttrs(method, rawURL string) []attribute.KeyValue {
+	attrs := []attribute.KeyValue{semconv.HTTPRequestMethodKey.String(method)}
+	u, err := url.Parse(rawURL)
+	if err != nil {
+		return attrs
+	}
+	port, err := strconv.Atoi(u.Port())
+	if err != nil {
+		port = 443
+		if u.Scheme == "http" {
+			port = 80
+		}
+	}
+	host := u.Hostname()
+	if ip := net.ParseIP(host); ip != nil {
+		host = ip.String()
+	}
+	return append(attrs, semconv.ServerAddress(host), semconv.ServerPort(port), semconv.URLScheme(u.Scheme))
+}
+
+// EndRequest ends the request's span and records its duration; a retry's
+// wait becomes an event of the call's span.
+func (o *Observer) EndRequest(ctx context.Context, e synthient.RequestEnd) {
+	rs, ok := ctx.Value(requestKey{}).(*requestState)
+	if !ok {
+		return
+	}
+	attrs := rs.attrs
+	if e.Status != 0 {
+		attrs = append(attrs, semconv.HTTPResponseStatusCode(e.Status))
+	}
+	errType := requestErrorType(e)
+	if errType != "" {
+		attrs = append(attrs, semconv.ErrorTypeKey.String(errType))
+		rs.span.SetStatus(codes.Error, errType)
+	}
+	rs.span.SetAttributes(attrs[len(rs.attrs):]...)
+	rs.span.SetAttributes(decisionAttrs(e)...)
+	rs.span.End()
+	o.m.duration.Record(ctx, time.Since(rs.start).Seconds(), metric.WithAttributes(attrs...))
+
+	op := rs.call.op
+	if e.Status == 429 {
+		o.m.rateLimited.Add(ctx, 1, metric.WithAttributes(op))
+	}
+	if d := e.Decision; d.Retry {
+		wait := []attribute.KeyValue{attrWait.Float64(d.Wait.Seconds()), attrWaitCause.String("backoff"), attrAttempt.Int(d.Attempt)}
+		if d.HasRetryAfter {
+			wait[1] = attrWaitCause.String("retry_after")
+			wait = append(wait, attrRetryAfter.Float64(d.RetryAfter.Seconds()))
+		}
+		rs.call.span.AddEvent("synthient.retry.wait", trace.WithAttributes(wait...))
+		o.m.retries.Add(ctx, 1, metric.WithAttributes(op, attrRetryWhy.String(retryReason(e))))
+	}
+}
+
+// requestErrorType is the error.type of a request: its status from 400
+// on, else the kind of its failure; "" for neither.
+func requestErrorType(e synthient.RequestEnd) string {
+	if e.Status >= 400 {
+		return strconv.Itoa(e.Status)
+	}
+	return e.ErrorKind
+}
+
+// decisionAttrs are the SDK's attributes of a request's end: its request
+// id, the decision and the stop reason.
+func decisionAttrs(e synthient.RequestEnd) []attribute.KeyValue {
+	decision := "done"
+	switch {
+	case e.Decision.Retry:
+		decision = "retry"
+	case e.Decision.Reason != "":
+		decision = "stop"
+	}
+	attrs := []attribute.KeyValue{attrDecision.String(decision)}
+	if e.RequestID != "" {
+		attrs = append(attrs, attrRequestID.String(e.RequestID))
+	}
+	if e.Decision.Reason != "" {
+		attrs = append(attrs, attrStopReason.String(string(e.Decision.Reason)))
+	}
+	return attrs
+}
+
+// retryReason is why a request is sent again.
+func retryReason(e synthient.RequestEnd) string {
+	switch {
+	case e.Status == 429:
+		return "rate_limited"
+	case e.Status >= 500:
+		return "server_error"
+	case e.ErrorKind == "timeout":
+		return "timeout"
+	}
+	return "connection"
+}
+
+// Hold adds a pacing hold to the call's span as an event, and counts it.
+// A hold that the context cut short was counted when it began.
+func (o *Observer) Hold(ctx context.Context, h synthient.PacingHold) {
+	cs, ok := ctx.Value(callKey{}).(*callState)
+	if !ok {
+		return
+	}
+	attrs := []attribute.KeyValue{attrBucket.String(h.Bucket), attrWait.Float64(h.Wait.Seconds()), attrAttempt.Int(h.Attempt)}
+	metricAttrs := []attribute.KeyValue{cs.op, attrBucket.String(h.Bucket)}
+	if h.Stop != "" {
+		attrs = append(attrs, attrStopReason.String(string(h.Stop)))
+		metricAttrs = append(metricAttrs, attrStopReason.String(string(h.Stop)))
+	}
+	cs.span.AddEvent("synthient.pacing.hold", trace.WithAttributes(attrs...))
+	if h.Stop != retry.ContextDone {
+		o.m.holds.Add(ctx, 1, metric.WithAttributes(metricAttrs...))
+	}
+}
+
+// EndCall ends the call's span, its status from the call's error, and
+// counts the call and the bytes it downloaded.
+func (o *Observer) EndCall(ctx context.Context, e synthient.CallEnd) {
+	cs, ok := ctx.Value(callKey{}).(*callState)
+	if !ok {
+		return
+	}
+	cs.span.SetAttributes(attrAttempts.Int(e.Attempts))
+	if e.StopReason != "" {
+		cs.span.SetAttributes(attrStopReason.String(string(e.StopReason)))
+	}
+	if e.RequestID != "" {
+		cs.span.SetAttributes(attrRequestID.String(e.RequestID))
+	}
+	if e.Bytes > 0 {
+		cs.span.SetAttributes(attrBytes.Int64(e.Bytes))
+		o.m.downloaded.Add(ctx, e.Bytes, metric.WithAttributes(cs.op))
+	}
+	outcome := []attribute.KeyValue{cs.op, attrOutcome.String("ok")}
+	if e.Err != nil {
+		errType := semconv.ErrorTypeKey.String(errorType(e.Err))
+		cs.span.SetAttributes(errType)
+		cs.span.SetStatus(codes.Error, e.Err.Error())
+		outcome = []attribute.KeyValue{cs.op, attrOutcome.String("error"), errType}
+	}
+	cs.span.End()
+	o.m.calls.Add(ctx, 1, metric.WithAttributes(outcome...))
+}
