@@ -263,6 +263,10 @@ func WithoutPacing() Option {
 // its connections) and Close leaves rt's connections alone. The client
 // still never follows redirects on JSON endpoints and still makes billed
 // requests non-replayable. nil is an error.
+//
+// rt also carries the request to the export storage host, with the call's
+// context: a tracing transport that injects trace context (otelhttp's)
+// sends it there too. For traces, prefer WithObserver, which never does.
 func WithTransport(rt http.RoundTripper) Option {
 	return func(s *settings) error {
 		if rt == nil {

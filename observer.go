@@ -38,9 +38,11 @@ import (
 // context it returns: StartCall's is the call's context from then on (its
 // requests are sent with contexts derived from it, and Hold and EndCall get
 // it), and StartRequest's is the request's (the request is sent with it,
-// and EndRequest gets it). Either must be derived from the context the
-// method was given, or be that context: the call's deadline and
-// cancellation travel in it. A nil context is taken as the one given.
+// and EndRequest gets it). Either should be derived from the context the
+// method was given, or be that context. Whatever it returns, the call
+// keeps the given context's deadline and cancellation, and finds a value
+// in the returned context first, then in the given one; a nil context is
+// taken as the one given.
 //
 // The methods run inline, between the steps of a call, so they should
 // return quickly and must not call the Client. They are given no API key,
@@ -102,8 +104,11 @@ type RequestStart struct {
 	Storage bool
 	// Header is where the observer may put trace-context headers, such as
 	// W3C traceparent: each key that the request does not carry already is
-	// added to this attempt. It is nil for the storage host, which is sent
-	// nothing of the caller's.
+	// added to this attempt. For the storage host, which is sent nothing of
+	// the caller's, it is an empty header that is dropped. (A transport of
+	// the caller's, given with WithTransport, still sees the call's context
+	// on the storage request: one that injects trace context itself, as
+	// otelhttp's does, sends it to storage.)
 	Header http.Header
 }
 
@@ -148,7 +153,9 @@ type PacingHold struct {
 type CallEnd struct {
 	// Err is the call's error; nil when it succeeded. For a loop over a
 	// sequence it is the error the sequence ended with: nil when it ended
-	// cleanly or the loop broke out.
+	// cleanly or the loop broke out. A call through which a panic passed
+	// (the caller's loop body, a download's writer) ends with an error
+	// that says so; the panic goes on.
 	Err error
 	// Attempts is the number of HTTP requests the call sent, over all its
 	// legs and pages, counting those that never left the client.
@@ -191,13 +198,31 @@ func (c *Client) startCall(ctx context.Context, name string, class retry.Class) 
 	return oc.ctx, oc
 }
 
-// derived returns what an observer returned for ctx, or ctx when it
-// returned nil.
+// derived returns the context a call or request goes on with, given what
+// an observer returned for ctx: its values, looked up first, with ctx's
+// deadline and cancellation whatever it returned (an observer that
+// returned context.Background would otherwise free the call of its
+// deadline); ctx itself when it returned nil or ctx.
 func derived(ctx, returned context.Context) context.Context {
-	if returned == nil {
+	if returned == nil || returned == ctx {
 		return ctx
 	}
-	return returned
+	return observerContext{Context: ctx, values: returned}
+}
+
+// observerContext is the context given to an observer (the embedded one:
+// its deadline, cancellation and values) with the values of the one the
+// observer returned looked up first.
+type observerContext struct {
+	context.Context
+	values context.Context
+}
+
+func (c observerContext) Value(key any) any {
+	if v := c.values.Value(key); v != nil {
+		return v
+	}
+	return c.Context.Value(key)
 }
 
 // observed returns the call that ctx carries; nil when the client has no
@@ -210,13 +235,28 @@ func (c *Client) observed(ctx context.Context) *observedCall {
 	return oc
 }
 
+// errPanicked is the error of a call that ended in a panic: the caller's
+// loop body, a download's writer or progress callback panicked.
+var errPanicked = errors.New("synthient: the call ended in a panic")
+
 // end reports the end of the call with the error *errp, which a deferred
-// call reads when the method returns.
+// call reads when the method returns. It is itself the deferred call, so
+// that a panic through the call (the caller's loop body, a download's
+// writer) is seen, reported as errPanicked, and goes on.
 func (oc *observedCall) end(errp *error) {
 	if oc == nil {
 		return
 	}
-	e := CallEnd{Err: *errp, Attempts: oc.attempts, RequestID: oc.requestID, Bytes: oc.bytes}
+	if r := recover(); r != nil {
+		oc.report(errPanicked)
+		panic(r)
+	}
+	oc.report(*errp)
+}
+
+// report shows the observer the end of the call, with err.
+func (oc *observedCall) report(err error) {
+	e := CallEnd{Err: err, Attempts: oc.attempts, RequestID: oc.requestID, Bytes: oc.bytes}
 	if e.Err != nil {
 		e.StopReason = oc.reason
 		var base *Error
@@ -246,7 +286,7 @@ func (oc *observedCall) addBytes(n int64) {
 
 // withContext returns a copy of r with ctx, and with each header of added
 // that r does not carry: r itself is left as it is, for the next attempt.
-func withContext(r *http.Request, ctx context.Context, added http.Header) *http.Request {
+func withContext(ctx context.Context, r *http.Request, added http.Header) *http.Request {
 	own := r.WithContext(ctx)
 	if len(added) == 0 {
 		return own
@@ -276,7 +316,7 @@ func (l *attemptLoop) startRequest(r *http.Request) *http.Request {
 		Header:  http.Header{},
 	}
 	l.requestCtx = derived(r.Context(), oc.obs.StartRequest(r.Context(), s))
-	return withContext(r, l.requestCtx, s.Header)
+	return withContext(l.requestCtx, r, s.Header)
 }
 
 // endRequest reports the end of the attempt startRequest showed: its
@@ -308,14 +348,14 @@ func (l *attemptLoop) observeHold(wait time.Duration, reason retry.StopReason) {
 
 // startStorage shows the storage request req, to loc, to the observer of
 // the call, and returns req as it is to be sent, with the context that
-// endStorage takes. The observer is given loc without its query, and no
-// header to fill.
+// endStorage takes. The observer is given loc without its query, and a
+// header that is not sent.
 func (oc *observedCall) startStorage(req *http.Request, loc *url.URL) (*http.Request, context.Context) {
 	if oc == nil {
 		return req, nil
 	}
 	bare := url.URL{Scheme: loc.Scheme, Host: loc.Host, Path: loc.Path, RawPath: loc.RawPath}
-	s := RequestStart{Method: req.Method, URL: bare.String(), Attempt: 1, Storage: true}
+	s := RequestStart{Method: req.Method, URL: bare.String(), Attempt: 1, Storage: true, Header: http.Header{}}
 	ctx := derived(req.Context(), oc.obs.StartRequest(req.Context(), s))
 	return req.WithContext(ctx), ctx
 }

@@ -75,11 +75,9 @@ func (r *recorder) StartCall(ctx context.Context, s synthient.CallStart) context
 
 func (r *recorder) StartRequest(ctx context.Context, s synthient.RequestStart) context.Context {
 	r.add(ctx, event{kind: "StartRequest", req: s})
-	if s.Header != nil {
-		call, _ := ctx.Value(callTag{}).(int64)
-		s.Header.Set("Traceparent", fmt.Sprintf("call %d attempt %d", call, s.Attempt))
-		s.Header.Set("X-Api-Key", "observer-key")
-	}
+	call, _ := ctx.Value(callTag{}).(int64)
+	s.Header.Set("Traceparent", fmt.Sprintf("call %d attempt %d", call, s.Attempt))
+	s.Header.Set("X-Api-Key", "observer-key")
 	return context.WithValue(ctx, requestTag{}, true)
 }
 
@@ -411,8 +409,11 @@ func TestObserverDownloadStorageLeg(t *testing.T) {
 	end := requireOneCall(t, events)
 	starts := of(events, "StartRequest")
 	require.Len(t, starts, 2)
+	storageStart := starts[1].req
+	require.NotNil(t, storageStart.Header, "a header to fill, though it is not sent")
+	storageStart.Header = nil
 	assert.Equal(t, synthient.RequestStart{Method: http.MethodGet, URL: storage.URL + presignObject, Attempt: 1, Storage: true},
-		starts[1].req, "the storage request")
+		storageStart, "the storage request")
 	ends := of(events, "EndRequest")
 	assert.Equal(t, http.StatusTemporaryRedirect, ends[0].reqEnd.Status, "the API leg's answer")
 	assert.Equal(t, http.StatusOK, ends[1].reqEnd.Status, "the storage leg's answer")
@@ -534,6 +535,57 @@ func TestObserverReturningNilContexts(t *testing.T) {
 	c := fakeClient(t, srv, synthient.WithObserver(obs))
 	require.NoError(t, callAccount(callCtx(t), c))
 	assert.Equal(t, []string{"StartCall", "StartRequest", "EndRequest", "EndCall"}, kinds(obs.Events()))
+}
+
+// backgroundObserver returns contexts derived from none it is given.
+type backgroundObserver struct{ recorder }
+
+func (o *backgroundObserver) StartCall(ctx context.Context, s synthient.CallStart) context.Context {
+	o.recorder.StartCall(ctx, s)
+	return context.WithValue(context.Background(), callTag{}, int64(-1))
+}
+
+func (o *backgroundObserver) StartRequest(ctx context.Context, s synthient.RequestStart) context.Context {
+	o.recorder.StartRequest(ctx, s)
+	return context.WithValue(context.Background(), requestTag{}, true)
+}
+
+// TestObserverCannotDropTheDeadline: an observer that returns contexts not
+// derived from the ones it was given does not free the call of its
+// deadline, and its values are still found.
+func TestObserverCannotDropTheDeadline(t *testing.T) {
+	t.Parallel()
+	srv := fakeServer(t)
+	srv.Inject(synthienttest.RouteLookupIP, 1, synthienttest.Fault{Kind: synthienttest.FaultSlowHeaders, Delay: 5 * time.Second})
+	obs := &backgroundObserver{}
+	c := fakeClient(t, srv, synthient.WithObserver(obs), synthient.WithMaxRetries(0))
+	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	defer cancel()
+	_, err := c.LookupIP(ctx, testAddr(1))
+	require.Error(t, err, "the call outlived its deadline")
+	assert.ErrorIs(t, err, context.DeadlineExceeded)
+	events := obs.Events()
+	end := of(events, "EndCall")
+	require.Len(t, end, 1)
+	assert.Equal(t, int64(-1), end[0].call, "EndCall sees the observer's call value")
+	assert.True(t, of(events, "EndRequest")[0].request, "EndRequest sees the observer's request value")
+}
+
+// TestObserverSeesPanic: a panic through a call (here the caller's loop
+// body over a stream) ends the call with an error, not as a success, and
+// goes on to the caller.
+func TestObserverSeesPanic(t *testing.T) {
+	t.Parallel()
+	_, c, rec := observedFake(t)
+	func() {
+		defer func() { assert.Equal(t, "loop body", recover(), "the panic goes on") }()
+		for range c.StreamRaw(callCtx(t), synthient.FeedProxies) {
+			panic("loop body")
+		}
+	}()
+	end := requireOneCall(t, rec.Events())
+	require.Error(t, end.Err, "a call that panicked ended as a success")
+	assert.Contains(t, end.Err.Error(), "panic")
 }
 
 // TestObserverConcurrentCalls: calls made at once on one client each get

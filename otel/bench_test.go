@@ -5,6 +5,7 @@ import (
 	"net/netip"
 	"testing"
 
+	"go.opentelemetry.io/otel/propagation"
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
@@ -26,7 +27,8 @@ func BenchmarkLookupIP(b *testing.B) {
 	defer tp.Shutdown(context.Background())
 	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(sdkmetric.NewManualReader()))
 	defer mp.Shutdown(context.Background())
-	obs, err := synthotel.NewObserver(synthotel.WithTracerProvider(tp), synthotel.WithMeterProvider(mp))
+	obs, err := synthotel.NewObserver(synthotel.WithTracerProvider(tp), synthotel.WithMeterProvider(mp),
+		synthotel.WithPropagator(propagation.TraceContext{}))
 	if err != nil {
 		b.Fatal(err)
 	}

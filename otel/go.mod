@@ -4,7 +4,7 @@ go 1.26.0
 
 require (
 	github.com/stretchr/testify v1.12.1
-	github.com/synthient-go/synthient v0.0.0
+	github.com/synthient-go/synthient v0.1.0
 	go.opentelemetry.io/otel v1.47.0
 	go.opentelemetry.io/otel/metric v1.47.0
 	go.opentelemetry.io/otel/sdk v1.47.0
@@ -29,4 +29,6 @@ require (
 	golang.org/x/time v0.15.0 // indirect
 )
 
+// The SDK's module from this checkout, for work on both; a user's build
+// takes the version required above (a replace in a dependency is ignored).
 replace github.com/synthient-go/synthient => ../

@@ -201,5 +201,10 @@ func (h *harness) assertNoSecret(t *testing.T) {
 		assert.NotContains(t, string(spans), s, "a span holds a secret")
 		assert.NotContains(t, string(metrics), s, "a metric holds a secret")
 	}
+	// A metric attribute holds no address looked up and no URL: they
+	// would leak the data and explode the attribute sets.
+	for _, s := range []string{lookupAddr.String(), "url.full", "url.path"} {
+		assert.NotContains(t, string(metrics), s, "a metric attribute holds %q", s)
+	}
 	assert.Contains(t, string(spans)+string(metrics), "synthient", "nothing was scanned")
 }

@@ -43,15 +43,26 @@
 // span, with synthient.wait.duration (seconds), synthient.wait.cause
 // ("retry_after" when the answer asked for a wait, which the wait is never
 // shorter than, else "backoff"), synthient.retry_after (seconds, the wait
-// the answer asked for) and synthient.attempt (the attempt it follows). Each hold of rate-limit pacing
-// is an event "synthient.pacing.hold" with synthient.pacing.bucket,
-// synthient.wait.duration and, when the hold stopped the call,
-// synthient.stop_reason.
+// the answer asked for) and synthient.attempt (the attempt it follows).
+// Each hold of rate-limit pacing is an event "synthient.pacing.hold" with
+// synthient.pacing.bucket, synthient.wait.duration and, when the hold
+// stopped the call, synthient.stop_reason. Both record the wait as the
+// client planned it: a wait that the context cut short is not reported
+// again.
+//
+// http.request.resend_count counts the attempts of one leg: the storage
+// request, which follows the API's 307, is not counted as a resend of it
+// (the conventions count redirects too), as it is a request of its own to
+// another host.
 //
 // Trace context is put into every request to the API with the propagator
 // (W3C traceparent with propagation.TraceContext), never into a request to
-// the storage host. No attribute or event holds the API key, a request
-// body, a header, or the query of a presigned URL.
+// the storage host. A transport given with synthient.WithTransport sees
+// the call's span in the context of every request, the storage one
+// included: do not wrap it with otelhttp, which would make a second client
+// span per request and send the trace context to the storage host (or
+// filter the storage host out of it). No attribute or event holds the API
+// key, a request body, a header, or the query of a presigned URL.
 //
 // # Metrics
 //
