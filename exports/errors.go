@@ -1,0 +1,52 @@
+package exports
+
+import "strconv"
+
+// FormatError reports a file that could not be read as Parquet: it is
+// truncated, corrupt or not Parquet at all, or a read of it failed. Open
+// and NewFile return it for a footer they cannot read; a sequence yields
+// it for a page it cannot read. Err is the cause: errors.Is(err,
+// io.ErrUnexpectedEOF) may hold for a cut file, errors.Is(err,
+// fs.ErrClosed) for a read after Close.
+type FormatError struct {
+	// Name is the path given to Open; "" for a File of NewFile.
+	Name string
+	Err  error
+}
+
+func (e *FormatError) Error() string {
+	name := ""
+	if e.Name != "" {
+		name = e.Name + ": "
+	}
+	return "exports: " + name + "not a readable Parquet file: " + e.Err.Error()
+}
+
+func (e *FormatError) Unwrap() error { return e.Err }
+
+// ColumnError reports a column that a typed sequence (File.Proxies and the
+// others) needs and the file lacks, or has with a type that the row's
+// field cannot hold. It is yielded before any row.
+type ColumnError struct {
+	// Name is the path given to Open; "" for a File of NewFile.
+	Name string
+	// Column is the column's name.
+	Column string
+	// Want is the type the row's field holds: "string", "binary", "int32"
+	// or "int64".
+	Want string
+	// Got is the column's type in the file (see Column.Type); "" when the
+	// file has no such column.
+	Got string
+}
+
+func (e *ColumnError) Error() string {
+	name := ""
+	if e.Name != "" {
+		name = e.Name + ": "
+	}
+	if e.Got == "" {
+		return "exports: " + name + "the file has no column " + strconv.Quote(e.Column) + " (" + e.Want + ")"
+	}
+	return "exports: " + name + "column " + strconv.Quote(e.Column) + " is " + e.Got + ", not " + e.Want
+}
