@@ -1,6 +1,11 @@
 package exports
 
-import "strconv"
+import (
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+)
 
 // FormatError reports a file that could not be read as Parquet: it is
 // truncated, corrupt or not Parquet at all, or a read of it failed. Open
@@ -23,6 +28,16 @@ func (e *FormatError) Error() string {
 }
 
 func (e *FormatError) Unwrap() error { return e.Err }
+
+// formatError is the *FormatError of the file name for err. A bare io.EOF
+// (a file that ends before it should) becomes io.ErrUnexpectedEOF, so
+// that no error of a file is mistaken for the end of one.
+func formatError(name string, err error) *FormatError {
+	if errors.Is(err, io.EOF) {
+		err = fmt.Errorf("%w (%v)", io.ErrUnexpectedEOF, err)
+	}
+	return &FormatError{Name: name, Err: err}
+}
 
 // ColumnError reports a column that a typed sequence (File.Proxies and the
 // others) needs and the file lacks, or has with a type that the row's

@@ -1,6 +1,7 @@
 package exports
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -71,21 +72,42 @@ func NewFile(r io.ReaderAt, size int64) (*File, error) {
 
 func open(r io.ReaderAt, size int64, name string) (*File, error) {
 	if size < 0 {
-		return nil, &FormatError{Name: name, Err: fmt.Errorf("negative size %d", size)}
+		return nil, formatError(name, fmt.Errorf("negative size %d", size))
 	}
 	var pf *parquet.File
 	err := guard(func() (err error) {
+		if err := checkFooter(r, size); err != nil {
+			return err
+		}
 		pf, err = parquet.OpenFile(r, size, parquet.SkipPageIndex(true), parquet.SkipBloomFilters(true))
 		return err
 	})
 	if err != nil {
-		return nil, &FormatError{Name: name, Err: err}
+		return nil, formatError(name, err)
 	}
 	f := &File{pf: pf, name: name}
 	for _, fl := range pf.Schema().Fields() {
 		f.columns = append(f.columns, Column{Name: fl.Name(), Type: typeName(fl), Nullable: fl.Optional()})
 	}
 	return f, nil
+}
+
+// checkFooter refuses a file whose last 8 bytes announce a footer longer
+// than the file: parquet-go would allocate the announced length (up to
+// 4 GiB) before finding that out.
+func checkFooter(r io.ReaderAt, size int64) error {
+	const magic = 4 // "PAR1", which also opens the file
+	if size < 2*magic+4 {
+		return fmt.Errorf("%d bytes are too few for a Parquet file", size)
+	}
+	var tail [8]byte
+	if n, err := r.ReadAt(tail[:], size-8); n < len(tail) {
+		return fmt.Errorf("reading the footer's length: %w", err)
+	}
+	if n := int64(binary.LittleEndian.Uint32(tail[:4])); n > size-2*magic-4 {
+		return fmt.Errorf("the footer's length, %d bytes, exceeds the file's %d", n, size)
+	}
+	return nil
 }
 
 // Close closes the file Open opened; for a File of NewFile it does

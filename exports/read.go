@@ -159,7 +159,7 @@ func (f *File) scan(cols []int, put func(col, off int, vals []parquet.Value), em
 	for _, rg := range f.pf.RowGroups() {
 		stop, err := scanGroup(rg, cols, put, emit)
 		if err != nil {
-			return &FormatError{Name: f.name, Err: err}
+			return formatError(f.name, err)
 		}
 		if stop {
 			return nil
@@ -286,11 +286,11 @@ type field[T any] struct {
 	set  func(row *T, v parquet.Value)
 }
 
-func text[T any](name string, at func(*T) *string) field[T] {
+func textCol[T any](name string, at func(*T) *string) field[T] {
 	return field[T]{name, kindText, func(r *T, v parquet.Value) { *at(r) = string(v.ByteArray()) }}
 }
 
-func binary[T any](name string, at func(*T) *[]byte) field[T] {
+func binaryCol[T any](name string, at func(*T) *[]byte) field[T] {
 	return field[T]{name, kindBinary, func(r *T, v parquet.Value) {
 		if v.IsNull() {
 			*at(r) = nil

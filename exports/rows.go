@@ -119,26 +119,26 @@ type JA4TRow struct {
 // The columns each row type reads, in the order of its fields.
 var (
 	proxyFields = []field[ProxyRow]{
-		text("ip", func(r *ProxyRow) *string { return &r.IP }),
-		text("provider", func(r *ProxyRow) *string { return &r.Provider }),
-		text("type", func(r *ProxyRow) *string { return &r.Type }),
+		textCol("ip", func(r *ProxyRow) *string { return &r.IP }),
+		textCol("provider", func(r *ProxyRow) *string { return &r.Provider }),
+		textCol("type", func(r *ProxyRow) *string { return &r.Type }),
 		int64Col("timestamp", func(r *ProxyRow) *int64 { return &r.Timestamp }),
-		text("country_code", func(r *ProxyRow) *string { return &r.CountryCode }),
+		textCol("country_code", func(r *ProxyRow) *string { return &r.CountryCode }),
 		int32Col("asn", func(r *ProxyRow) *int32 { return &r.ASN }),
 	}
 	anonymizerFields = []field[AnonymizerRow]{
-		text("range_start", func(r *AnonymizerRow) *string { return &r.RangeStart }),
-		text("range_end", func(r *AnonymizerRow) *string { return &r.RangeEnd }),
-		text("provider", func(r *AnonymizerRow) *string { return &r.Provider }),
-		text("type", func(r *AnonymizerRow) *string { return &r.Type }),
-		text("country_code", func(r *AnonymizerRow) *string { return &r.CountryCode }),
+		textCol("range_start", func(r *AnonymizerRow) *string { return &r.RangeStart }),
+		textCol("range_end", func(r *AnonymizerRow) *string { return &r.RangeEnd }),
+		textCol("provider", func(r *AnonymizerRow) *string { return &r.Provider }),
+		textCol("type", func(r *AnonymizerRow) *string { return &r.Type }),
+		textCol("country_code", func(r *AnonymizerRow) *string { return &r.CountryCode }),
 		int32Col("asn", func(r *AnonymizerRow) *int32 { return &r.ASN }),
 		int64Col("timestamp", func(r *AnonymizerRow) *int64 { return &r.Timestamp }),
 	}
 	torrentFields = []field[TorrentRow]{
-		text("info_hash", func(r *TorrentRow) *string { return &r.InfoHash }),
-		text("name", func(r *TorrentRow) *string { return &r.Name }),
-		text("magnet_uri", func(r *TorrentRow) *string { return &r.MagnetURI }),
+		textCol("info_hash", func(r *TorrentRow) *string { return &r.InfoHash }),
+		textCol("name", func(r *TorrentRow) *string { return &r.Name }),
+		textCol("magnet_uri", func(r *TorrentRow) *string { return &r.MagnetURI }),
 		int64Col("total_size", func(r *TorrentRow) *int64 { return &r.TotalSize }),
 		int32Col("piece_length", func(r *TorrentRow) *int32 { return &r.PieceLength }),
 		int32Col("file_count", func(r *TorrentRow) *int32 { return &r.FileCount }),
@@ -147,40 +147,40 @@ var (
 	honeypotHTTPFields = []field[HoneypotHTTPRow]{
 		int64Col("timestamp", func(r *HoneypotHTTPRow) *int64 { return &r.Timestamp }),
 		int64Col("tunnel_id", func(r *HoneypotHTTPRow) *int64 { return &r.TunnelID }),
-		text("domain", func(r *HoneypotHTTPRow) *string { return &r.Domain }),
+		textCol("domain", func(r *HoneypotHTTPRow) *string { return &r.Domain }),
 		int32Col("port", func(r *HoneypotHTTPRow) *int32 { return &r.Port }),
-		text("method", func(r *HoneypotHTTPRow) *string { return &r.Method }),
-		text("uri", func(r *HoneypotHTTPRow) *string { return &r.URI }),
-		text("version", func(r *HoneypotHTTPRow) *string { return &r.Version }),
-		text("raw", func(r *HoneypotHTTPRow) *string { return &r.Raw }),
+		textCol("method", func(r *HoneypotHTTPRow) *string { return &r.Method }),
+		textCol("uri", func(r *HoneypotHTTPRow) *string { return &r.URI }),
+		textCol("version", func(r *HoneypotHTTPRow) *string { return &r.Version }),
+		textCol("raw", func(r *HoneypotHTTPRow) *string { return &r.Raw }),
 	}
 	honeypotHTTPSFields = []field[HoneypotHTTPSRow]{
 		int64Col("timestamp", func(r *HoneypotHTTPSRow) *int64 { return &r.Timestamp }),
 		int64Col("tunnel_id", func(r *HoneypotHTTPSRow) *int64 { return &r.TunnelID }),
-		text("domain", func(r *HoneypotHTTPSRow) *string { return &r.Domain }),
+		textCol("domain", func(r *HoneypotHTTPSRow) *string { return &r.Domain }),
 		int32Col("port", func(r *HoneypotHTTPSRow) *int32 { return &r.Port }),
-		text("details", func(r *HoneypotHTTPSRow) *string { return &r.Details }),
-		binary("raw", func(r *HoneypotHTTPSRow) *[]byte { return &r.Raw }),
+		textCol("details", func(r *HoneypotHTTPSRow) *string { return &r.Details }),
+		binaryCol("raw", func(r *HoneypotHTTPSRow) *[]byte { return &r.Raw }),
 	}
 	honeypotDNSFields = []field[HoneypotDNSRow]{
 		int64Col("timestamp", func(r *HoneypotDNSRow) *int64 { return &r.Timestamp }),
 		int64Col("tunnel_id", func(r *HoneypotDNSRow) *int64 { return &r.TunnelID }),
-		text("domain", func(r *HoneypotDNSRow) *string { return &r.Domain }),
+		textCol("domain", func(r *HoneypotDNSRow) *string { return &r.Domain }),
 		int32Col("port", func(r *HoneypotDNSRow) *int32 { return &r.Port }),
 	}
 	honeypotADBFields = []field[HoneypotADBRow]{
-		text("session", func(r *HoneypotADBRow) *string { return &r.Session }),
+		textCol("session", func(r *HoneypotADBRow) *string { return &r.Session }),
 		int32Col("sequential_id", func(r *HoneypotADBRow) *int32 { return &r.SequentialID }),
-		binary("command", func(r *HoneypotADBRow) *[]byte { return &r.Command }),
-		text("hash", func(r *HoneypotADBRow) *string { return &r.Hash }),
+		binaryCol("command", func(r *HoneypotADBRow) *[]byte { return &r.Command }),
+		textCol("hash", func(r *HoneypotADBRow) *string { return &r.Hash }),
 	}
 	ja4tFields = []field[JA4TRow]{
-		text("ip", func(r *JA4TRow) *string { return &r.IP }),
-		text("ja4t", func(r *JA4TRow) *string { return &r.JA4T }),
-		text("provider", func(r *JA4TRow) *string { return &r.Provider }),
-		text("type", func(r *JA4TRow) *string { return &r.Type }),
+		textCol("ip", func(r *JA4TRow) *string { return &r.IP }),
+		textCol("ja4t", func(r *JA4TRow) *string { return &r.JA4T }),
+		textCol("provider", func(r *JA4TRow) *string { return &r.Provider }),
+		textCol("type", func(r *JA4TRow) *string { return &r.Type }),
 		int64Col("timestamp", func(r *JA4TRow) *int64 { return &r.Timestamp }),
-		text("country_code", func(r *JA4TRow) *string { return &r.CountryCode }),
+		textCol("country_code", func(r *JA4TRow) *string { return &r.CountryCode }),
 		int32Col("asn", func(r *JA4TRow) *int32 { return &r.ASN }),
 	}
 )
