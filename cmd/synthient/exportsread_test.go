@@ -182,7 +182,7 @@ func TestExportsReadEscapes(t *testing.T) {
 	w := parquet.NewWriter(&buf, schema)
 	_, err := w.WriteRows([]parquet.Row{{
 		parquet.ValueOf(hostile).Level(0, 0, 0),
-		parquet.ValueOf([]byte("\xff\xfe" + hostile)).Level(0, 0, 1),
+		parquet.ValueOf([]byte("\xff\xfe"+hostile)).Level(0, 0, 1),
 	}})
 	require.NoError(t, err)
 	require.NoError(t, w.Close())

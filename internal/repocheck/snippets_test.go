@@ -24,6 +24,7 @@ var knownImports = map[string]string{
 	"bytes":         "bytes",
 	"context":       "context",
 	"errors":        "errors",
+	"filepath":      "path/filepath",
 	"fmt":           "fmt",
 	"http":          "net/http",
 	"io":            "io",
@@ -40,6 +41,7 @@ var knownImports = map[string]string{
 	"synthient":     "github.com/synthient-go/synthient",
 	"synthienttest": "github.com/synthient-go/synthient/synthienttest",
 	"retry":         "github.com/synthient-go/synthient/retry",
+	"exports":       "github.com/synthient-go/synthient/exports",
 }
 
 // snippetComment is the HTML comment that gives the signature a block of
