@@ -8,6 +8,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"iter"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -81,30 +82,22 @@ func BenchmarkRead(b *testing.B) {
 }
 
 func readTyped(b *testing.B, path string, h *heapPeak) int64 {
-	f, err := exports.Open(path)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer f.Close()
-	var n int64
-	for _, err := range f.Proxies() {
-		if err != nil {
-			b.Fatal(err)
-		}
-		n++
-		h.sample(n)
-	}
-	return n
+	return readAll(b, path, h, (*exports.File).Proxies)
 }
 
 func readUntyped(b *testing.B, path string, h *heapPeak) int64 {
+	return readAll(b, path, h, (*exports.File).Rows)
+}
+
+// readAll opens path and counts the rows of its sequence seq.
+func readAll[T any](b *testing.B, path string, h *heapPeak, seq func(*exports.File) iter.Seq2[T, error]) int64 {
 	f, err := exports.Open(path)
 	if err != nil {
 		b.Fatal(err)
 	}
 	defer f.Close()
 	var n int64
-	for _, err := range f.Rows() {
+	for _, err := range seq(f) {
 		if err != nil {
 			b.Fatal(err)
 		}

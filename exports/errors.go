@@ -20,11 +20,15 @@ type FormatError struct {
 }
 
 func (e *FormatError) Error() string {
-	name := ""
-	if e.Name != "" {
-		name = e.Name + ": "
+	return prefix(e.Name) + "not a readable Parquet file: " + e.Err.Error()
+}
+
+// prefix opens the text of an error of the file name.
+func prefix(name string) string {
+	if name == "" {
+		return "exports: "
 	}
-	return "exports: " + name + "not a readable Parquet file: " + e.Err.Error()
+	return "exports: " + name + ": "
 }
 
 func (e *FormatError) Unwrap() error { return e.Err }
@@ -56,12 +60,8 @@ type ColumnError struct {
 }
 
 func (e *ColumnError) Error() string {
-	name := ""
-	if e.Name != "" {
-		name = e.Name + ": "
-	}
 	if e.Got == "" {
-		return "exports: " + name + "the file has no column " + strconv.Quote(e.Column) + " (" + e.Want + ")"
+		return prefix(e.Name) + "the file has no column " + strconv.Quote(e.Column) + " (" + e.Want + ")"
 	}
-	return "exports: " + name + "column " + strconv.Quote(e.Column) + " is " + e.Got + ", not " + e.Want
+	return prefix(e.Name) + "column " + strconv.Quote(e.Column) + " is " + e.Got + ", not " + e.Want
 }
