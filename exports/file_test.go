@@ -92,20 +92,24 @@ func TestNewFileOfDamagedFiles(t *testing.T) {
 	for i := footer - 200; i < footer; i++ {
 		flipped[i] ^= 0xa5
 	}
-	tests := map[string][]byte{
-		"empty":              nil,
-		"magic only":         []byte("PAR1"),
-		"two magics":         []byte("PAR1PAR1"),
-		"cut in the footer":  data[:len(data)-100],
-		"cut in the data":    data[:len(data)/2],
-		"last byte missing":  data[:len(data)-1],
-		"footer scrambled":   flipped,
-		"not parquet at all": bytes.Repeat([]byte("synthient "), 1000),
+	tests := map[string]struct {
+		data  []byte
+		extra int64 // bytes the size claims beyond the data
+	}{
+		"empty":                  {nil, 0},
+		"magic only":             {[]byte("PAR1"), 0},
+		"two magics":             {[]byte("PAR1PAR1"), 0},
+		"cut in the footer":      {data[:len(data)-100], 0},
+		"cut in the data":        {data[:len(data)/2], 0},
+		"last byte missing":      {data[:len(data)-1], 0},
+		"footer scrambled":       {flipped, 0},
+		"not parquet at all":     {bytes.Repeat([]byte("synthient "), 1000), 0},
+		"a size past the reader": {data, 100},
 	}
-	for name, b := range tests {
+	for name, tc := range tests {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			_, err := exports.NewFile(bytes.NewReader(b), int64(len(b)))
+			_, err := exports.NewFile(bytes.NewReader(tc.data), int64(len(tc.data))+tc.extra)
 			var fe *exports.FormatError
 			require.ErrorAs(t, err, &fe)
 			assert.Empty(t, fe.Name, "name of a NewFile")

@@ -6,11 +6,14 @@ package exports_test
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"sync"
 	"testing"
 
 	"github.com/parquet-go/parquet-go"
+	"github.com/parquet-go/parquet-go/encoding/thrift"
+	"github.com/parquet-go/parquet-go/format"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -75,6 +78,51 @@ func TestRowsOfANewerFile(t *testing.T) {
 	assert.False(t, ok, "Get of a column the file lacks")
 	all[0].Values[0] = "changed"
 	assert.Equal(t, int32(3320), all[1].Values[0], "rows share their values")
+}
+
+// The untyped rows of a file of several batches are its typed rows, each
+// row its own.
+func TestRowsUntyped(t *testing.T) {
+	t.Parallel()
+	f := openBytes(t, fetch(t, synthient.FeedProxies, "2026-06-09", 0).data)
+	typed, err := collect(f.Proxies())
+	require.NoError(t, err)
+	require.Greater(t, len(typed), 2*1024, "rows: fewer than three batches")
+	untyped, err := collect(f.Rows())
+	require.NoError(t, err)
+	require.Len(t, untyped, len(typed))
+	for i, r := range untyped {
+		want := []any{typed[i].IP, typed[i].Provider, typed[i].Type, typed[i].Timestamp, typed[i].CountryCode, typed[i].ASN}
+		if !assert.Equal(t, want, r.Values, "row %d", i) {
+			return
+		}
+	}
+}
+
+// A row group whose footer announces more rows than its columns hold is a
+// *FormatError after the rows there are.
+func TestRowGroupShorterThanItsFooterSays(t *testing.T) {
+	t.Parallel()
+	data := writeParquet(t, newerRows)
+	footerLen := int(binary.LittleEndian.Uint32(data[len(data)-8:]))
+	footer := data[len(data)-8-footerLen : len(data)-8]
+	var meta format.FileMetaData
+	require.NoError(t, thrift.Unmarshal(new(thrift.CompactProtocol), footer, &meta))
+	meta.NumRows += 3
+	meta.RowGroups[0].NumRows += 3
+	footer, err := thrift.Marshal(new(thrift.CompactProtocol), &meta)
+	require.NoError(t, err)
+	forged := append(bytes.Clone(data[:len(data)-8-footerLen]), footer...)
+	forged = binary.LittleEndian.AppendUint32(forged, uint32(len(footer)))
+	forged = append(forged, "PAR1"...)
+
+	f := openBytes(t, forged)
+	assert.Equal(t, int64(len(newerRows)+3), f.NumRows(), "rows the footer announces")
+	rows, err := collect(f.Proxies())
+	assert.ErrorAs(t, err, new(*exports.FormatError))
+	assert.Empty(t, rows, "rows of the short batch")
+	_, err = collect(f.Rows())
+	assert.ErrorAs(t, err, new(*exports.FormatError))
 }
 
 // proxyWithout is a proxies row without its asn column.
