@@ -52,8 +52,9 @@
 // loops at once. Reading takes no context: the file is local, and a loop
 // stops when it breaks.
 //
-// One limit comes from the decoder: a corrupt page header announces the
-// page's size, up to 2 GiB, and the decoder allocates that much before it
-// finds the file too short. A footer that announces more than the file
+// One limit comes from the decoder (parquet-go): a corrupt page header
+// announces the page's sizes, up to 2 GiB, and the decoder allocates that
+// much before it finds the file too short, which a long fuzzing run turns
+// into gigabytes of memory. A footer that announces more than the file
 // holds is refused before any such allocation.
 package exports
