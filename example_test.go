@@ -181,7 +181,7 @@ func ExampleClient_DownloadExportTo() {
 	var buf bytes.Buffer
 	meta, err := c.DownloadExportTo(context.Background(), synthient.FeedProxies, "latest", &buf,
 		&synthient.DownloadParams{Verify: true})
-	fmt.Println(buf.Len(), meta.Size, err)
+	fmt.Println(int64(buf.Len()) == meta.Size, err)
 
 	// A storage host that cuts the file short.
 	srv.Inject(synthienttest.RouteStorage, 1, synthienttest.Fault{Status: 200, Body: "short", ContentType: "application/octet-stream"})
@@ -189,7 +189,7 @@ func ExampleClient_DownloadExportTo() {
 	_, err = c.DownloadExportTo(context.Background(), synthient.FeedProxies, "latest", &buf, nil)
 	fmt.Println(errors.Is(err, synthient.ErrSizeMismatch))
 	// Output:
-	// 1024 1024 <nil>
+	// true <nil>
 	// true
 }
 

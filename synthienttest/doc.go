@@ -52,9 +52,18 @@
 // newest first with opaque cursors. A download answers 307 to a URL on
 // StorageURL presigned with a per-server secret and valid for
 // WithPresignExpiry; the storage host answers 403 to a bad or expired
-// signature. Files are pseudo-Parquet ("PAR1", deterministic bytes,
-// "PAR1") generated as they are served, small by default and as large as
-// WithExportSizeFunc says; meta reports their real size and SHA-256.
+// signature. Files are real Parquet, with the columns and types the meta
+// lists (package exports reads them; so do DuckDB, pyarrow and the like):
+// snappy pages, dictionary-encoded columns of few values, row groups of at
+// most 122,880 rows (DuckDB's size) or 8 MiB. Their rows come from the
+// streams' generators, so they agree with the lookups, dated evenly over
+// the export's hour or day; each feed's files draw on 8,192 events made
+// once per process, each file from its own offset, over again when it
+// has more rows. A file depends only on its feed, id and size: the same
+// bytes, and SHA-256, on every server and run, whatever the clock. Files
+// are small by default and about as large as WithExportSize or
+// WithExportSizeFunc say; each is written as it is served, and the meta
+// reports its real size, rows and SHA-256.
 //
 // # Streams
 //

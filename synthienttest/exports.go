@@ -8,12 +8,10 @@ import (
 	"fmt"
 	"hash/fnv"
 	"io"
-	"math/rand/v2"
 	"net/http"
 	"net/url"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/synthient-go/synthient"
@@ -82,13 +80,10 @@ func hourly(day time.Time, h int) snapshot {
 	return snapshot{kind: "hourly", day: day, hour: h, created: day.Add(time.Duration(h+1) * time.Hour)}
 }
 
-// fileKey identifies an export file's bytes.
-func fileKey(feed synthient.Feed, id string, size int64) string {
-	return fmt.Sprintf("%s|%s|%d", feed, id, size)
-}
-
-func (s *Server) fileSize(feed synthient.Feed, id string) int64 {
-	return max(8, s.cfg.exportSize(feed, id))
+// file names the export file of feed's export id at the size the server
+// is configured to make it.
+func (s *Server) file(feed synthient.Feed, id string) exportFile {
+	return exportFile{feed: feed, id: id, size: max(8, s.cfg.exportSize(feed, id))}
 }
 
 func defaultExportSize(feed synthient.Feed, id string) int64 {
@@ -99,13 +94,6 @@ func defaultExportSize(feed synthient.Feed, id string) int64 {
 		return 48<<10 + v%(16<<10)
 	}
 	return 96<<10 + v%(32<<10)
-}
-
-// bytesPerRow is the rough size of a Parquet row of each feed.
-var bytesPerRow = map[synthient.Feed]int64{
-	synthient.FeedProxies: 44, synthient.FeedAnonymizers: 58, synthient.FeedTorrents: 310,
-	synthient.FeedHoneypotHTTP: 640, synthient.FeedHoneypotHTTPS: 900, synthient.FeedHoneypotDNS: 52,
-	synthient.FeedHoneypotADB: 120, synthient.FeedJA4T: 49,
 }
 
 var schemas = map[synthient.Feed][]synthient.SchemaField{
@@ -127,79 +115,13 @@ var schemas = map[synthient.Feed][]synthient.SchemaField{
 		{Name: "type", Type: "string"}, {Name: "timestamp", Type: "int64"}, {Name: "country_code", Type: "string"}, {Name: "asn", Type: "int32"}},
 }
 
-func rows(feed synthient.Feed, id string, size int64) int64 {
-	r := rng("rows", string(feed), id)
-	per := bytesPerRow[feed]
-	return max(1, size*(90+int64(r.IntN(21)))/100/per)
-}
-
-// object is the content of an export file: "PAR1", deterministic
-// pseudo-random bytes, "PAR1". It is generated as it is read.
-type object struct {
-	rng  *rand.ChaCha8
-	size int64
-	off  int64
-}
-
-func newObject(feed synthient.Feed, id string, size int64) *object {
-	return &object{rng: rand.NewChaCha8(sha256.Sum256([]byte("synthienttest object " + fileKey(feed, id, size)))), size: size}
-}
-
-const magic = "PAR1"
-
-func (o *object) Read(p []byte) (int, error) {
-	if o.off >= o.size {
-		return 0, io.EOF
-	}
-	if rest := o.size - o.off; int64(len(p)) > rest {
-		p = p[:rest]
-	}
-	n := len(p)
-	_, _ = o.rng.Read(p)
-	end := o.off + int64(n)
-	for pos := o.off; pos < 4 && pos < end; pos++ {
-		p[pos-o.off] = magic[pos]
-	}
-	tail := o.size - 4
-	for pos := max(o.off, tail); pos < end; pos++ {
-		p[pos-o.off] = magic[pos-tail]
-	}
-	o.off += int64(n)
-	return n, nil
-}
-
-type sumEntry struct {
-	once sync.Once
-	sum  string
-}
-
-// checksum returns the lowercase hex SHA-256 of an export file, computed
-// once.
-func (s *Server) checksum(feed synthient.Feed, id string, size int64) string {
-	key := fileKey(feed, id, size)
-	s.sumsMu.Lock()
-	e := s.sums[key]
-	if e == nil {
-		e = &sumEntry{}
-		s.sums[key] = e
-	}
-	s.sumsMu.Unlock()
-	e.once.Do(func() {
-		h := sha256.New()
-		buf := make([]byte, 256<<10)
-		_, _ = io.CopyBuffer(h, newObject(feed, id, size), buf)
-		e.sum = hex.EncodeToString(h.Sum(nil))
-	})
-	return e.sum
-}
-
 // export returns the listing item of a snapshot.
 func (s *Server) export(feed synthient.Feed, sn snapshot) synthient.Export {
 	id := sn.id()
-	size := s.fileSize(feed, id)
+	f := describe(s.file(feed, id))
 	e := synthient.Export{
 		ID: id, Kind: sn.kind, Date: sn.day.Format(time.DateOnly),
-		SizeBytes: size, RowCount: rows(feed, id, size), Checksum: s.checksum(feed, id, size),
+		SizeBytes: f.size, RowCount: f.rows, Checksum: f.checksum,
 		CreatedAt: sn.created.Unix(), DownloadPath: apiPrefix + "/feeds/" + feedSegment(feed) + "/export/" + id,
 	}
 	if sn.hour >= 0 {
@@ -475,24 +397,19 @@ func (s *Server) handleStorage(w http.ResponseWriter, r *http.Request) {
 		storageError(w, http.StatusNotFound, "NoSuchKey", "The specified key does not exist.", path)
 		return
 	}
-	size := s.fileSize(feed, id)
+	f := s.file(feed, id)
+	info := describe(f)
 	h := w.Header()
 	h.Set("Content-Type", "application/vnd.apache.parquet")
-	h.Set("Content-Length", strconv.FormatInt(size, 10))
+	h.Set("Content-Length", strconv.FormatInt(info.size, 10))
 	h.Set("Accept-Ranges", "none")
 	w.WriteHeader(http.StatusOK)
 	if r.Method == http.MethodHead {
 		return
 	}
-	buf := make([]byte, 32<<10)
-	_, _ = io.CopyBuffer(writerOnly{w}, newObject(feed, id, size), buf)
+	// Written as it is sent; an error is the client gone.
+	_ = writeExport(w, f, info.rows)
 }
-
-// writerOnly hides ReadFrom, so that CopyBuffer writes in its buffer's
-// chunks.
-type writerOnly struct{ w io.Writer }
-
-func (w writerOnly) Write(p []byte) (int, error) { return w.w.Write(p) }
 
 // parseObjectPath reads "/<bucket>/<feed>/<id>.parquet".
 func parseObjectPath(path string) (synthient.Feed, string, bool) {

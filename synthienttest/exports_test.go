@@ -10,16 +10,20 @@ import (
 	"io"
 	"net/url"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/parquet-go/parquet-go"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"github.com/synthient-go/synthient"
+	"github.com/synthient-go/synthient/exports"
 	"github.com/synthient-go/synthient/synthienttest"
 )
 
@@ -323,7 +327,7 @@ func TestDownloadExportFileVerifyAndOverwrite(t *testing.T) {
 	// a byte is written.
 	var calls atomic.Int64
 	srv, _ := newServer(t, synthienttest.WithExportSizeFunc(func(synthient.Feed, string) int64 {
-		return 1000 + calls.Add(1)
+		return calls.Add(1) * 64 << 10
 	}))
 	c := newClient(t, srv)
 	ctx := context.Background()
@@ -431,31 +435,51 @@ func TestExportFilesAreDeterministic(t *testing.T) {
 	require.NoError(t, err, "ExportMeta")
 	assert.NotEqual(t, ma.Checksum, mc.Checksum, "two exports with one checksum")
 
-	// Sizes are configurable per file, and the bytes read in any chunk
-	// size hash to the checksum.
-	sized, _ := newServer(t, synthienttest.WithExportSizeFunc(func(feed synthient.Feed, id string) int64 {
-		if id == "2026-06-09" {
-			return 3<<20 + 5
-		}
-		return 1
-	}))
-	cs := newClient(t, sized)
-	m, err := cs.ExportMeta(ctx, synthient.FeedProxies, "2026-06-09")
+	// The same bytes from run to run, and on another clock (the pinned
+	// sum changes with parquet-go's encoder, or the generators: see
+	// events_test.go).
+	lateSrv, clk := newServer(t, synthienttest.WithExportDays(30))
+	clk.Advance(240 * time.Hour)
+	late := newClient(t, lateSrv)
+	for _, c := range []*synthient.Client{ca, late} {
+		m, err := c.ExportMeta(ctx, synthient.FeedProxies, "2026-06-09")
+		require.NoError(t, err, "ExportMeta")
+		assert.Equal(t, "0eb4f2b6fe97", m.Checksum[:12], "the pinned SHA-256 of proxies 2026-06-09")
+	}
+
+	// The bytes read in any chunk size hash to the checksum.
+	m, err := ca.ExportMeta(ctx, synthient.FeedHoneypotHTTPS, "2026-06-09")
 	require.NoError(t, err, "ExportMeta")
-	assert.Equal(t, int64(3<<20+5), m.Size, "configured size")
-	small, err := cs.ExportMeta(ctx, synthient.FeedProxies, "2026-06-08")
-	require.NoError(t, err, "ExportMeta")
-	assert.Equal(t, int64(8), small.Size, "sizes below 8 read as 8")
-	var buf bytes.Buffer
-	_, err = cs.DownloadExport(ctx, synthient.FeedProxies, "2026-06-08", &buf)
-	require.NoError(t, err, "DownloadExport")
-	assert.Equal(t, "PAR1PAR1", buf.String(), "an 8-byte file")
 	h := sha256.New()
 	w := &chunkWriter{w: h, max: 7}
-	n, err := cs.DownloadExport(ctx, synthient.FeedProxies, "2026-06-09", w)
+	n, err := ca.DownloadExport(ctx, synthient.FeedHoneypotHTTPS, "2026-06-09", w)
 	require.NoError(t, err, "DownloadExport")
 	assert.Equal(t, m.Size, n, "bytes")
 	assert.Equal(t, m.Checksum, hex.EncodeToString(h.Sum(nil)), "SHA-256")
+}
+
+// WithExportSize and WithExportSizeFunc ask for an approximate size: a
+// file of 64 KiB or more comes out within 25% of it, with the rows that
+// take; the smallest file has one row.
+func TestExportSizes(t *testing.T) {
+	t.Parallel()
+	sizes := map[string]int64{"2026-06-09": 3 << 20, "2026-06-08": 64 << 10, "2026-06-07": 1}
+	srv, _ := newServer(t, synthienttest.WithExportSizeFunc(func(_ synthient.Feed, id string) int64 { return sizes[id] }))
+	c := newClient(t, srv)
+	for _, feed := range synthient.Feeds {
+		for id, asked := range sizes {
+			t.Run(string(feed)+"/"+id, func(t *testing.T) {
+				m, err := c.ExportMeta(context.Background(), feed, id)
+				require.NoError(t, err, "ExportMeta")
+				if asked == 1 {
+					assert.Equal(t, int64(1), m.Rows, "rows of the smallest file")
+					assert.Less(t, m.Size, int64(8<<10), "size of the smallest file")
+					return
+				}
+				assert.InEpsilon(t, asked, m.Size, 0.25, "size asked %d, got %d", asked, m.Size)
+			})
+		}
+	}
 }
 
 // chunkWriter writes through in pieces of at most max bytes.
@@ -478,23 +502,155 @@ func (c *chunkWriter) Write(p []byte) (int, error) {
 	return n, nil
 }
 
-// BenchmarkDownload256MiB downloads a 256 MiB export through the SDK; the
-// fake generates it as it sends it.
+// BenchmarkDownload256MiB measures the fake's write speed: it downloads a
+// 256 MiB export of each feed named through the SDK, which the fake writes
+// as it sends it (its size and SHA-256, found on first use, are found
+// before the timer starts). It reports the rows written a second and the
+// peak heap in use, sampled every 4 MiB: the file is never held whole.
 func BenchmarkDownload256MiB(b *testing.B) {
-	srv, _ := newServer(b, synthienttest.WithoutRateLimits(), synthienttest.WithExportSizeFunc(func(_ synthient.Feed, id string) int64 {
+	for _, feed := range []synthient.Feed{synthient.FeedProxies, synthient.FeedHoneypotHTTPS} {
+		b.Run("feed="+string(feed), func(b *testing.B) {
+			srv, _ := newServer(b, synthienttest.WithoutRateLimits(), synthienttest.WithExportSizeFunc(func(_ synthient.Feed, id string) int64 {
+				if id == "2026-06-09" {
+					return 256 << 20
+				}
+				return 64 << 10
+			}))
+			c := newClient(b, srv)
+			ctx := context.Background()
+			m, err := c.ExportMeta(ctx, feed, "2026-06-09") // writes the file once
+			require.NoError(b, err)
+			b.SetBytes(m.Size)
+			w := &heapWriter{}
+			runtime.GC()
+			start := time.Now()
+			for b.Loop() {
+				_, err := c.DownloadExport(ctx, feed, "2026-06-09", w)
+				require.NoError(b, err)
+			}
+			b.ReportMetric(float64(m.Rows)*float64(b.N)/time.Since(start).Seconds(), "rows/s")
+			b.ReportMetric(float64(w.peak)/(1<<20), "peak-heap-MiB")
+		})
+	}
+}
+
+// heapWriter discards what it is given, sampling the heap in use every
+// 4 MiB.
+type heapWriter struct {
+	n, peak uint64
+}
+
+func (w *heapWriter) Write(p []byte) (int, error) {
+	if w.n/(4<<20) != (w.n+uint64(len(p)))/(4<<20) {
+		var ms runtime.MemStats
+		runtime.ReadMemStats(&ms)
+		w.peak = max(w.peak, ms.HeapInuse)
+	}
+	w.n += uint64(len(p))
+	return len(p), nil
+}
+
+// Every feed's files are Parquet with the columns, types and row count
+// of their meta, as parquet-go and package exports read them, in row
+// groups of at most 122,880 rows.
+func TestExportFilesAreParquet(t *testing.T) {
+	t.Parallel()
+	srv, _ := newServer(t, synthienttest.WithExportSizeFunc(func(_ synthient.Feed, id string) int64 {
 		if id == "2026-06-09" {
-			return 256 << 20
+			return 3 << 20 // several row groups of the smaller rows
 		}
 		return 64 << 10
 	}))
-	c := newClient(b, srv)
-	ctx := context.Background()
-	m, err := c.ExportMeta(ctx, synthient.FeedProxies, "2026-06-09") // computes the checksum once
-	require.NoError(b, err)
-	b.SetBytes(m.Size)
-	b.ResetTimer()
-	for range b.N {
-		_, err := c.DownloadExport(ctx, synthient.FeedProxies, "2026-06-09", io.Discard)
-		require.NoError(b, err)
+	c := newClient(t, srv)
+	for _, feed := range synthient.Feeds {
+		for _, id := range []string{"latest", "2026-06-09"} {
+			t.Run(string(feed)+"/"+id, func(t *testing.T) {
+				var buf bytes.Buffer
+				m, err := c.DownloadExportTo(context.Background(), feed, id, &buf, &synthient.DownloadParams{Verify: true})
+				require.NoError(t, err, "download")
+				pf, err := parquet.OpenFile(bytes.NewReader(buf.Bytes()), int64(buf.Len()))
+				require.NoError(t, err, "parquet-go opens the file")
+				assert.Equal(t, m.Rows, pf.NumRows(), "rows")
+				var names []string
+				for _, f := range pf.Schema().Fields() {
+					names = append(names, f.Name())
+				}
+				var want []string
+				for _, f := range m.Schema.Fields {
+					want = append(want, f.Name)
+				}
+				assert.Equal(t, want, names, "columns")
+				for _, rg := range pf.RowGroups() {
+					assert.LessOrEqual(t, rg.NumRows(), int64(122_880), "rows of a row group")
+				}
+
+				f, err := exports.NewFile(bytes.NewReader(buf.Bytes()), int64(buf.Len()))
+				require.NoError(t, err, "exports opens the file")
+				var types []synthient.SchemaField
+				for _, col := range f.Columns() {
+					types = append(types, synthient.SchemaField{Name: col.Name, Type: col.Type})
+				}
+				assert.Equal(t, m.Schema.Fields, types, "columns and their types")
+				n := int64(0)
+				for _, err := range f.Rows() {
+					require.NoError(t, err, "reading")
+					n++
+				}
+				assert.Equal(t, m.Rows, n, "rows read")
+			})
+		}
 	}
+}
+
+// The files open with a Parquet reader of another implementation: DuckDB's
+// or pyarrow's, whichever the machine has.
+func TestExportFilesOpenWithAnotherReader(t *testing.T) {
+	t.Parallel()
+	count := otherReader(t)
+	srv, _ := newServer(t)
+	c := newClient(t, srv)
+	for _, feed := range synthient.Feeds {
+		path := filepath.Join(t.TempDir(), string(feed)+".parquet")
+		m, err := c.DownloadExportFile(context.Background(), feed, "latest", path, &synthient.DownloadParams{Verify: true})
+		require.NoError(t, err, "download")
+		rows, columns := count(t, path)
+		assert.Equal(t, m.Rows, rows, "%s: rows", feed)
+		var want []string
+		for _, f := range m.Schema.Fields {
+			want = append(want, f.Name)
+		}
+		assert.Equal(t, want, columns, "%s: columns", feed)
+	}
+}
+
+// otherReader returns a function that reads the row count and column
+// names of a Parquet file with DuckDB's command line or pyarrow, or skips
+// the test when the machine has neither.
+func otherReader(t *testing.T) func(t *testing.T, path string) (int64, []string) {
+	if duckdb, err := exec.LookPath("duckdb"); err == nil {
+		return func(t *testing.T, path string) (int64, []string) {
+			return readerOutput(t, duckdb, "-noheader", "-list", "-c",
+				"SELECT count(*) FROM read_parquet('"+path+"'); SELECT name FROM parquet_schema('"+path+"') WHERE num_children IS NULL;")
+		}
+	}
+	const script = "import sys, pyarrow.parquet as pq; f = pq.ParquetFile(sys.argv[1]); print(f.metadata.num_rows); print('\\n'.join(f.schema_arrow.names))"
+	if python, err := exec.LookPath("python3"); err == nil && exec.Command(python, "-c", "import pyarrow.parquet").Run() == nil {
+		return func(t *testing.T, path string) (int64, []string) {
+			return readerOutput(t, python, "-c", script, path)
+		}
+	}
+	t.Skip("no independent Parquet reader on this machine: neither duckdb nor python3 with pyarrow is installed")
+	return nil
+}
+
+// readerOutput runs a reader that prints a row count, then a column name
+// a line.
+func readerOutput(t *testing.T, name string, args ...string) (int64, []string) {
+	out, err := exec.Command(name, args...).Output()
+	require.NoError(t, err, "%s: %s", name, out)
+	lines := strings.Fields(string(out))
+	require.NotEmpty(t, lines, "%s printed nothing", name)
+	n, err := strconv.ParseInt(lines[0], 10, 64)
+	require.NoError(t, err, "%s: row count %q", name, lines[0])
+	return n, lines[1:]
 }

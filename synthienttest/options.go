@@ -96,9 +96,12 @@ func WithExportDays(n int) Option {
 	}
 }
 
-// WithExportSize sets the size in bytes of every export file (at least 8).
-// By default a daily file is 96 to 128 KiB and an hourly one 48 to 64 KiB,
-// which keeps tests fast.
+// WithExportSize sets the approximate size in bytes of every export file
+// (at least 8): the file has as many rows as make about n bytes of Parquet
+// for its feed, at least one. A file asked to be 64 KiB or more comes out
+// within about 25% of n; the meta and the storage host report its real
+// size. By default a daily file is about 96 to 128 KiB and an hourly one
+// 48 to 64 KiB (some thousands of rows), which keeps tests fast.
 func WithExportSize(n int64) Option {
 	return func(c *config) {
 		if n < 8 {
@@ -108,10 +111,15 @@ func WithExportSize(n int64) Option {
 	}
 }
 
-// WithExportSizeFunc sets the size of each export file by feed and export
-// id ("2026-06-09" or "2026-06-10/13"). Sizes below 8 are read as 8. A
-// large file (256 MiB for a benchmark) is generated as it is served, never
-// held in memory; its checksum is computed once, on first use.
+// WithExportSizeFunc sets the approximate size of each export file by feed
+// and export id ("2026-06-09" or "2026-06-10/13"), as WithExportSize does;
+// sizes below 8 are read as 8. A file is written as it is served, a row
+// group at a time, never held in memory: a large one (256 MiB for a
+// benchmark) takes memory for one row group (8 MiB at most). Its size,
+// rows and SHA-256 are found by writing it once, on first use (a listing,
+// the meta or a download), and kept for the process. fn must give the
+// same size for the same file each time, else the meta and the file
+// served differ.
 func WithExportSizeFunc(fn func(feed synthient.Feed, id string) int64) Option {
 	return func(c *config) {
 		if fn == nil {

@@ -52,9 +52,6 @@ type Server struct {
 	keysMu sync.Mutex // guards keys and everything in an apiKey
 	keys   map[string]*apiKey
 	keyN   int
-
-	sumsMu sync.Mutex
-	sums   map[string]*sumEntry
 }
 
 // NewServer starts the fake API and its storage host on 127.0.0.1, each on
@@ -83,7 +80,6 @@ func Start(opts ...Option) (*Server, error) {
 		faults:   map[string][]*pendingFault{},
 		arrivals: map[string]int{},
 		keys:     map[string]*apiKey{},
-		sums:     map[string]*sumEntry{},
 	}
 	if _, err := rand.Read(s.secret); err != nil {
 		return nil, fmt.Errorf("synthienttest: %w", err)

@@ -18,6 +18,8 @@ var examples = map[string][]string{
 	"synthient exports list":     {"synthient exports list proxies --limit 5", "synthient exports list honeypot_dns --all -o json", "synthient exports list proxies --all -o csv"},
 	"synthient exports meta":     {"synthient exports meta proxies latest", "synthient exports meta anonymizers latest -o json"},
 	"synthient exports download": {"synthient exports download proxies latest --out proxies.parquet --verify"},
+	"synthient exports head":     {"synthient exports head proxies latest --rows 5", "synthient exports head honeypot_http latest --rows 3 -o json"},
+	"synthient exports schema":   {"synthient exports schema anonymizers latest", "synthient exports schema torrents latest -o json"},
 	"synthient stream":           {"synthient stream proxies --max-events 5", "synthient stream honeypot_http --max-events 5 --reconnect -o json"},
 	"synthient version":          {"synthient version", "synthient version -o json"},
 	"synthient demo":             {"synthient demo"},

@@ -19,9 +19,10 @@ import (
 )
 
 func (a *app) exportsCommand() *cobra.Command {
-	return groupCommand("exports", "List, describe and download a feed's Parquet exports",
+	return groupCommand("exports", "List, describe, download and read a feed's Parquet exports",
 		withCSV(takesFeed(a.exportsListCommand()), "one row per export"), a.takesExportID(takesFeed(a.exportsMetaCommand())),
-		a.takesExportID(takesFeed(a.exportsDownloadCommand())))
+		a.takesExportID(takesFeed(a.exportsDownloadCommand())),
+		withCSV(a.exportsHeadCommand(), "one row per row of the file"), a.exportsSchemaCommand())
 }
 
 // takesFeed readies cmd, whose first argument is a feed: its help lists the
@@ -328,15 +329,7 @@ func (a *app) checkDownloadOut(out string) error {
 // reports the result.
 func (a *app) runDownload(ctx context.Context, c *synthient.Client, d *download) error {
 	p := &synthient.DownloadParams{Verify: d.verify, Overwrite: d.force}
-	var bar *progressbar.ProgressBar
-	if a.showProgress() {
-		p.Progress = func(done, total int64) {
-			if bar == nil {
-				bar = newBytesBar(a.progress, total, "downloading")
-			}
-			bar.Set64(done)
-		}
-	}
+	finish := a.downloadProgress(p)
 	var m *synthient.ExportMeta
 	var err error
 	if d.toStdout() {
@@ -347,14 +340,32 @@ func (a *app) runDownload(ctx context.Context, c *synthient.Client, d *download)
 	} else {
 		m, err = c.DownloadExportFile(ctx, d.feed, d.id, d.out, p)
 	}
-	if bar != nil {
-		bar.Finish()
-		fmt.Fprintln(a.progress)
-	}
+	finish()
 	if err != nil {
 		return err
 	}
 	return a.reportDownload(d, m)
+}
+
+// downloadProgress sets p.Progress to draw a progress bar on a terminal's
+// stderr (see showProgress); the returned finish ends the bar, once the
+// download returned.
+func (a *app) downloadProgress(p *synthient.DownloadParams) (finish func()) {
+	var bar *progressbar.ProgressBar
+	if a.showProgress() {
+		p.Progress = func(done, total int64) {
+			if bar == nil {
+				bar = newBytesBar(a.progress, total, "downloading")
+			}
+			bar.Set64(done)
+		}
+	}
+	return func() {
+		if bar != nil {
+			bar.Finish()
+			fmt.Fprintln(a.progress)
+		}
+	}
 }
 
 // reportDownload prints what was written: on stdout, or on stderr when

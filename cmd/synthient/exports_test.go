@@ -3,6 +3,7 @@ package main
 // Tests of exports.go: exports list, meta and download.
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -214,8 +215,13 @@ func TestDownloadToStdoutRefusesATerminal(t *testing.T) {
 // discard them.
 func TestDownloadToStdoutVerifyFails(t *testing.T) {
 	t.Parallel()
-	const size = 2048
-	srv := newServer(t, synthienttest.WithExportSize(size))
+	srv := newServer(t)
+	c, err := srv.NewClient()
+	require.NoError(t, err)
+	defer c.Close()
+	m, err := c.ExportMeta(context.Background(), synthient.FeedProxies, "latest")
+	require.NoError(t, err)
+	size := int(m.Size)
 	srv.Inject(synthienttest.RouteStorage, 1, synthienttest.Fault{Status: 200, Body: strings.Repeat("x", size), ContentType: "application/octet-stream"})
 	args := []string{"exports", "download", "proxies", "latest", "--out", "-", "--verify"}
 	r := runSrv(t, srv, args...)

@@ -67,6 +67,8 @@ func TestCSVOutput(t *testing.T) {
 				"created_at": ".feeds[].created_at | todate"}},
 		{name: "exports list --all", args: []string{"exports", "list", "anonymizers", "--all"}, rows: -1,
 			cols: map[string]string{"id": ".id", "row_count": ".row_count", "hour": `.hour // ""`}},
+		{name: "exports head", args: []string{"exports", "head", "proxies", "latest", "--rows", "4"}, rows: 4,
+			cols: map[string]string{"ip": ".ip", "asn": ".asn", "timestamp": ".timestamp", "country_code": ".country_code"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -118,7 +120,7 @@ func TestCSVRefused(t *testing.T) {
 	assert.Equal(t, csvRefused, r.stderr)
 }
 
-const csvRefused = "synthient: --output csv applies to exports list, lookup domain, lookup ip, lookup ips; here use json, or --jq with @csv\n"
+const csvRefused = "synthient: --output csv applies to exports head, exports list, lookup domain, lookup ip, lookup ips; here use json, or --jq with @csv\n"
 
 // A cell a spreadsheet would run as a formula starts with a ' in the CSV;
 // a negative number does not.

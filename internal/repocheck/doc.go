@@ -10,6 +10,9 @@
 //     repository, which a clone does not have.
 //   - TestCIRunsTheReadmeTests checks that .ci/run runs the README's test
 //     command (with more flags if it likes).
+//   - TestRootLeavesOutParquet checks, with go list, that package synthient
+//     builds in no Parquet library: reading exports is package exports'
+//     (and the fake's) alone.
 //
 // # Go blocks in the docs
 //

@@ -10,6 +10,7 @@ import (
 	// cache after an API change that breaks a block.
 	_ "github.com/hashicorp/go-retryablehttp"
 	_ "github.com/synthient-go/synthient"
+	_ "github.com/synthient-go/synthient/exports"
 	_ "github.com/synthient-go/synthient/retry"
 	_ "github.com/synthient-go/synthient/synthienttest"
 )

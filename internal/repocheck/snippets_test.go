@@ -26,6 +26,7 @@ var knownImports = map[string]string{
 	"bytes":         "bytes",
 	"context":       "context",
 	"errors":        "errors",
+	"filepath":      "path/filepath",
 	"fmt":           "fmt",
 	"http":          "net/http",
 	"io":            "io",
@@ -48,6 +49,7 @@ var knownImports = map[string]string{
 	"trace":       "go.opentelemetry.io/otel/trace",
 	"metric":      "go.opentelemetry.io/otel/metric",
 	"propagation": "go.opentelemetry.io/otel/propagation",
+	"exports":     "github.com/synthient-go/synthient/exports",
 }
 
 // module is a module of the repository that Go blocks compile in: its

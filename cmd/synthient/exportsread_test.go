@@ -1,0 +1,207 @@
+package main
+
+// Tests of exportsread.go: exports head and exports schema, on a file and
+// on a feed's export.
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/parquet-go/parquet-go"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/synthient-go/synthient"
+	"github.com/synthient-go/synthient/exports"
+	"github.com/synthient-go/synthient/synthienttest"
+)
+
+// The text output of exports head and schema on a feed's export matches
+// its golden file.
+func TestGoldenExportsRead(t *testing.T) {
+	t.Parallel()
+	checkGolden(t, []goldenCase{
+		{"exports_head", []string{"exports", "head", "proxies", "2026-06-09", "--rows", "4"}},
+		{"exports_head_https", []string{"exports", "head", "honeypot_https", "latest", "--rows", "3"}},
+		{"exports_schema", []string{"exports", "schema", "honeypot_https", "latest"}},
+	})
+}
+
+// downloadExport downloads feed's export id from srv to a file in a
+// temporary directory.
+func downloadExport(t *testing.T, srv *synthienttest.Server, feed synthient.Feed, id string) string {
+	t.Helper()
+	c, err := srv.NewClient()
+	require.NoError(t, err)
+	defer c.Close()
+	path := filepath.Join(t.TempDir(), "export.parquet")
+	_, err = c.DownloadExportFile(context.Background(), feed, id, path, nil)
+	require.NoError(t, err)
+	return path
+}
+
+// On a file, head prints the file's first rows: in JSON, each row whole,
+// its columns in the file's order, equal to what package exports reads.
+func TestExportsHeadFile(t *testing.T) {
+	t.Parallel()
+	path := downloadExport(t, newServer(t), synthient.FeedHoneypotADB, "2026-06-10/02")
+	f, err := exports.Open(path)
+	require.NoError(t, err)
+	defer f.Close()
+	var want []exports.HoneypotADBRow
+	for r, err := range f.HoneypotADB() {
+		require.NoError(t, err)
+		if want = append(want, r); len(want) == 7 {
+			break
+		}
+	}
+
+	r := runArgs(t, nil, "exports", "head", path, "--rows", "7", "-o", "json")
+	requireCode(t, r, 0)
+	checkJSONLines(t, r.stdout)
+	out := lines(r.stdout)
+	require.Len(t, out, 7, "rows")
+	for i, l := range out {
+		var got exports.HoneypotADBRow // its json tags are the column names
+		require.NoError(t, json.Unmarshal([]byte(l), &got))
+		assert.Equal(t, want[i], got, "row %d", i)
+		assert.True(t, strings.HasPrefix(l, `{"session":`) && strings.Contains(l, `,"sequential_id":`), "members out of order: %s", l)
+	}
+
+	r = runArgs(t, nil, "exports", "head", path)
+	requireCode(t, r, 0)
+	out = lines(r.stdout)
+	require.Len(t, out, 1+10, "a header and the default 10 rows")
+	assert.Equal(t, []string{"session", "sequential_id", "command", "hash"}, strings.Fields(out[0]), "header")
+	assert.Equal(t, want[0].Session, strings.Fields(out[1])[0], "first cell")
+	cmd := string(want[0].Command) // a binary value that is text
+	assert.Contains(t, out[1], cmd[:min(len(cmd), 40)], "a binary value that is text")
+	long := slices.IndexFunc(want, func(r exports.HoneypotADBRow) bool { return len(r.Command) > 80 })
+	require.GreaterOrEqual(t, long, 0, "no row with a long command")
+	assert.Contains(t, out[1+long], string(want[long].Command[:79])+"…", "a long value is cut")
+}
+
+// schema prints the columns, the rows and the row groups.
+func TestExportsSchemaFile(t *testing.T) {
+	t.Parallel()
+	path := downloadExport(t, newServer(t), synthient.FeedProxies, "latest")
+	r := runArgs(t, nil, "exports", "schema", path, "-o", "json")
+	requireCode(t, r, 0)
+	var got struct {
+		Columns []struct {
+			Name, Type string
+			Nullable   bool
+		}
+		Rows      int64
+		RowGroups int `json:"row_groups"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(r.stdout), &got))
+	f, err := exports.Open(path)
+	require.NoError(t, err)
+	defer f.Close()
+	assert.Equal(t, f.NumRows(), got.Rows, "rows")
+	assert.Equal(t, 1, got.RowGroups, "row groups")
+	require.Len(t, got.Columns, 6)
+	assert.Equal(t, "asn", got.Columns[5].Name)
+	assert.Equal(t, "int32", got.Columns[5].Type)
+}
+
+// With FEED ID the export is downloaded, verified, to a temporary file
+// that is gone afterwards, also when the download fails.
+func TestExportsReadDownloads(t *testing.T) {
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp)
+	srv := newServer(t)
+	r := runSrv(t, srv, "exports", "schema", "anonymizers", "latest")
+	requireCode(t, r, 0)
+	assert.Regexp(t, `(?m)^range_start +string +false$`, r.stdout)
+	assert.Equal(t, 1, srv.Arrivals(synthienttest.RouteStorage), "downloads")
+	entries, _ := os.ReadDir(tmp)
+	assert.Empty(t, entries, "left in the temporary directory")
+
+	// A storage answer of the right size that is not the file.
+	c, err := srv.NewClient()
+	require.NoError(t, err)
+	defer c.Close()
+	m, err := c.ExportMeta(context.Background(), synthient.FeedAnonymizers, "latest")
+	require.NoError(t, err)
+	srv.Inject(synthienttest.RouteStorage, 1, synthienttest.Fault{Status: 200, Body: strings.Repeat("x", int(m.Size)), ContentType: "application/octet-stream"})
+	r = runSrv(t, srv, "exports", "head", "anonymizers", "latest")
+	requireCode(t, r, exitAPI)
+	assert.Contains(t, r.stderr, "checksum mismatch")
+	assert.Empty(t, r.stdout, "stdout")
+	entries, _ = os.ReadDir(tmp)
+	assert.Empty(t, entries, "left in the temporary directory after a failure")
+}
+
+// Mistakes are usage errors, before anything is sent; a file that is not
+// Parquet is an error naming it.
+func TestExportsReadErrors(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	text := filepath.Join(dir, "notes.txt")
+	require.NoError(t, os.WriteFile(text, []byte("no Parquet here"), 0o644))
+	tests := []struct {
+		args []string
+		code int
+		msg  string
+	}{
+		{[]string{"exports", "head", filepath.Join(dir, "missing.parquet")}, exitUsage, "no such file"},
+		{[]string{"exports", "head", "proxies"}, exitUsage, "give its ID too (proxies latest)"},
+		{[]string{"exports", "head", text, "--rows", "0"}, exitUsage, "--rows must be at least 1"},
+		{[]string{"exports", "schema", "nofeed", "latest"}, exitUsage, "unknown feed"},
+		{[]string{"exports", "schema", "proxies", "yesterday"}, exitUsage, "export id"},
+		{[]string{"exports", "head", text}, exitFailure, "not a readable Parquet file"},
+		{[]string{"exports", "schema", text}, exitFailure, text},
+	}
+	for _, tc := range tests {
+		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
+			t.Parallel()
+			srv := newServer(t)
+			r := runSrv(t, srv, tc.args...)
+			requireCode(t, r, tc.code, tc.args...)
+			assert.Contains(t, r.stderr, tc.msg, "stderr")
+			assert.Empty(t, srv.Requests(), "requests sent")
+		})
+	}
+}
+
+// A file's column names and values reach the terminal escaped, in the
+// table and in JSON.
+func TestExportsReadEscapes(t *testing.T) {
+	t.Parallel()
+	hostile := "\x1b]52;c;aGk=\x07\x1b[2J\u009b"
+	schema := parquet.NewSchema("row", parquet.Group{"name" + hostile: parquet.String(), "raw": parquet.Leaf(parquet.ByteArrayType)})
+	var buf bytes.Buffer
+	w := parquet.NewWriter(&buf, schema)
+	_, err := w.WriteRows([]parquet.Row{{
+		parquet.ValueOf(hostile).Level(0, 0, 0),
+		parquet.ValueOf([]byte("\xff\xfe"+hostile)).Level(0, 0, 1),
+	}})
+	require.NoError(t, err)
+	require.NoError(t, w.Close())
+	path := filepath.Join(t.TempDir(), "hostile.parquet")
+	require.NoError(t, os.WriteFile(path, buf.Bytes(), 0o644))
+
+	for _, args := range [][]string{
+		{"exports", "head", path},
+		{"exports", "head", path, "-o", "json"},
+		{"exports", "schema", path},
+		{"exports", "schema", path, "-o", "json"},
+	} {
+		r := runArgs(t, nil, args...)
+		requireCode(t, r, 0, args...)
+		checkTerminalSafe(t, strings.Join(args, " "), r.stdout)
+		assert.Contains(t, r.stdout, "name", "the column is printed")
+	}
+	r := runArgs(t, nil, "exports", "head", path, "-o", "json")
+	var row map[string]any
+	require.NoError(t, json.Unmarshal([]byte(r.stdout), &row), "the escaped JSON decodes")
+	assert.Equal(t, hostile, row["name"+hostile], "the value, decoded")
+}

@@ -1,0 +1,179 @@
+package exports
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/parquet-go/parquet-go"
+	"github.com/parquet-go/parquet-go/deprecated"
+	"github.com/parquet-go/parquet-go/format"
+)
+
+// File is an open export file. Its methods may be called concurrently;
+// each sequence reads on its own, through the io.ReaderAt, which must then
+// allow concurrent reads (an *os.File does).
+type File struct {
+	pf      *parquet.File
+	name    string    // the path Open opened; "" for NewFile
+	closer  io.Closer // the file Open opened; nil for NewFile
+	columns []Column
+}
+
+// Column is a top-level column of a file.
+type Column struct {
+	Name string
+	// Type is the column's type as the export meta names it: "string" (a
+	// byte array of UTF-8 text), "binary" (other byte arrays), "int32",
+	// "int64", "boolean", "float", "double", "int96" or
+	// "fixed_len_byte_array"; "group" for a nested column and "repeated"
+	// for a repeated one, which no sequence reads.
+	Type string
+	// Nullable reports an optional column: its values may be null.
+	Nullable bool
+}
+
+// Open opens the export file at path, reading its footer only. A file
+// that cannot be opened gives the *fs.PathError of os.Open; one that is not
+// a readable Parquet file a *FormatError. The caller closes the File.
+func Open(path string) (*File, error) {
+	osf, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	fi, err := osf.Stat()
+	if err != nil {
+		osf.Close()
+		return nil, err
+	}
+	f, err := open(osf, fi.Size(), path)
+	if err != nil {
+		osf.Close()
+		return nil, err
+	}
+	f.closer = osf
+	return f, nil
+}
+
+// NewFile reads the export file of size bytes that r holds, such as a
+// download kept in memory (bytes.NewReader) or an object store's reader.
+// It reads the footer only; the rows are read as a sequence asks for
+// them. A file that is not a readable Parquet file (truncated, corrupt,
+// or not Parquet at all) gives a *FormatError. r must stay readable while
+// the File is used; Close does not close it.
+func NewFile(r io.ReaderAt, size int64) (*File, error) {
+	if r == nil {
+		return nil, errors.New("exports: NewFile: nil reader")
+	}
+	return open(r, size, "")
+}
+
+func open(r io.ReaderAt, size int64, name string) (*File, error) {
+	if size < 0 {
+		return nil, formatError(name, fmt.Errorf("negative size %d", size))
+	}
+	var pf *parquet.File
+	err := guard(func() (err error) {
+		if err := checkFooter(r, size); err != nil {
+			return err
+		}
+		pf, err = parquet.OpenFile(r, size, parquet.SkipPageIndex(true), parquet.SkipBloomFilters(true))
+		return err
+	})
+	if err != nil {
+		return nil, formatError(name, err)
+	}
+	f := &File{pf: pf, name: name}
+	for _, fl := range pf.Schema().Fields() {
+		f.columns = append(f.columns, Column{Name: fl.Name(), Type: typeName(fl), Nullable: fl.Optional()})
+	}
+	return f, nil
+}
+
+// checkFooter refuses a file whose last 8 bytes announce a footer longer
+// than the file: parquet-go would allocate the announced length (up to
+// 4 GiB) before finding that out.
+func checkFooter(r io.ReaderAt, size int64) error {
+	const magic = 4 // "PAR1", which also opens the file
+	if size < 2*magic+4 {
+		return fmt.Errorf("%d bytes are too few for a Parquet file", size)
+	}
+	var tail [8]byte
+	if n, err := r.ReadAt(tail[:], size-8); n < len(tail) {
+		return fmt.Errorf("reading the footer's length: %w", err)
+	}
+	if n := int64(binary.LittleEndian.Uint32(tail[:4])); n > size-2*magic-4 {
+		return fmt.Errorf("the footer's length, %d bytes, exceeds the file's %d", n, size)
+	}
+	return nil
+}
+
+// Close closes the file Open opened; for a File of NewFile it does
+// nothing. A sequence that reads after Close yields a *FormatError.
+func (f *File) Close() error {
+	if f.closer == nil {
+		return nil
+	}
+	return f.closer.Close()
+}
+
+// NumRows returns the number of rows the footer announces.
+func (f *File) NumRows() int64 { return f.pf.NumRows() }
+
+// NumRowGroups returns the number of row groups.
+func (f *File) NumRowGroups() int { return len(f.pf.RowGroups()) }
+
+// Columns returns the file's top-level columns, in the file's order. The
+// slice is the caller's.
+func (f *File) Columns() []Column { return append([]Column(nil), f.columns...) }
+
+// typeName names the type of a column as the export meta does.
+func typeName(n parquet.Node) string {
+	switch {
+	case !n.Leaf():
+		return "group"
+	case n.Repeated():
+		return "repeated"
+	}
+	switch t := n.Type(); t.Kind() {
+	case parquet.Boolean:
+		return "boolean"
+	case parquet.Int32:
+		return "int32"
+	case parquet.Int64:
+		return "int64"
+	case parquet.Int96:
+		return "int96"
+	case parquet.Float:
+		return "float"
+	case parquet.Double:
+		return "double"
+	case parquet.FixedLenByteArray:
+		return "fixed_len_byte_array"
+	default:
+		if isText(t) {
+			return "string"
+		}
+		return "binary"
+	}
+}
+
+// isText reports a byte array column of UTF-8 text: STRING, ENUM or JSON,
+// as a logical type or (from older writers) a converted type.
+func isText(t parquet.Type) bool {
+	if lt := t.LogicalType(); lt != nil {
+		switch lt.Value.(type) {
+		case *format.StringType, *format.EnumType, *format.JsonType:
+			return true
+		}
+	}
+	if ct := t.ConvertedType(); ct != nil {
+		switch *ct {
+		case deprecated.UTF8, deprecated.Enum, deprecated.Json:
+			return true
+		}
+	}
+	return false
+}

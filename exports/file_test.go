@@ -1,0 +1,131 @@
+package exports_test
+
+// Tests of file.go: opening a file, from a path or a reader, and its
+// columns.
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"runtime"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/synthient-go/synthient"
+	"github.com/synthient-go/synthient/exports"
+)
+
+func TestOpen(t *testing.T) {
+	t.Parallel()
+	got := fetch(t, synthient.FeedTorrents, "2026-06-09", 0)
+	f, err := exports.Open(got.path)
+	require.NoError(t, err)
+	assert.Equal(t, got.meta.Rows, f.NumRows(), "rows")
+	assert.Equal(t, 1, f.NumRowGroups(), "row groups")
+	var fields []synthient.SchemaField
+	for _, c := range f.Columns() {
+		fields = append(fields, synthient.SchemaField{Name: c.Name, Type: c.Type})
+		assert.False(t, c.Nullable, "%s is nullable", c.Name)
+	}
+	assert.Equal(t, got.meta.Schema.Fields, fields, "the meta's columns")
+	require.NoError(t, f.Close())
+
+	// After Close, a sequence yields a *FormatError wrapping fs.ErrClosed.
+	_, err = collect(f.Torrents())
+	var fe *exports.FormatError
+	require.ErrorAs(t, err, &fe, "reading after Close")
+	assert.ErrorIs(t, err, fs.ErrClosed)
+	assert.Equal(t, got.path, fe.Name, "name")
+}
+
+func TestOpenFailures(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	text := filepath.Join(dir, "notes.txt")
+	require.NoError(t, os.WriteFile(text, []byte("not a Parquet file, not even close"), 0o644))
+
+	_, err := exports.Open(filepath.Join(dir, "missing.parquet"))
+	assert.ErrorIs(t, err, fs.ErrNotExist, "a missing file")
+	assert.False(t, errors.As(err, new(*exports.FormatError)), "a missing file is a *FormatError: %v", err)
+
+	_, err = exports.Open(dir)
+	assert.Error(t, err, "a directory")
+
+	_, err = exports.Open(text)
+	var fe *exports.FormatError
+	require.ErrorAs(t, err, &fe, "a text file")
+	assert.Equal(t, text, fe.Name, "name")
+	assert.Contains(t, err.Error(), text, "the error names the file")
+}
+
+func TestNewFile(t *testing.T) {
+	t.Parallel()
+	got := fetch(t, synthient.FeedHoneypotDNS, "latest", 0)
+	f := openBytes(t, got.data)
+	rows, err := collect(f.HoneypotDNS())
+	require.NoError(t, err)
+	assert.Len(t, rows, int(got.meta.Rows))
+	assert.NoError(t, f.Close(), "Close of a File of NewFile")
+
+	cols := f.Columns()
+	cols[0].Name = "changed"
+	assert.Equal(t, "timestamp", f.Columns()[0].Name, "Columns returns the file's own slice")
+
+	_, err = exports.NewFile(nil, 10)
+	assert.Error(t, err, "a nil reader")
+	_, err = exports.NewFile(bytes.NewReader(got.data), -1)
+	assert.ErrorAs(t, err, new(*exports.FormatError), "a negative size")
+}
+
+// A file cut short anywhere, or a footer that is not one, is a
+// *FormatError from NewFile, never a panic.
+func TestNewFileOfDamagedFiles(t *testing.T) {
+	t.Parallel()
+	data := fetch(t, synthient.FeedProxies, "latest", 0).data
+	footer := len(data) - 8 // the footer's length and the closing magic
+	flipped := bytes.Clone(data)
+	for i := footer - 200; i < footer; i++ {
+		flipped[i] ^= 0xa5
+	}
+	tests := map[string]struct {
+		data  []byte
+		extra int64 // bytes the size claims beyond the data
+	}{
+		"empty":                  {nil, 0},
+		"magic only":             {[]byte("PAR1"), 0},
+		"two magics":             {[]byte("PAR1PAR1"), 0},
+		"cut in the footer":      {data[:len(data)-100], 0},
+		"cut in the data":        {data[:len(data)/2], 0},
+		"last byte missing":      {data[:len(data)-1], 0},
+		"footer scrambled":       {flipped, 0},
+		"not parquet at all":     {bytes.Repeat([]byte("synthient "), 1000), 0},
+		"a size past the reader": {data, 100},
+	}
+	for name, tc := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			_, err := exports.NewFile(bytes.NewReader(tc.data), int64(len(tc.data))+tc.extra)
+			var fe *exports.FormatError
+			require.ErrorAs(t, err, &fe)
+			assert.Empty(t, fe.Name, "name of a NewFile")
+			assert.NotErrorIs(t, err, io.EOF, "an io.EOF that a loop would take for the end")
+		})
+	}
+}
+
+// A trailer that announces a footer longer than the file is refused before
+// anything that size is allocated.
+func TestNewFileOfAnOversizedFooter(t *testing.T) {
+	data := []byte("PAR1 a few bytes \xf0\xff\xff\xffPAR1") // a footer of 4 GiB
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	_, err := exports.NewFile(bytes.NewReader(data), int64(len(data)))
+	runtime.ReadMemStats(&after)
+	assert.ErrorAs(t, err, new(*exports.FormatError))
+	assert.Less(t, after.TotalAlloc-before.TotalAlloc, uint64(1<<20), "bytes allocated")
+}

@@ -1,0 +1,103 @@
+package exports_test
+
+// The package's test harness: export files downloaded from the fake API
+// on a fixed clock, files of other schemas written with parquet-go, and
+// the sequences gathered.
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"iter"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/parquet-go/parquet-go"
+	"github.com/stretchr/testify/require"
+
+	"github.com/synthient-go/synthient"
+	"github.com/synthient-go/synthient/exports"
+	"github.com/synthient-go/synthient/synthienttest"
+)
+
+// testNow is the fixed time of the fakes: 14:20 UTC, so the latest
+// export is 2026-06-10/13.
+var testNow = time.Date(2026, time.June, 10, 14, 20, 0, 0, time.UTC)
+
+// fetched is an export downloaded from a fake: its file and meta.
+type fetched struct {
+	path string
+	data []byte
+	meta *synthient.ExportMeta
+}
+
+// fetch downloads feed's export id, verified, from a fake at testNow
+// whose files are about size bytes (0: the fake's default) into a
+// temporary directory.
+func fetch(t testing.TB, feed synthient.Feed, id string, size int64) fetched {
+	t.Helper()
+	opts := []synthienttest.Option{synthienttest.WithClock(func() time.Time { return testNow }), synthienttest.WithoutRateLimits()}
+	if size > 0 {
+		opts = append(opts, synthienttest.WithExportSize(size))
+	}
+	srv := synthienttest.NewServer(opts...)
+	defer srv.Close()
+	c, err := srv.NewClient()
+	require.NoError(t, err)
+	defer c.Close()
+	path := filepath.Join(t.TempDir(), string(feed)+".parquet")
+	m, err := c.DownloadExportFile(context.Background(), feed, id, path, &synthient.DownloadParams{Verify: true})
+	require.NoError(t, err, "downloading %s %s", feed, id)
+	data, err := os.ReadFile(path)
+	require.NoError(t, err)
+	return fetched{path: path, data: data, meta: m}
+}
+
+// openBytes opens a file held in memory.
+func openBytes(t testing.TB, data []byte) *exports.File {
+	t.Helper()
+	f, err := exports.NewFile(bytes.NewReader(data), int64(len(data)))
+	require.NoError(t, err)
+	return f
+}
+
+// writeParquet writes rows as a Parquet file with parquet-go, the schema
+// taken from T's parquet tags, and returns its bytes.
+func writeParquet[T any](t testing.TB, rows []T, opts ...parquet.WriterOption) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	w := parquet.NewGenericWriter[T](&buf, opts...)
+	_, err := w.Write(rows)
+	require.NoError(t, err)
+	require.NoError(t, w.Close())
+	return buf.Bytes()
+}
+
+// collect gathers a sequence up to its first error, which it returns.
+func collect[T any](seq iter.Seq2[T, error]) ([]T, error) {
+	var out []T
+	for v, err := range seq {
+		if err != nil {
+			return out, err
+		}
+		out = append(out, v)
+	}
+	return out, nil
+}
+
+// genericRows reads data with parquet-go's own generic reader, the
+// reference the typed sequences are compared with.
+func genericRows[T any](t testing.TB, data []byte) []T {
+	t.Helper()
+	r := parquet.NewGenericReader[T](bytes.NewReader(data))
+	defer r.Close()
+	out := make([]T, r.NumRows())
+	n, err := r.Read(out)
+	if !errors.Is(err, io.EOF) {
+		require.NoError(t, err)
+	}
+	return out[:n]
+}
