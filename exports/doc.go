@@ -56,5 +56,7 @@
 // announces the page's sizes, up to 2 GiB, and the decoder allocates that
 // much before it finds the file too short, which a long fuzzing run turns
 // into gigabytes of memory. A footer that announces more than the file
-// holds is refused before any such allocation.
+// holds is refused before any such allocation. On some damaged pages the
+// decoder also prints a warning of its own ("parquet: warning: ...")
+// straight to the process's stderr, before the *FormatError.
 package exports

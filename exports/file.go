@@ -29,7 +29,12 @@ type Column struct {
 	// byte array of UTF-8 text), "binary" (other byte arrays), "int32",
 	// "int64", "boolean", "float", "double", "int96" or
 	// "fixed_len_byte_array"; "group" for a nested column and "repeated"
-	// for a repeated one, which no sequence reads.
+	// for a repeated one, which no sequence reads. An integer or byte
+	// array column whose annotation changes what its values mean is named
+	// by it: "uint8" to "uint64", "timestamp", "date", "time", "decimal",
+	// "uuid", "interval"; a typed row refuses them (a *ColumnError) where
+	// its field would read them wrong (a uint32 as a negative int32, a
+	// timestamp in milliseconds as seconds).
 	Type string
 	// Nullable reports an optional column: its values may be null.
 	Nullable bool
@@ -85,6 +90,9 @@ func open(r io.ReaderAt, size int64, name string) (*File, error) {
 	if err != nil {
 		return nil, formatError(name, err)
 	}
+	if err := checkRowCount(pf); err != nil {
+		return nil, formatError(name, err)
+	}
 	f := &File{pf: pf, name: name}
 	for _, fl := range pf.Schema().Fields() {
 		f.columns = append(f.columns, Column{Name: fl.Name(), Type: typeName(fl), Nullable: fl.Optional()})
@@ -102,10 +110,29 @@ func checkFooter(r io.ReaderAt, size int64) error {
 	}
 	var tail [8]byte
 	if n, err := r.ReadAt(tail[:], size-8); n < len(tail) {
+		if err == nil {
+			err = io.ErrUnexpectedEOF // a short read must say why; this one did not
+		}
 		return fmt.Errorf("reading the footer's length: %w", err)
+	}
+	if string(tail[4:]) != "PAR1" {
+		return errors.New("it does not end in PAR1: not Parquet, or cut short")
 	}
 	if n := int64(binary.LittleEndian.Uint32(tail[:4])); n > size-2*magic-4 {
 		return fmt.Errorf("the footer's length, %d bytes, exceeds the file's %d", n, size)
+	}
+	return nil
+}
+
+// checkRowCount refuses a footer whose row count is not the sum of its
+// row groups': NumRows would announce rows that no sequence yields.
+func checkRowCount(pf *parquet.File) error {
+	var sum int64
+	for _, rg := range pf.RowGroups() {
+		sum += rg.NumRows()
+	}
+	if sum != pf.NumRows() {
+		return fmt.Errorf("the footer announces %d rows, its row groups hold %d", pf.NumRows(), sum)
 	}
 	return nil
 }
@@ -141,9 +168,9 @@ func typeName(n parquet.Node) string {
 	case parquet.Boolean:
 		return "boolean"
 	case parquet.Int32:
-		return "int32"
+		return annotated(t, "int32")
 	case parquet.Int64:
-		return "int64"
+		return annotated(t, "int64")
 	case parquet.Int96:
 		return "int96"
 	case parquet.Float:
@@ -151,13 +178,54 @@ func typeName(n parquet.Node) string {
 	case parquet.Double:
 		return "double"
 	case parquet.FixedLenByteArray:
-		return "fixed_len_byte_array"
+		return annotated(t, "fixed_len_byte_array")
 	default:
 		if isText(t) {
 			return "string"
 		}
-		return "binary"
+		return annotated(t, "binary")
 	}
+}
+
+// annotated names a column of physical type physical by the annotation
+// that changes what its values mean, as a logical type or (from older
+// writers) a converted type: physical when there is none, or it is a
+// signed integer of any width (its values are read as they are).
+func annotated(t parquet.Type, physical string) string {
+	if lt := t.LogicalType(); lt != nil {
+		switch v := lt.Value.(type) {
+		case *format.IntType:
+			if !v.IsSigned {
+				return fmt.Sprintf("uint%d", v.BitWidth)
+			}
+		case *format.TimestampType:
+			return "timestamp"
+		case *format.DateType:
+			return "date"
+		case *format.TimeType:
+			return "time"
+		case *format.DecimalType:
+			return "decimal"
+		case *format.UUIDType:
+			return "uuid"
+		}
+		return physical
+	}
+	if ct := t.ConvertedType(); ct != nil {
+		if name, ok := convertedNames[*ct]; ok {
+			return name
+		}
+	}
+	return physical
+}
+
+// convertedNames name the converted types that change what a column's
+// values mean.
+var convertedNames = map[deprecated.ConvertedType]string{
+	deprecated.Uint8: "uint8", deprecated.Uint16: "uint16", deprecated.Uint32: "uint32", deprecated.Uint64: "uint64",
+	deprecated.TimestampMillis: "timestamp", deprecated.TimestampMicros: "timestamp",
+	deprecated.Date: "date", deprecated.TimeMillis: "time", deprecated.TimeMicros: "time",
+	deprecated.Decimal: "decimal", deprecated.Interval: "interval",
 }
 
 // isText reports a byte array column of UTF-8 text: STRING, ENUM or JSON,

@@ -13,6 +13,7 @@ import (
 	"runtime"
 	"testing"
 
+	"github.com/parquet-go/parquet-go/format"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -104,6 +105,7 @@ func TestNewFileOfDamagedFiles(t *testing.T) {
 		"last byte missing":      {data[:len(data)-1], 0},
 		"footer scrambled":       {flipped, 0},
 		"not parquet at all":     {bytes.Repeat([]byte("synthient "), 1000), 0},
+		"no closing magic":       {append(bytes.Clone(data[:len(data)-4]), "PAR2"...), 0},
 		"a size past the reader": {data, 100},
 	}
 	for name, tc := range tests {
@@ -116,6 +118,19 @@ func TestNewFileOfDamagedFiles(t *testing.T) {
 			assert.NotErrorIs(t, err, io.EOF, "an io.EOF that a loop would take for the end")
 		})
 	}
+}
+
+// A footer whose row count is not the sum of its row groups' is a
+// *FormatError: NumRows would promise rows no loop yields.
+func TestNewFileOfAFooterMiscounting(t *testing.T) {
+	t.Parallel()
+	forged := forgeFooter(t, fetch(t, synthient.FeedProxies, "latest", 0).data, func(meta *format.FileMetaData) {
+		meta.NumRows += 3
+	})
+	_, err := exports.NewFile(bytes.NewReader(forged), int64(len(forged)))
+	var fe *exports.FormatError
+	require.ErrorAs(t, err, &fe)
+	assert.Contains(t, fe.Error(), "rows, its row groups hold")
 }
 
 // A trailer that announces a footer longer than the file is refused before

@@ -7,6 +7,7 @@ package exports_test
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"errors"
 	"io"
 	"iter"
@@ -16,6 +17,8 @@ import (
 	"time"
 
 	"github.com/parquet-go/parquet-go"
+	"github.com/parquet-go/parquet-go/encoding/thrift"
+	"github.com/parquet-go/parquet-go/format"
 	"github.com/stretchr/testify/require"
 
 	"github.com/synthient-go/synthient"
@@ -100,4 +103,20 @@ func genericRows[T any](t testing.TB, data []byte) []T {
 		require.NoError(t, err)
 	}
 	return out[:n]
+}
+
+// forgeFooter returns data, a Parquet file, with its footer changed by
+// edit.
+func forgeFooter(t *testing.T, data []byte, edit func(*format.FileMetaData)) []byte {
+	t.Helper()
+	footerLen := int(binary.LittleEndian.Uint32(data[len(data)-8:]))
+	footer := data[len(data)-8-footerLen : len(data)-8]
+	var meta format.FileMetaData
+	require.NoError(t, thrift.Unmarshal(new(thrift.CompactProtocol), footer, &meta))
+	edit(&meta)
+	footer, err := thrift.Marshal(new(thrift.CompactProtocol), &meta)
+	require.NoError(t, err)
+	forged := append(bytes.Clone(data[:len(data)-8-footerLen]), footer...)
+	forged = binary.LittleEndian.AppendUint32(forged, uint32(len(footer)))
+	return append(forged, "PAR1"...)
 }

@@ -266,12 +266,15 @@ func (k kind) String() string {
 }
 
 // reads reports whether a field of kind k can hold the values of a column
-// of type typ (typeName): text and binary fields read any byte array, an
-// int64 field an int32 or int64 column, an int32 field an int32 column.
+// of type typ (typeName) as they mean: text and binary fields read a byte
+// array of text or bytes (not a fixed-length one, such as a UUID), an
+// int64 field a signed int32 or int64 column, an int32 field a signed
+// int32 column. An annotated integer (unsigned, a timestamp, a date) is
+// not read: its values would be read wrong.
 func (k kind) reads(typ string) bool {
 	switch k {
 	case kindText, kindBinary:
-		return typ == "string" || typ == "binary" || typ == "fixed_len_byte_array"
+		return typ == "string" || typ == "binary"
 	case kindInt64:
 		return typ == "int64" || typ == "int32"
 	}

@@ -6,13 +6,12 @@ package exports_test
 
 import (
 	"bytes"
-	"encoding/binary"
 	"errors"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/parquet-go/parquet-go"
-	"github.com/parquet-go/parquet-go/encoding/thrift"
 	"github.com/parquet-go/parquet-go/format"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -103,18 +102,10 @@ func TestRowsUntyped(t *testing.T) {
 // *FormatError after the rows there are.
 func TestRowGroupShorterThanItsFooterSays(t *testing.T) {
 	t.Parallel()
-	data := writeParquet(t, newerRows)
-	footerLen := int(binary.LittleEndian.Uint32(data[len(data)-8:]))
-	footer := data[len(data)-8-footerLen : len(data)-8]
-	var meta format.FileMetaData
-	require.NoError(t, thrift.Unmarshal(new(thrift.CompactProtocol), footer, &meta))
-	meta.NumRows += 3
-	meta.RowGroups[0].NumRows += 3
-	footer, err := thrift.Marshal(new(thrift.CompactProtocol), &meta)
-	require.NoError(t, err)
-	forged := append(bytes.Clone(data[:len(data)-8-footerLen]), footer...)
-	forged = binary.LittleEndian.AppendUint32(forged, uint32(len(footer)))
-	forged = append(forged, "PAR1"...)
+	forged := forgeFooter(t, writeParquet(t, newerRows), func(meta *format.FileMetaData) {
+		meta.NumRows += 3
+		meta.RowGroups[0].NumRows += 3
+	})
 
 	f := openBytes(t, forged)
 	assert.Equal(t, int64(len(newerRows)+3), f.NumRows(), "rows the footer announces")
@@ -144,6 +135,27 @@ type proxyASN[T any] struct {
 	ASN         T      `parquet:"asn"`
 }
 
+// proxyTimestamp is a proxies row whose timestamp is a TIMESTAMP in
+// milliseconds, where the row reads Unix seconds.
+type proxyTimestamp struct {
+	IP          string    `parquet:"ip"`
+	Provider    string    `parquet:"provider"`
+	Type        string    `parquet:"type"`
+	Timestamp   time.Time `parquet:"timestamp,timestamp(millisecond)"`
+	CountryCode string    `parquet:"country_code"`
+	ASN         int32     `parquet:"asn"`
+}
+
+// proxyUUID is a proxies row whose ip is a UUID, 16 bytes.
+type proxyUUID struct {
+	IP          [16]byte `parquet:"ip,uuid"`
+	Provider    string   `parquet:"provider"`
+	Type        string   `parquet:"type"`
+	Timestamp   int64    `parquet:"timestamp"`
+	CountryCode string   `parquet:"country_code"`
+	ASN         int32    `parquet:"asn"`
+}
+
 // A missing column, or one of a type the row cannot hold, is a
 // *ColumnError yielded before any row, alone.
 func TestColumnErrors(t *testing.T) {
@@ -158,6 +170,11 @@ func TestColumnErrors(t *testing.T) {
 		{"int64 for int32", writeParquet(t, []proxyASN[int64]{{ASN: 1}}), exports.ColumnError{Column: "asn", Want: "int32", Got: "int64"}},
 		{"text for int32", writeParquet(t, []proxyASN[string]{{ASN: "AS1"}}), exports.ColumnError{Column: "asn", Want: "int32", Got: "string"}},
 		{"nested", writeParquet(t, []proxyASN[[]int32]{{ASN: []int32{1}}}), exports.ColumnError{Column: "asn", Want: "int32", Got: "repeated"}},
+		// Annotated columns whose values the field would read wrong.
+		{"uint32", writeParquet(t, []proxyASN[uint32]{{ASN: 4_000_000_000}}), exports.ColumnError{Column: "asn", Want: "int32", Got: "uint32"}},
+		{"timestamp", writeParquet(t, []proxyTimestamp{{Timestamp: time.Unix(1781049600, 0)}}),
+			exports.ColumnError{Column: "timestamp", Want: "int64", Got: "timestamp"}},
+		{"uuid for text", writeParquet(t, []proxyUUID{{IP: [16]byte{0xde, 0xad}}}), exports.ColumnError{Column: "ip", Want: "string", Got: "uuid"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/spf13/cobra"
@@ -96,16 +97,14 @@ func (a *app) completeExportSource(cmd *cobra.Command, args []string, typed stri
 // the download.
 func (a *app) openExport(ctx context.Context, args []string) (f *exports.File, done func(), err error) {
 	if len(args) == 1 {
-		f, err := exports.Open(args[0])
-		if errors.Is(err, fs.ErrNotExist) {
-			if _, ferr := synthient.ParseFeed(args[0]); ferr == nil {
-				return nil, nil, usageError("no file %s: for a feed's export, give its ID too (%s latest)", args[0], args[0])
-			}
-		}
+		f, err := openExportFile(args[0])
 		if err != nil {
 			return nil, nil, err
 		}
 		return f, func() { f.Close() }, nil
+	}
+	if _, err := synthient.ParseFeed(args[0]); err != nil {
+		return nil, nil, usageError("%q is not a feed: give one FILE, or a FEED (%s) and an export ID", args[0], strings.Join(feedNames(), ", "))
 	}
 	feed, err := parseFeed(args[0])
 	if err != nil {
@@ -132,6 +131,32 @@ func (a *app) openExport(ctx context.Context, args []string) (f *exports.File, d
 		return nil, nil, err
 	}
 	return f, func() { f.Close(); os.RemoveAll(dir) }, nil
+}
+
+// openExportFile opens the export file name, given as FILE. A name that
+// is no file, is not a regular file (Parquet is read from its end: a pipe
+// cannot be), or is not a Parquet file, is a usage error (exit 2).
+func openExportFile(name string) (*exports.File, error) {
+	info, err := os.Stat(name)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		if _, ferr := synthient.ParseFeed(name); ferr == nil {
+			return nil, usageError("no file %s: for a feed's export, give its ID too (%s latest)", name, name)
+		}
+		return nil, usageError("no file %s", name)
+	case err != nil:
+		return nil, err
+	case info.IsDir():
+		return nil, usageError("%s is a directory, not an export file", name)
+	case !info.Mode().IsRegular():
+		return nil, usageError("%s is not a regular file: a Parquet file is read from its end, so save it first (exports download --out FILE)", name)
+	}
+	f, err := exports.Open(name)
+	var fe *exports.FormatError
+	if errors.As(err, &fe) {
+		return nil, &exitError{code: exitUsage, err: err}
+	}
+	return f, err
 }
 
 // printHead prints the first n rows of f: a table, CSV, or a JSON

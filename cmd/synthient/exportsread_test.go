@@ -140,25 +140,29 @@ func TestExportsReadDownloads(t *testing.T) {
 	assert.Empty(t, entries, "left in the temporary directory after a failure")
 }
 
-// Mistakes are usage errors, before anything is sent; a file that is not
-// Parquet is an error naming it.
+// Mistakes are usage errors, before anything is sent: a FILE that is
+// missing, a directory, a pipe or not Parquet too, named in the message.
 func TestExportsReadErrors(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	text := filepath.Join(dir, "notes.txt")
 	require.NoError(t, os.WriteFile(text, []byte("no Parquet here"), 0o644))
+	fifo := filepath.Join(dir, "pipe")
+	makeFIFO(t, fifo) // never opened: a pipe is refused from its mode
 	tests := []struct {
 		args []string
 		code int
 		msg  string
 	}{
-		{[]string{"exports", "head", filepath.Join(dir, "missing.parquet")}, exitUsage, "no such file"},
+		{[]string{"exports", "head", filepath.Join(dir, "missing.parquet")}, exitUsage, "no file " + filepath.Join(dir, "missing.parquet")},
 		{[]string{"exports", "head", "proxies"}, exitUsage, "give its ID too (proxies latest)"},
 		{[]string{"exports", "head", text, "--rows", "0"}, exitUsage, "--rows must be at least 1"},
-		{[]string{"exports", "schema", "nofeed", "latest"}, exitUsage, "unknown feed"},
+		{[]string{"exports", "schema", "nofeed", "latest"}, exitUsage, `"nofeed" is not a feed: give one FILE, or a FEED (proxies, anonymizers`},
 		{[]string{"exports", "schema", "proxies", "yesterday"}, exitUsage, "export id"},
-		{[]string{"exports", "head", text}, exitFailure, "not a readable Parquet file"},
-		{[]string{"exports", "schema", text}, exitFailure, text},
+		{[]string{"exports", "head", text}, exitUsage, "not a readable Parquet file: it does not end in PAR1"},
+		{[]string{"exports", "schema", text}, exitUsage, text},
+		{[]string{"exports", "head", dir}, exitUsage, dir + " is a directory, not an export file"},
+		{[]string{"exports", "head", fifo}, exitUsage, fifo + " is not a regular file: a Parquet file is read from its end"},
 	}
 	for _, tc := range tests {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {

@@ -228,7 +228,7 @@ func (a *app) addGlobalFlags(root *cobra.Command) {
 	f.IntVar(&a.maxRetries, "max-retries", synthient.DefaultMaxRetries, "retries after the first attempt, where the retry class allows (0 to 16)")
 	f.DurationVar(&a.timeout, "timeout", synthient.DefaultTimeout, "bound on each wait for a read or write")
 	f.DurationVar(&a.openTimeout, "open-timeout", synthient.DefaultOpenTimeout, "bound on each connect")
-	f.StringVarP(&a.output, "output", "o", "text", "output format: text, json (NDJSON for batches and streams) or csv (lookups and export listings)")
+	f.StringVarP(&a.output, "output", "o", "text", "output format: text, json (NDJSON for batches and streams) or csv (lookups, export listings and rows)")
 	f.StringVar(&a.jq, "jq", "", "print what this jq expression makes of each JSON result (strings raw, one value per line)")
 	f.StringVar(&a.template, "template", "", "print each JSON result through this Go template (text/template)")
 	f.BoolVarP(&a.verbose, "verbose", "v", false, "log every retry decision on stderr")
