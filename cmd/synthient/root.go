@@ -59,6 +59,7 @@ type app struct {
 	trace       bool // --trace: print each call's tree on stderr (trace.go)
 	quiet       bool // no progress, per-line reports or summaries on stderr
 	noProgress  bool
+	version     bool // the root's --version
 
 	key       string    // the key resolveKey chose
 	secrets   *redactor // never printed
@@ -165,9 +166,23 @@ Control characters in what the server sends are printed as visible escapes
 API key is printed as [redacted]. See docs/cli.md.`,
 		SilenceErrors: true,
 		SilenceUsage:  true,
-		Version:       readBuildInfo().String(),
+		Args:          cobra.NoArgs,
+		// --version is the root's own flag, not cobra's: it runs after the
+		// global flags were checked, so it honours --output, --jq and
+		// --template as the version command does.
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if !a.version {
+				return cmd.Help()
+			}
+			for _, name := range unusedFlags["version"] {
+				if cmd.Flags().Changed(name) {
+					return usageError("--%s does not apply to --version", name)
+				}
+			}
+			return a.writeVersion(a.env.stdout)
+		},
 	}
-	root.SetVersionTemplate("{{.Version}}\n")
+	root.Flags().BoolVar(&a.version, "version", false, "print the version (as the version command does)")
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
 		return &exitError{code: exitUsage, err: err, hint: true}
 	})

@@ -26,12 +26,20 @@ func TestVersion(t *testing.T) {
 	assert.Contains(t, cmd.stdout, "synthient "+synthient.Version+" (")
 	assert.Contains(t, cmd.stdout, runtime.Version()+" "+runtime.GOOS+"/"+runtime.GOARCH+")\n")
 
-	js := call{args: []string{"version", "-o", "json"}}.run(t)
-	requireCode(t, js, 0, "version -o json")
-	var b buildInfo
-	require.NoError(t, json.Unmarshal([]byte(js.stdout), &b), js.stdout)
-	assert.Equal(t, synthient.Version, b.Version)
-	assert.Equal(t, runtime.Version(), b.Go)
+	for _, args := range [][]string{{"version", "-o", "json"}, {"--version", "-o", "json"}, {"-o", "json", "--version"}} {
+		js := call{args: args}.run(t)
+		requireCode(t, js, 0, args...)
+		var b buildInfo
+		require.NoError(t, json.Unmarshal([]byte(js.stdout), &b), js.stdout)
+		assert.Equal(t, synthient.Version, b.Version)
+		assert.Equal(t, runtime.Version(), b.Go)
+	}
+	fake := call{args: []string{"--version", "--fake"}}.run(t)
+	requireCode(t, fake, exitUsage, "--version --fake")
+	assert.Equal(t, "synthient: --fake does not apply to --version\n", fake.stderr)
+	jq := call{args: []string{"--version", "--jq", ".version"}}.run(t)
+	requireCode(t, jq, 0, "--version --jq .version")
+	assert.Equal(t, synthient.Version+"\n", jq.stdout)
 }
 
 func TestBuildInfoString(t *testing.T) {
