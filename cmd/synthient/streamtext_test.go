@@ -91,3 +91,32 @@ func TestEventLine(t *testing.T) {
 		})
 	}
 }
+
+// FuzzEventLine: whatever a server sends as an event, eventLine neither
+// panics nor makes a line that holds a control character (a line break
+// would forge a line; an escape sequence would reach the terminal).
+func FuzzEventLine(f *testing.F) {
+	for _, seed := range []string{
+		`{"ip":"1.2.3.4","provider":"P","type":"T","timestamp":1780000000,"country_code":"DE","asn":3320}`,
+		`{"range_start":"10.0.0.0","range_end":"10.0.0.255"}`,
+		`{"info_hash":"ab","peers":[{},{}],"total_size":-1}`,
+		`{"timestamp":1780000000123,"domain":"a\nb","details":{"method":"GET","uri":"/\u001b[2J"}}`,
+		`{"details":"{\"x\":1}","meta":{"pool_id":7}}`,
+		`{"session":"s","command":"AAEC"}`,
+		`{"timestamp":-9223372036854775808}`,
+		`nope`, `{}`, `[]`, `null`,
+	} {
+		for i := range synthient.Feeds {
+			f.Add(i, seed)
+		}
+	}
+	f.Fuzz(func(t *testing.T, feed int, raw string) {
+		feeds := synthient.Feeds
+		line, ok := eventLine(feeds[uint(feed)%uint(len(feeds))], []byte(raw))
+		if !ok {
+			assert.Empty(t, line)
+			return
+		}
+		assert.False(t, strings.ContainsFunc(line, controlRune), "a control character in %q", line)
+	})
+}
