@@ -417,7 +417,8 @@ func TestObserverDownloadStorageLeg(t *testing.T) {
 	ends := of(events, "EndRequest")
 	assert.Equal(t, http.StatusTemporaryRedirect, ends[0].reqEnd.Status, "the API leg's answer")
 	assert.Equal(t, http.StatusOK, ends[1].reqEnd.Status, "the storage leg's answer")
-	assert.Equal(t, retry.Never, ends[1].reqEnd.Decision.Class, "the storage leg's class")
+	assert.Equal(t, retry.Decision{Class: retry.Never, Attempt: 1, MaxAttempts: 1}, ends[1].reqEnd.Decision,
+		"the storage leg's decision: a 200 is the call's result, no stop")
 	assert.Equal(t, n, end.Bytes, "EndCall.Bytes")
 
 	assert.Equal(t, "call 1 attempt 1", api.Requests()[0].Header.Get("Traceparent"), "the API request's Traceparent")

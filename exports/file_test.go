@@ -83,6 +83,60 @@ func TestNewFile(t *testing.T) {
 	assert.ErrorAs(t, err, new(*exports.FormatError), "a negative size")
 }
 
+// A negative size, or one too small for the opening magic, the footer's
+// length and the closing magic, is a *FormatError that says which: an
+// empty file is not said to be of a negative size.
+func TestNewFileOfTooFewBytes(t *testing.T) {
+	t.Parallel()
+	file := []byte("PAR1\x00\x00\x00\x00PAR1") // 12 bytes: the magics and an empty footer
+	tests := []struct {
+		name string
+		size int64
+		want string
+	}{
+		{"negative", -1, "negative size -1"},
+		{"empty", 0, "0 bytes are too few for a Parquet file"},
+		{"one byte short", 11, "11 bytes are too few for a Parquet file"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			data := file[:max(tc.size, 0)]
+			_, err := exports.NewFile(bytes.NewReader(data), tc.size)
+			var fe *exports.FormatError
+			require.ErrorAs(t, err, &fe)
+			assert.EqualError(t, fe.Err, tc.want)
+		})
+	}
+}
+
+// A read of the footer's length that fails is a *FormatError whose cause
+// is the reader's error; one that comes back short with no error is an
+// io.ErrUnexpectedEOF.
+func TestNewFileOfAFailingReader(t *testing.T) {
+	t.Parallel()
+	broken := errors.New("the object store went away")
+	tests := []struct {
+		name string
+		r    failingReaderAt
+		want error
+	}{
+		{"the read fails", failingReaderAt{n: 0, err: broken}, broken},
+		{"the read fails after some bytes", failingReaderAt{n: 5, err: broken}, broken},
+		{"a short read, no error", failingReaderAt{n: 3}, io.ErrUnexpectedEOF},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			_, err := exports.NewFile(tc.r, 1<<10)
+			var fe *exports.FormatError
+			require.ErrorAs(t, err, &fe)
+			assert.ErrorIs(t, err, tc.want)
+			assert.Contains(t, err.Error(), "reading the footer's length")
+		})
+	}
+}
+
 // A file cut short anywhere, or a footer that is not one, is a
 // *FormatError from NewFile, never a panic.
 func TestNewFileOfDamagedFiles(t *testing.T) {

@@ -120,3 +120,16 @@ func forgeFooter(t *testing.T, data []byte, edit func(*format.FileMetaData)) []b
 	forged = binary.LittleEndian.AppendUint32(forged, uint32(len(footer)))
 	return append(forged, "PAR1"...)
 }
+
+// failingReaderAt is an io.ReaderAt whose every read gives n zero bytes
+// (at most the buffer's) and err.
+type failingReaderAt struct {
+	n   int
+	err error
+}
+
+func (r failingReaderAt) ReadAt(p []byte, _ int64) (int, error) {
+	n := min(r.n, len(p))
+	clear(p[:n])
+	return n, r.err
+}
