@@ -24,6 +24,7 @@ func TestDemo(t *testing.T) {
 		"credits: 1125 spent, 900 possibly spent; the fake charged 1125",
 		"AllExports walked",
 		"verified; API key sent to storage: false",
+		"exports.Open(path).Proxies(), the first of ",
 		"Done in",
 	} {
 		assert.Contains(t, r.stdout, want, "demo output")
