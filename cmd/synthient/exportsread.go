@@ -187,7 +187,7 @@ func (a *app) printHead(f *exports.File, n int) error {
 		case t != nil:
 			t.row(rowCells(row, maxCell)...)
 		default:
-			err = a.tolerate(a.emitJSON(a.env.stdout, rowJSON(row)), "row "+strconv.Itoa(i))
+			err = a.tolerate(a.emitJSON(a.env.stdout, rowJSON(row)), "row", int64(i))
 		}
 		if err != nil {
 			return err

@@ -149,17 +149,19 @@ func (e *shapeFailure) Unwrap() error { return e.err }
 
 func shapeError(flag string, err error) error { return &shapeFailure{flag: flag, err: err} }
 
-// tolerate takes err, the error of printing one of many documents: a
-// failure of --jq or --template is reported on stderr, after where (such
-// as "line 12"), counted, and dropped; any other error is returned.
-func (a *app) tolerate(err error, where string) error {
+// tolerate takes err, the error of printing document n of many (what n
+// counts: "line", "event", "row"): a failure of --jq or --template is
+// reported on stderr after the document's place ("line 12"), counted,
+// and dropped; any other error, or nil, is returned. The place is only
+// formatted for a failure: tolerate runs for every document printed.
+func (a *app) tolerate(err error, what string, n int64) error {
 	var sf *shapeFailure
-	if !errors.As(err, &sf) {
+	if err == nil || !errors.As(err, &sf) {
 		return err
 	}
 	a.shapeFailures++
 	if !a.quiet {
-		fmt.Fprintf(a.env.stderr, "synthient: %s: %s\n", where, a.describe(sf))
+		fmt.Fprintf(a.env.stderr, "synthient: %s %d: %s\n", what, n, a.describe(sf))
 	}
 	return nil
 }

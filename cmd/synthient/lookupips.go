@@ -530,7 +530,7 @@ func (r *ipsRun) print(res synthient.BulkResult, line int64) {
 			err = r.csvRows.flush()
 		}
 	default:
-		err = r.a.tolerate(r.a.emit(res.Lookup), fmt.Sprintf("line %d", line))
+		err = r.a.tolerate(r.a.emit(res.Lookup), "line", line)
 	}
 	if err != nil {
 		r.printErr = err

@@ -174,10 +174,8 @@ API key is printed as [redacted]. See docs/cli.md.`,
 			if !a.version {
 				return cmd.Help()
 			}
-			for _, name := range unusedFlags["version"] {
-				if cmd.Flags().Changed(name) {
-					return usageError("--%s does not apply to --version", name)
-				}
+			if err := refuseFlags(cmd, unusedFlags["version"], "--version"); err != nil {
+				return err
 			}
 			return a.writeVersion(a.env.stdout)
 		},
@@ -270,9 +268,15 @@ func checkUnusedFlags(cmd *cobra.Command) error {
 	if len(words) < 2 {
 		return nil
 	}
-	for _, name := range unusedFlags[words[1]] {
+	return refuseFlags(cmd, unusedFlags[words[1]], words[1])
+}
+
+// refuseFlags refuses the first of the flags names that was given to cmd,
+// as not applying to what.
+func refuseFlags(cmd *cobra.Command, names []string, what string) error {
+	for _, name := range names {
 		if cmd.Flags().Changed(name) {
-			return usageError("--%s does not apply to %s", name, words[1])
+			return usageError("--%s does not apply to %s", name, what)
 		}
 	}
 	return nil

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strconv"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -177,7 +176,7 @@ func (a *app) streamOnce(ctx context.Context, c *synthient.Client, feed synthien
 		if err != nil {
 			return err
 		}
-		switch err := a.tolerate(a.printEvent(feed, ev), "event "+strconv.Itoa(*n+1)); {
+		switch err := a.tolerate(a.printEvent(feed, ev), "event", int64(*n+1)); {
 		case err == nil:
 		case ctx.Err() != nil:
 			return ctx.Err() // --jq stopped by Ctrl-C or --duration
