@@ -36,7 +36,10 @@ type BulkParams struct {
 	BatchSize int
 	// KeepDuplicates sends every occurrence of an address. By default an
 	// address that occurred earlier in the input is not sent again: it is
-	// answered from its first occurrence (see BulkResult.Duplicate).
+	// answered from its first occurrence (see BulkResult.Duplicate). An
+	// IPv4-mapped IPv6 address (::ffff:192.0.2.7) is the IPv4 address it
+	// maps (RFC 4291 2.5.5.2): one occurrence of either is a repeat of the
+	// other.
 	KeepDuplicates bool
 }
 
@@ -90,7 +93,8 @@ func (o BulkOutcome) String() string {
 type BulkResult struct {
 	// Index is the address's position in the input, from 0.
 	Index int64
-	// IP is the address as read.
+	// IP is the address as read, also when the input spelled it as an
+	// IPv4-mapped IPv6 address and the request sent its IPv4 form.
 	IP netip.Addr
 	// Outcome says what became of the address.
 	Outcome BulkOutcome
@@ -99,7 +103,8 @@ type BulkResult struct {
 	// address's request, which it keeps in memory while it is held.
 	Lookup *IPLookup
 	// Duplicate reports that the address occurred earlier in the input,
-	// at FirstIndex, and was not sent again: it shares that occurrence's
+	// at FirstIndex (maybe in its other spelling, IPv4 or IPv4-mapped
+	// IPv6), and was not sent again: it shares that occurrence's
 	// Outcome and error, and the result yielded there. A duplicate is
 	// never charged.
 	Duplicate bool
@@ -221,7 +226,7 @@ func PlanLookupIPsAll(addrs iter.Seq[netip.Addr], p *BulkParams) (*BulkPlan, err
 	}
 	var plan BulkPlan
 	seen := newDistinctSet(!cfg.KeepDuplicates)
-	batch := make(map[netip.Addr]struct{}, cfg.BatchSize) // distinct addresses of the batch being gathered
+	batch := make(map[netip.Addr]struct{}, cfg.BatchSize) // distinct addresses of the batch being gathered, unmapped
 	size := 0
 	for ip := range addrs {
 		plan.Addresses++
@@ -234,7 +239,7 @@ func PlanLookupIPsAll(addrs iter.Seq[netip.Addr], p *BulkParams) (*BulkPlan, err
 			continue
 		}
 		plan.Distinct++
-		batch[ip] = struct{}{}
+		batch[ip.Unmap()] = struct{}{}
 		if size++; size == cfg.BatchSize {
 			plan.add(len(batch))
 			clear(batch)
@@ -618,11 +623,12 @@ func (b *bulkBatch) errID(t *errorTable) uint32 {
 	return b.id
 }
 
-// distinctAddrs returns the set of addrs.
+// distinctAddrs returns the set of addrs, an IPv4-mapped address as the
+// IPv4 address it maps (which LookupIPs sends).
 func distinctAddrs(addrs []netip.Addr) map[netip.Addr]struct{} {
 	set := make(map[netip.Addr]struct{}, len(addrs))
 	for _, ip := range addrs {
-		set[ip] = struct{}{}
+		set[ip.Unmap()] = struct{}{}
 	}
 	return set
 }
@@ -710,7 +716,9 @@ const (
 // distinctSet records the first occurrence of each distinct address of a
 // run and, once yielded, its outcome: 8 bytes per address, keyed by 4
 // bytes for IPv4 and 16 for IPv6, so that a run of millions of addresses
-// stays small. A disabled set (KeepDuplicates) records nothing.
+// stays small. An IPv4-mapped IPv6 address is keyed as the IPv4 address
+// it maps: the two spellings are one address. A disabled set
+// (KeepDuplicates) records nothing.
 type distinctSet struct {
 	on bool
 	v4 map[uint32]uint64
@@ -755,7 +763,7 @@ func (s *distinctSet) outcome(ip netip.Addr) (int64, BulkOutcome, uint32) {
 }
 
 func (s *distinctSet) get(ip netip.Addr) (uint64, bool) {
-	if ip.Is4() {
+	if ip = ip.Unmap(); ip.Is4() {
 		v, ok := s.v4[ip4Key(ip)]
 		return v, ok
 	}
@@ -764,7 +772,7 @@ func (s *distinctSet) get(ip netip.Addr) (uint64, bool) {
 }
 
 func (s *distinctSet) put(ip netip.Addr, v uint64) {
-	if ip.Is4() {
+	if ip = ip.Unmap(); ip.Is4() {
 		s.v4[ip4Key(ip)] = v
 		return
 	}

@@ -46,7 +46,11 @@ func TestLookupIPsAllAnswersEveryAddressOnce(t *testing.T) {
 		{"only invalid", []netip.Addr{{}, zoned}, nil, 0, 0, 2, 0, 0},
 		{"empty input", nil, nil, 0, 0, 0, 0, 0},
 		{"kept duplicates", []netip.Addr{dup, dup, testAddr(4)}, &synthient.BulkParams{KeepDuplicates: true}, 1, 3, 0, 0, 2},
-		{"IPv6 and its mapped IPv4 are distinct", []netip.Addr{netip.MustParseAddr("2001:db8::1"), netip.MustParseAddr("::ffff:198.18.0.1"), testAddr(1), netip.MustParseAddr("2001:db8::1")}, nil, 1, 4, 0, 1, 3},
+		// An IPv4-mapped address is the IPv4 address it maps (RFC 4291
+		// 2.5.5.2): sent once, charged once, whichever spelling comes first.
+		{"a mapped address is its IPv4 address", []netip.Addr{netip.MustParseAddr("2001:db8::1"), netip.MustParseAddr("::ffff:198.18.0.1"), testAddr(1), netip.MustParseAddr("2001:db8::1")}, nil, 1, 4, 0, 2, 2},
+		{"the IPv4 address first, its mapped form in the next batch", []netip.Addr{testAddr(9), netip.MustParseAddr("::ffff:198.18.0.9")}, &synthient.BulkParams{BatchSize: 1}, 1, 2, 0, 1, 1},
+		{"kept duplicates in both spellings", []netip.Addr{netip.MustParseAddr("::ffff:198.18.0.9"), testAddr(9)}, &synthient.BulkParams{KeepDuplicates: true}, 1, 2, 0, 0, 1},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -65,7 +69,7 @@ func TestLookupIPsAllAnswersEveryAddressOnce(t *testing.T) {
 					dups++
 					first := run.results[r.FirstIndex]
 					assert.Less(t, r.FirstIndex, r.Index)
-					assert.Equal(t, r.IP, first.IP)
+					assert.Equal(t, r.IP.Unmap(), first.IP.Unmap(), "the same address (in either spelling)")
 					assert.Equal(t, first.Outcome, r.Outcome)
 					assert.Nil(t, r.Lookup, "a duplicate's result is its first occurrence's")
 				case r.Outcome == synthient.Invalid:
