@@ -285,7 +285,7 @@ func (l *attemptLoop) checkRetry(ctx context.Context, resp *http.Response, err e
 	d := l.decide(ctx, a)
 	l.learn(resp, throttled(resp, d), d.RetryAfter)
 	l.log(ctx, d, a, requestID)
-	l.endRequest(d, a, requestID)
+	l.endRequest(d, a, resp, requestID)
 	switch {
 	case d.Retry:
 		return true, nil
