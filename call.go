@@ -96,9 +96,9 @@ type attemptLoop struct {
 
 	// paced records that the current attempt went through pace and is in
 	// flight in its bucket's model, until learn takes its outcome in;
-	// ended is the bucket's count of ended attempts when it went.
-	paced bool
-	ended uint64
+	// ticket is what the model noted of it when it went.
+	paced  bool
+	ticket ticket
 	// held records that the pacing step stopped the call (holdStop).
 	held bool
 

@@ -148,11 +148,17 @@ type PacingHold struct {
 	Attempt int
 	// Wait is the hold: what the attempt waits, or would have waited.
 	Wait time.Duration
-	// Stop is why the call stops instead: retry.PacingExceedsDeadline (the
-	// hold would pass the deadline; nothing is sent) or retry.ContextDone
-	// (the context ended during the hold, reported before). It is empty for
-	// a hold that is waited out.
+	// Stop is why the call stops instead: retry.PacingExceedsDeadline or
+	// retry.TeamShareExceedsDeadline (the hold would pass the deadline;
+	// nothing is sent) or retry.ContextDone (the context ended during the
+	// hold, reported before). It is empty for a hold that is waited out.
 	Stop retry.StopReason
+	// Shared reports a hold for the team: other clients draw on the same
+	// rate limit (the team's other keys, processes or hosts), and this
+	// client's share of its rate is less than the whole, so the hold is
+	// longer than the limit alone asks. A hold that is not shared waits
+	// for the limit's own tokens, as after a 429.
+	Shared bool
 }
 
 // CallEnd describes how a call ended.
@@ -342,7 +348,7 @@ func (l *attemptLoop) endRequest(d retry.Decision, a retry.Attempt, resp *http.R
 
 // observeHold reports a pacing hold of the loop's next attempt: a wait of
 // wait, or a stop for reason.
-func (l *attemptLoop) observeHold(wait time.Duration, reason retry.StopReason) {
+func (l *attemptLoop) observeHold(wait time.Duration, reason retry.StopReason, shared bool) {
 	oc := l.observed
 	if oc == nil {
 		return
@@ -350,7 +356,7 @@ func (l *attemptLoop) observeHold(wait time.Duration, reason retry.StopReason) {
 	if reason != "" {
 		oc.reason = reason
 	}
-	oc.obs.Hold(oc.ctx, PacingHold{Bucket: l.op.bucket.String(), Attempt: l.call.Retries() + 1, Wait: wait, Stop: reason})
+	oc.obs.Hold(oc.ctx, PacingHold{Bucket: l.op.bucket.String(), Attempt: l.call.Retries() + 1, Wait: wait, Stop: reason, Shared: shared})
 }
 
 // startStorage shows the storage request req, to loc, to the observer of

@@ -31,7 +31,7 @@ func TestNoObserverAllocatesNothing(t *testing.T) {
 			t.Fatal("startRequest changed the request")
 		}
 		l.endRequest(retry.Decision{}, retry.Attempt{Status: 200}, resp, "id")
-		l.observeHold(0, "")
+		l.observeHold(0, "", false)
 		oc := c.observed(ctx)
 		r, _ := oc.startStorage(req, req.URL)
 		oc.endStorage(ctx, nil, retry.Failure{}, nil)

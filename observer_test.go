@@ -492,6 +492,10 @@ func TestObserverPacingHold(t *testing.T) {
 
 		ctx, cancel := context.WithTimeout(context.Background(), time.Millisecond)
 		defer cancel()
+		// Before a 429 confirms the model, a call too late for its turn
+		// goes, to probe it; the bucket answers 429.
+		require.Error(t, callLookupIP(ctx, c))
+		events = rec.Events()
 		err := callLookupIP(ctx, c)
 		require.ErrorIs(t, err, synthient.ErrRateLimitHold)
 		third := rec.Events()[len(events):]

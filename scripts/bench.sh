@@ -4,7 +4,7 @@
 # then benchstat's comparison (the impl=plain column against impl=sdk).
 #
 #   scripts/bench.sh              # 6 runs of each, about 5 minutes, then
-#                                 # the 45 s rate-limit saturation run
+#                                 # the rate-limit saturation runs (3 min)
 #   COUNT=10 scripts/bench.sh     # more runs, tighter intervals
 #
 # Run it on a quiet machine: other load on the cores shifts both sides, but
@@ -43,4 +43,13 @@ if [ "${SATURATION:-1}" != 0 ]; then
   go run ./scripts/saturation | tee -a "$out"
   # The fake's published lookup limit, as issue 13 first measured it.
   go run ./scripts/saturation -rate 100 -burst 200 -goroutines 32 -duration 10s | tee -a "$out"
+  # A team on one bucket (issue 23): the 64 callers split between 4 and 16
+  # OS processes, at 20/s burst 20 and at the published 100/s burst 200,
+  # pacing on and off ("A team on one rate limit").
+  for limit in "-rate 20 -burst 20" "-rate 100 -burst 200"; do
+    for procs in 4 16; do
+      go run ./scripts/saturation -procs "$procs" $limit -pacing on | tee -a "$out"
+      go run ./scripts/saturation -procs "$procs" $limit -pacing off | tee -a "$out"
+    done
+  done
 fi
