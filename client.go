@@ -58,6 +58,10 @@ type Client struct {
 	pacer     *pacer       // the rate-limit models; nil without pacing
 	loops     sync.Pool    // *attemptLoop
 	closed    atomic.Bool
+
+	cache         *lookupCache // nil without WithCache
+	ipFlights     flights[*IPLookup]
+	domainFlights flights[*DomainLookup]
 }
 
 // Option configures a Client. An invalid value makes NewClient return an
@@ -83,6 +87,7 @@ type settings struct {
 	quota         *retry.Quota
 	noQuota       bool
 	noPacing      bool
+	cache         Cache
 }
 
 func invalid(format string, args ...any) error {
@@ -445,6 +450,7 @@ func NewClient(apiKey string, opts ...Option) (*Client, error) {
 	if s.userAgent != "" {
 		c.userAgent += " " + s.userAgent
 	}
+	c.cache = newLookupCache(s.cache, s.logger)
 	if !s.noPacing {
 		c.pacer = newPacer(time.Now, s.maxRetryAfter)
 	}

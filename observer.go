@@ -33,6 +33,15 @@ import (
 // fails before anything is sent (an invalid argument, a closed client); and
 // every StartRequest by exactly one EndRequest.
 //
+// A lookup answered from the client's cache (WithCache), or one that
+// shared the request of an identical call in flight, sends no request: its
+// EndCall says so (CacheHits, Coalesced, CreditsSaved). The shared request
+// is reported in the call that sent it. When that call's caller leaves
+// first (its context ended) while others still wait for the answer, the
+// method returns at once, and the call's EndCall comes once the request is
+// done, on the goroutine that carried it: the one event that does not come
+// on the goroutine of the call.
+//
 // Calls run at once on many goroutines, so an Observer must be safe for
 // concurrent use. It keeps what it knows of a call, or of a request, in the
 // context it returns: StartCall's is the call's context from then on (its
@@ -167,6 +176,21 @@ type CallEnd struct {
 	RequestID string
 	// Bytes is the number of bytes a download wrote; 0 for other calls.
 	Bytes int64
+	// CacheHits is the number of answers the call took from the client's
+	// cache (see WithCache), without a request: 1 for a LookupIP or
+	// LookupDomain answered from it, the addresses of a LookupIPs found
+	// there, or those of a group of LookupIPsAll addresses.
+	CacheHits int
+	// Coalesced reports that the call shared the request of an identical
+	// call in flight, and sent none of its own (Attempts is 0).
+	Coalesced bool
+	// CreditsSaved is what the cache hits and the sharing spared the
+	// call: what its own requests for those answers would have cost.
+	CreditsSaved int
+	// CacheErr is the first failure of the client's cache during the call:
+	// an error of its Get or Set, or a value that does not decode. The
+	// call went on without the cache; nil when there was none.
+	CacheErr error
 }
 
 // observedCall is a call as the client's observer sees it: it carries the
@@ -176,10 +200,13 @@ type CallEnd struct {
 type observedCall struct {
 	obs       Observer
 	ctx       context.Context // the call's, as StartCall returned it
+	op        string
 	attempts  int
 	requestID string
 	reason    retry.StopReason
 	bytes     int64
+	cache     CallEnd // CacheHits, Coalesced, CreditsSaved and CacheErr
+	handed    bool    // the call's end is another goroutine's to report (handOff)
 }
 
 // callKey is the context key of a call's *observedCall.
@@ -192,7 +219,7 @@ func (c *Client) startCall(ctx context.Context, name string, class retry.Class) 
 	if c.observer == nil {
 		return ctx, nil
 	}
-	oc := &observedCall{obs: c.observer}
+	oc := &observedCall{obs: c.observer, op: name}
 	ctx = derived(ctx, c.observer.StartCall(ctx, CallStart{Operation: name, Class: class}))
 	oc.ctx = context.WithValue(ctx, callKey{}, oc)
 	return oc.ctx, oc
@@ -244,7 +271,7 @@ var errPanicked = errors.New("synthient: the call ended in a panic")
 // that a panic through the call (the caller's loop body, a download's
 // writer) is seen, reported as errPanicked, and goes on.
 func (oc *observedCall) end(errp *error) {
-	if oc == nil {
+	if oc == nil || oc.handed {
 		return
 	}
 	if r := recover(); r != nil {
@@ -256,7 +283,8 @@ func (oc *observedCall) end(errp *error) {
 
 // report shows the observer the end of the call, with err.
 func (oc *observedCall) report(err error) {
-	e := CallEnd{Err: err, Attempts: oc.attempts, RequestID: oc.requestID, Bytes: oc.bytes}
+	e := CallEnd{Err: err, Attempts: oc.attempts, RequestID: oc.requestID, Bytes: oc.bytes,
+		CacheHits: oc.cache.CacheHits, Coalesced: oc.cache.Coalesced, CreditsSaved: oc.cache.CreditsSaved, CacheErr: oc.cache.CacheErr}
 	if e.Err != nil {
 		e.StopReason = oc.reason
 		var base *Error
@@ -265,6 +293,49 @@ func (oc *observedCall) report(err error) {
 		}
 	}
 	oc.obs.EndCall(oc.ctx, e)
+}
+
+// cacheHit counts hits answers taken from the cache, which saved credits.
+func (oc *observedCall) cacheHit(hits, credits int) {
+	if oc != nil {
+		oc.cache.CacheHits += hits
+		oc.cache.CreditsSaved += credits
+	}
+}
+
+// coalesced records that the call shared another's request, which saved
+// credits.
+func (oc *observedCall) coalesced(credits int) {
+	if oc != nil {
+		oc.cache.Coalesced = true
+		oc.cache.CreditsSaved += credits
+	}
+}
+
+// cacheFailed records a failure of the cache, the first one kept.
+func (oc *observedCall) cacheFailed(err error) {
+	if oc != nil && err != nil && oc.cache.CacheErr == nil {
+		oc.cache.CacheErr = err
+	}
+}
+
+// name returns the call's operation; "" without an observer.
+func (oc *observedCall) name() string {
+	if oc == nil {
+		return ""
+	}
+	return oc.op
+}
+
+// handOff makes the call's end another goroutine's to report, with err:
+// the deferred end does nothing, and the function returned reports it.
+// It returns nil on a nil *observedCall.
+func (oc *observedCall) handOff(err error) func() {
+	if oc == nil {
+		return nil
+	}
+	oc.handed = true
+	return func() { oc.report(err) }
 }
 
 // endRequest reports the end of the request started with ctx.

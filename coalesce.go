@@ -1,0 +1,221 @@
+package synthient
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"github.com/synthient-go/synthient/retry"
+)
+
+// How identical billed lookups share one request (LookupIP, LookupDomain).
+//
+// The first call of a key (its cache key) is the flight's leader: it
+// sends the request, and every identical call made before the answer
+// joins the flight and waits for it instead of sending its own. When the
+// answer comes, each caller gets it: the leader the value decoded, the
+// others a copy of their own; an error is shared as it is (errors are
+// never changed once built).
+//
+// Each caller waits with its own context. One whose context ends leaves
+// the flight at once, with its context's error; the request goes on for
+// those still waiting. The last caller to leave cancels the request with
+// its context's error and waits for it to stop, so that it gets what a
+// lone caller would: the cancelled request's error, which says whether it
+// may have reached the API. The request's context has the leader's values,
+// is cancelled only then, and has as its deadline the latest of its
+// callers' (none if one has none), so that pacing and the retry policy
+// plan for the caller who waits longest.
+//
+// A leader whose context can never end (ctx.Done() is nil) sends the
+// request on its own goroutine with its own context: it cannot leave, so
+// the request is never cancelled. Otherwise the request goes on a
+// goroutine of the flight, and when the leader leaves first its observed
+// call (see Observer) is ended by the flight once the request is done, so
+// that the call's requests are reported before its end.
+
+// flights are a client's lookups in flight of one kind, by key.
+type flights[T any] struct {
+	mu sync.Mutex
+	m  map[string]*flight[T]
+}
+
+// flight is one request in flight and the calls that share it.
+type flight[T any] struct {
+	key  string
+	ctx  context.Context // the request's
+	fc   *flightContext  // ctx, when the request runs on a goroutine of its own
+	done chan struct{}   // closed once the result is set
+
+	// Guarded by flights.mu.
+	waiting  int    // callers not gone
+	finished bool   // the result is set
+	endOwner func() // ends the leader's observed call, once it left
+	owner    *observedCall
+
+	// Set before done is closed.
+	res T
+	err error
+}
+
+// share returns the answer of fetch for key, sharing the request of an
+// identical call in flight (see the comment above). op names the method,
+// call is the caller's observed call, and dup copies an answer for a
+// caller other than the leader.
+func share[T any](ctx context.Context, g *flights[T], call *observedCall, op, key string,
+	fetch func(context.Context) (T, error), dup func(T) T) (T, error) {
+	f, leader := g.join(ctx, key, call)
+	if leader && f.fc == nil {
+		res, err := fetch(f.ctx)
+		g.finish(f, res, err)
+		return res, err
+	}
+	if leader {
+		go func() {
+			res, err := fetch(f.ctx)
+			g.finish(f, res, err)
+		}()
+	}
+	select {
+	case <-f.done:
+	case <-ctx.Done():
+		if !g.leave(f, ctx.Err(), leader) {
+			var zero T
+			return zero, leftError(op, ctx.Err())
+		}
+		<-f.done
+	}
+	if leader || f.err != nil {
+		return f.res, f.err
+	}
+	call.coalesced(1)
+	return dup(f.res), nil
+}
+
+// join adds a caller with ctx to the flight of key, starting it if there
+// is none; leader reports that it did.
+func (g *flights[T]) join(ctx context.Context, key string, call *observedCall) (f *flight[T], leader bool) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if f := g.m[key]; f != nil {
+		f.waiting++
+		f.fc.join(ctx)
+		return f, false
+	}
+	f = &flight[T]{key: key, ctx: ctx, done: make(chan struct{}), waiting: 1, owner: call}
+	if ctx.Done() != nil {
+		f.fc = newFlightContext(ctx)
+		f.ctx = f.fc
+	}
+	if g.m == nil {
+		g.m = map[string]*flight[T]{}
+	}
+	g.m[key] = f
+	return f, true
+}
+
+// finish sets the flight's result, lets its callers go, and ends the
+// leader's observed call if the leader left.
+func (g *flights[T]) finish(f *flight[T], res T, err error) {
+	f.res, f.err = res, err
+	g.mu.Lock()
+	f.finished = true
+	if g.m[f.key] == f {
+		delete(g.m, f.key)
+	}
+	end := f.endOwner
+	close(f.done)
+	g.mu.Unlock()
+	if end != nil {
+		end()
+	}
+}
+
+// leave takes a caller whose context ended with cause out of the flight.
+// It reports whether the caller is to wait for the result after all: the
+// flight has finished, or the caller was the last, and the request is now
+// cancelled. A leader that leaves first hands its observed call's end to
+// the flight.
+func (g *flights[T]) leave(f *flight[T], cause error, leader bool) (wait bool) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if f.finished {
+		return true
+	}
+	if f.waiting--; f.waiting == 0 {
+		delete(g.m, f.key) // a later call starts afresh
+		if f.fc != nil {
+			f.fc.cancel(cause)
+		}
+		return true
+	}
+	if leader {
+		f.endOwner = f.owner.handOff(leftError(f.owner.name(), cause))
+	}
+	return false
+}
+
+// leftError is the error of a caller that left a request it shared with
+// other calls because its context ended with err: the request goes on for
+// them.
+func leftError(op string, err error) error {
+	return opError(meta{op: op, reason: retry.ContextDone}, "left the request it shared with identical calls before the answer", err)
+}
+
+// flightContext is the context of a shared request that runs on a
+// goroutine of its flight: the leader's values, cancelled by the last
+// caller to leave (with that caller's context's error as its Err), and
+// the latest deadline of its callers. Unlike a context's, its deadline can
+// move later while it is in use: each reader (pacing, the retry policy,
+// the dialer) takes the one in force when it reads.
+type flightContext struct {
+	context.Context // a cancelCtx, for Done and Value: the contexts derived from it need no goroutine
+	cancel          context.CancelCauseFunc
+
+	mu       sync.Mutex
+	deadline time.Time
+	bounded  bool // every caller so far has a deadline
+}
+
+func newFlightContext(ctx context.Context) *flightContext {
+	base, cancel := context.WithCancelCause(context.WithoutCancel(ctx))
+	fc := &flightContext{Context: base, cancel: cancel}
+	fc.deadline, fc.bounded = ctx.Deadline()
+	return fc
+}
+
+// join takes the deadline of a caller with ctx into account. It does
+// nothing on a nil *flightContext (a leader who cannot leave).
+func (fc *flightContext) join(ctx context.Context) {
+	if fc == nil {
+		return
+	}
+	d, ok := ctx.Deadline()
+	fc.mu.Lock()
+	defer fc.mu.Unlock()
+	switch {
+	case !ok:
+		fc.bounded = false
+	case fc.bounded && d.After(fc.deadline):
+		fc.deadline = d
+	}
+}
+
+// Deadline returns the latest deadline of the callers so far.
+func (fc *flightContext) Deadline() (time.Time, bool) {
+	fc.mu.Lock()
+	defer fc.mu.Unlock()
+	if !fc.bounded {
+		return time.Time{}, false
+	}
+	return fc.deadline, true
+}
+
+// Err returns nil until the last caller left, then that caller's
+// context's error.
+func (fc *flightContext) Err() error {
+	if fc.Context.Err() == nil {
+		return nil
+	}
+	return context.Cause(fc.Context)
+}
