@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"iter"
 	"net/http"
 	"net/netip"
@@ -13,6 +14,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -46,7 +48,11 @@ func TestLookupIPsAllAnswersEveryAddressOnce(t *testing.T) {
 		{"only invalid", []netip.Addr{{}, zoned}, nil, 0, 0, 2, 0, 0},
 		{"empty input", nil, nil, 0, 0, 0, 0, 0},
 		{"kept duplicates", []netip.Addr{dup, dup, testAddr(4)}, &synthient.BulkParams{KeepDuplicates: true}, 1, 3, 0, 0, 2},
-		{"IPv6 and its mapped IPv4 are distinct", []netip.Addr{netip.MustParseAddr("2001:db8::1"), netip.MustParseAddr("::ffff:198.18.0.1"), testAddr(1), netip.MustParseAddr("2001:db8::1")}, nil, 1, 4, 0, 1, 3},
+		// An IPv4-mapped address is the IPv4 address it maps (RFC 4291
+		// 2.5.5.2): sent once, charged once, whichever spelling comes first.
+		{"a mapped address is its IPv4 address", []netip.Addr{netip.MustParseAddr("2001:db8::1"), netip.MustParseAddr("::ffff:198.18.0.1"), testAddr(1), netip.MustParseAddr("2001:db8::1")}, nil, 1, 4, 0, 2, 2},
+		{"the IPv4 address first, its mapped form in the next batch", []netip.Addr{testAddr(9), netip.MustParseAddr("::ffff:198.18.0.9")}, &synthient.BulkParams{BatchSize: 1}, 1, 2, 0, 1, 1},
+		{"kept duplicates in both spellings", []netip.Addr{netip.MustParseAddr("::ffff:198.18.0.9"), testAddr(9)}, &synthient.BulkParams{KeepDuplicates: true}, 1, 2, 0, 0, 1},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -65,7 +71,7 @@ func TestLookupIPsAllAnswersEveryAddressOnce(t *testing.T) {
 					dups++
 					first := run.results[r.FirstIndex]
 					assert.Less(t, r.FirstIndex, r.Index)
-					assert.Equal(t, r.IP, first.IP)
+					assert.Equal(t, r.IP.Unmap(), first.IP.Unmap(), "the same address (in either spelling)")
 					assert.Equal(t, first.Outcome, r.Outcome)
 					assert.Nil(t, r.Lookup, "a duplicate's result is its first occurrence's")
 				case r.Outcome == synthient.Invalid:
@@ -258,6 +264,91 @@ func TestLookupIPsAllStopsAfterErrorOfEveryRequest(t *testing.T) {
 			assert.Equal(t, 5, run.credits(synthient.LookedUp), "credits of the first batch")
 			assert.Zero(t, run.credits(tt.outcome)+run.credits(synthient.NotSent), "nothing charged after it")
 			assert.Equal(t, tt.sent, srv.Arrivals(synthienttest.RouteLookupIPs), "nothing is sent after the stop")
+		})
+	}
+}
+
+// An input that arrives in bursts, as a pipe's does, with Concurrency 4
+// and batches of 2: the first burst sends two requests, and the window has
+// room for more. Between the bursts the input blocks while both requests
+// are answered and their goroutines end (synctest.Wait). A refusal among
+// those answers stops the run before the second burst sends anything; the
+// answers are yielded when the input gives its next address, not once
+// four requests are in flight.
+func TestLookupIPsAllTakesAnswersInBetweenBursts(t *testing.T) {
+	t.Parallel()
+	burst1, burst2 := testAddrs(4), testAddrs(8)[4:]
+	for _, refused := range []int{0, http.StatusPaymentRequired, http.StatusUnauthorized, http.StatusForbidden} {
+		name := "all answered"
+		if refused != 0 {
+			name = fmt.Sprint(refused, " answered")
+		}
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			synctest.Test(t, func(t *testing.T) {
+				// Requests are answered once answer is closed; the one
+				// holding the first address gets the refusal.
+				answer := make(chan struct{})
+				api := newMockAPI(t, func(req *http.Request) (*http.Response, error) {
+					<-answer
+					body, _ := io.ReadAll(req.Body)
+					req.Body = io.NopCloser(bytes.NewReader(body))
+					if refused != 0 && bytes.Contains(body, []byte(`"`+burst1[0].String()+`"`)) {
+						return problem(refused)(req)
+					}
+					return echoBatch(t, nil)(req)
+				})
+				c := api.Client(t, synthient.WithoutPacing())
+				var run bulkRun
+				yieldedBeforeBurst2 := -1
+				input := func(yield func(netip.Addr) bool) {
+					for _, ip := range burst1 {
+						if !yield(ip) {
+							return
+						}
+					}
+					// The input blocks: both requests are in flight, then
+					// both answers come back.
+					synctest.Wait()
+					close(answer)
+					synctest.Wait()
+					for i, ip := range burst2 {
+						if !yield(ip) {
+							return
+						}
+						if i == 0 {
+							yieldedBeforeBurst2 = len(run.results)
+						}
+					}
+				}
+				for r, err := range c.LookupIPsAll(context.Background(), input, &synthient.BulkParams{Concurrency: 4, BatchSize: 2}) {
+					run.results = append(run.results, r)
+					run.errs = append(run.errs, err)
+				}
+
+				run.requireInOrder(t, 8)
+				// After a refusal the second burst's first address is settled
+				// (not sent) at once, and yielded with the first burst.
+				wantYielded := 4
+				if refused != 0 {
+					wantYielded = 5
+				}
+				assert.Equal(t, wantYielded, yieldedBeforeBurst2, "results yielded when the second burst began")
+				if refused == 0 {
+					assert.Len(t, api.Requests(), 4, "requests")
+					assert.Equal(t, map[synthient.BulkOutcome]int{synthient.LookedUp: 8}, run.outcomes())
+					return
+				}
+				assert.Len(t, api.Requests(), 2, "requests: none after the refusal was answered")
+				want := []synthient.BulkOutcome{synthient.Rejected, synthient.Rejected, synthient.LookedUp, synthient.LookedUp,
+					synthient.NotSent, synthient.NotSent, synthient.NotSent, synthient.NotSent}
+				for i, r := range run.results {
+					assert.Equal(t, want[i], r.Outcome, "address %d", i)
+					if r.Outcome != synthient.LookedUp {
+						requireAPIErr(t, run.errs[i], refused)
+					}
+				}
+			})
 		})
 	}
 }

@@ -148,11 +148,13 @@ func (lc *lookupCache) fresh(at time.Time, ttl time.Duration) bool {
 }
 
 // ip returns the cached answer for ip, or nil; err is the store's failure
-// or a value that does not decode.
+// or a value that does not decode. An IPv4-mapped address is the IPv4
+// address it maps: the answer's IP is then that address.
 func (lc *lookupCache) ip(ctx context.Context, op string, ip netip.Addr) (*IPLookup, error) {
 	if lc == nil {
 		return nil, nil
 	}
+	ip = ip.Unmap()
 	key := ipKey(ip)
 	v, err := lc.get(ctx, op, key)
 	if v == nil {
@@ -169,12 +171,12 @@ func (lc *lookupCache) ip(ctx context.Context, op string, ip netip.Addr) (*IPLoo
 	return l, nil
 }
 
-// putIP stores l, given at.
+// putIP stores l, given at, under the address it answers.
 func (lc *lookupCache) putIP(ctx context.Context, op string, l *IPLookup, at time.Time) error {
 	if lc == nil {
 		return nil
 	}
-	return lc.put(ctx, op, ipKey(l.IP), encodeIP(l, at), ipCacheTTL)
+	return lc.put(ctx, op, ipKey(l.IP.Unmap()), encodeIP(l, at), ipCacheTTL)
 }
 
 // put stores v under key for ttl, with ctx's values but not its end: an
@@ -218,9 +220,9 @@ func (lc *lookupCache) putDomain(ctx context.Context, key string, d *DomainLooku
 	return lc.put(ctx, "LookupDomain", key, v, domainCacheTTL)
 }
 
-// ips returns the cached answers for ips, in order, nil for a miss, and
-// how many were found; err is the first failure. It asks the store once
-// when it is a BatchCache.
+// ips returns the cached answers for ips, in order, nil for a miss, each
+// with its address as given, and how many were found; err is the first
+// failure. It asks the store once when it is a BatchCache.
 func (lc *lookupCache) ips(ctx context.Context, op string, ips []netip.Addr) (found []*IPLookup, hits int, err error) {
 	if lc == nil {
 		return nil, 0, nil
@@ -233,6 +235,7 @@ func (lc *lookupCache) ips(ctx context.Context, op string, ips []netip.Addr) (fo
 				err = gerr
 			}
 			if l != nil {
+				l.IP = ip
 				found[i] = l
 				hits++
 			}
@@ -241,7 +244,7 @@ func (lc *lookupCache) ips(ctx context.Context, op string, ips []netip.Addr) (fo
 	}
 	keys := make([]string, len(ips))
 	for i, ip := range ips {
-		keys[i] = ipKey(ip)
+		keys[i] = ipKey(ip.Unmap())
 	}
 	vals, gerr := lc.batch.GetBatch(ctx, keys)
 	if gerr != nil {
@@ -258,8 +261,8 @@ func (lc *lookupCache) ips(ctx context.Context, op string, ips []netip.Addr) (fo
 			if err == nil {
 				err = lc.fail(ctx, op, derr)
 			}
-		case l.IP == ips[i] && lc.fresh(at, ipCacheTTL):
-			l.CachedAt = at
+		case l.IP == ips[i].Unmap() && lc.fresh(at, ipCacheTTL):
+			l.IP, l.CachedAt = ips[i], at
 			found[i] = l
 			hits++
 		}
@@ -267,7 +270,8 @@ func (lc *lookupCache) ips(ctx context.Context, op string, ips []netip.Addr) (fo
 	return found, hits, err
 }
 
-// putIPs stores the answers ls, given at, each under its own address.
+// putIPs stores the answers ls, given at, each under the address it
+// answers.
 func (lc *lookupCache) putIPs(ctx context.Context, op string, ls []IPLookup, at time.Time) error {
 	if lc == nil || len(ls) == 0 {
 		return nil
@@ -283,7 +287,7 @@ func (lc *lookupCache) putIPs(ctx context.Context, op string, ls []IPLookup, at 
 	}
 	entries := make([]CacheEntry, len(ls))
 	for i := range ls {
-		entries[i] = CacheEntry{Key: ipKey(ls[i].IP), Value: encodeIP(&ls[i], at), TTL: ipCacheTTL}
+		entries[i] = CacheEntry{Key: ipKey(ls[i].IP.Unmap()), Value: encodeIP(&ls[i], at), TTL: ipCacheTTL}
 	}
 	if err := lc.batch.SetBatch(context.WithoutCancel(ctx), entries); err != nil {
 		return lc.fail(ctx, op, err)

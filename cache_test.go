@@ -451,3 +451,28 @@ func TestCacheAndCoalescing(t *testing.T) {
 		assert.Len(t, m.Requests(), 1)
 	})
 }
+
+// TestCacheMappedAddress: an IPv4-mapped address and the IPv4 address it
+// maps are one answer in the cache, each result with the address as
+// given, in LookupIP and LookupIPs.
+func TestCacheMappedAddress(t *testing.T) {
+	t.Parallel()
+	srv, c, _ := cachedFake(t, synthient.NewMemoryCache(10, time.Hour))
+	mapped, plain := netip.MustParseAddr("::ffff:203.0.113.7"), netip.MustParseAddr("203.0.113.7")
+	l, err := c.LookupIP(callCtx(t), mapped)
+	require.NoError(t, err)
+	assert.Equal(t, mapped, l.IP)
+	l, err = c.LookupIP(callCtx(t), plain)
+	require.NoError(t, err)
+	assert.Equal(t, plain, l.IP)
+	assert.NotZero(t, l.CachedAt)
+	l, err = c.LookupIP(callCtx(t), mapped)
+	require.NoError(t, err)
+	assert.Equal(t, mapped, l.IP)
+	assert.NotZero(t, l.CachedAt)
+	got, err := c.LookupIPs(callCtx(t), []netip.Addr{plain, mapped})
+	require.NoError(t, err)
+	assert.Equal(t, []netip.Addr{plain, mapped}, []netip.Addr{got[0].IP, got[1].IP})
+	assert.Equal(t, 1, srv.Arrivals(synthienttest.RouteLookupIP))
+	assert.Zero(t, srv.Arrivals(synthienttest.RouteLookupIPs))
+}

@@ -102,9 +102,13 @@ func openValue(key string, kind byte, v []byte) (at time.Time, payload []byte, o
 	return time.UnixMilli(int64(ms)), body[2+n:], true
 }
 
-// encodeIP returns the value of l, given at, for the key of its address.
+// encodeIP returns the value of l, given at, for the key of its address;
+// an IPv4-mapped one is stored as the IPv4 address it maps, which it
+// answers (see LookupIP).
 func encodeIP(l *IPLookup, at time.Time) []byte {
-	return sealValue(ipKey(l.IP), kindIP, at, appendIP(nil, l))
+	u := *l
+	u.IP = l.IP.Unmap()
+	return sealValue(ipKey(u.IP), kindIP, at, appendIP(nil, &u))
 }
 
 // decodeIP returns the answer the value v under key holds, and when it was

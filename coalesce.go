@@ -3,6 +3,7 @@ package synthient
 import (
 	"context"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/synthient-go/synthient/retry"
@@ -15,7 +16,8 @@ import (
 // joins the flight and waits for it instead of sending its own. When the
 // answer comes, each caller gets it: the leader the value decoded, the
 // others a copy of their own; an error is shared as it is (errors are
-// never changed once built).
+// never changed once built). The copies are made before any caller gets
+// the answer, so that no caller's changes to its own can race with them.
 //
 // Each caller waits with its own context. One whose context ends leaves
 // the flight at once, with its context's error; the request goes on for
@@ -48,14 +50,17 @@ type flight[T any] struct {
 	done chan struct{}   // closed once the result is set
 
 	// Guarded by flights.mu.
-	waiting  int    // callers not gone
-	finished bool   // the result is set
-	endOwner func() // ends the leader's observed call, once it left
-	owner    *observedCall
+	waiting    int    // callers not gone, the leader among them unless leaderLeft
+	leaderLeft bool   // the leader left before the answer
+	finished   bool   // no caller joins or leaves any more
+	endOwner   func() // ends the leader's observed call, once it left
+	owner      *observedCall
 
 	// Set before done is closed.
-	res T
-	err error
+	res    T
+	err    error
+	copies []T          // of res, one for each caller but the leader
+	taken  atomic.Int32 // copies taken
 }
 
 // share returns the answer of fetch for key, sharing the request of an
@@ -67,13 +72,13 @@ func share[T any](ctx context.Context, g *flights[T], call *observedCall, op, ke
 	f, leader := g.join(ctx, key, call)
 	if leader && f.fc == nil {
 		res, err := fetch(f.ctx)
-		g.finish(f, res, err)
+		g.finish(f, res, err, dup)
 		return res, err
 	}
 	if leader {
 		go func() {
 			res, err := fetch(f.ctx)
-			g.finish(f, res, err)
+			g.finish(f, res, err, dup)
 		}()
 	}
 	select {
@@ -89,7 +94,7 @@ func share[T any](ctx context.Context, g *flights[T], call *observedCall, op, ke
 		return f.res, f.err
 	}
 	call.coalesced(1)
-	return dup(f.res), nil
+	return f.copies[f.taken.Add(1)-1], nil
 }
 
 // join adds a caller with ctx to the flight of key, starting it if there
@@ -115,17 +120,29 @@ func (g *flights[T]) join(ctx context.Context, key string, call *observedCall) (
 }
 
 // finish sets the flight's result, lets its callers go, and ends the
-// leader's observed call if the leader left.
-func (g *flights[T]) finish(f *flight[T], res T, err error) {
-	f.res, f.err = res, err
+// leader's observed call if the leader left. Each caller but the leader
+// gets a copy of res, made by dup before any caller goes: the leader's
+// caller may change res once it has it.
+func (g *flights[T]) finish(f *flight[T], res T, err error, dup func(T) T) {
 	g.mu.Lock()
-	f.finished = true
+	f.finished = true // from now on no caller joins or leaves
 	if g.m[f.key] == f {
 		delete(g.m, f.key)
 	}
+	others := f.waiting
+	if !f.leaderLeft {
+		others--
+	}
 	end := f.endOwner
-	close(f.done)
 	g.mu.Unlock()
+	f.res, f.err = res, err
+	if err == nil && others > 0 {
+		f.copies = make([]T, others)
+		for i := range f.copies {
+			f.copies[i] = dup(res)
+		}
+	}
+	close(f.done)
 	if end != nil {
 		end()
 	}
@@ -142,14 +159,16 @@ func (g *flights[T]) leave(f *flight[T], cause error, leader bool) (wait bool) {
 	if f.finished {
 		return true
 	}
-	if f.waiting--; f.waiting == 0 {
+	if f.waiting == 1 { // the last, who waits for the request to stop
 		delete(g.m, f.key) // a later call starts afresh
 		if f.fc != nil {
 			f.fc.cancel(cause)
 		}
 		return true
 	}
+	f.waiting--
 	if leader {
+		f.leaderLeft = true
 		f.endOwner = f.owner.handOff(leftError(f.owner.name(), cause))
 	}
 	return false

@@ -302,3 +302,32 @@ func TestCoalescingLastDeadline(t *testing.T) {
 		assert.Len(t, m.Requests(), 1)
 	})
 }
+
+// TestCoalescingMappedAddress: a call for an IPv4-mapped address shares
+// the request of one for the IPv4 address it maps, and each gets the
+// address as it gave it.
+func TestCoalescingMappedAddress(t *testing.T) {
+	t.Parallel()
+	synctest.Test(t, func(t *testing.T) {
+		open := make(chan struct{})
+		m := newMockAPI(t, nil).Route(http.MethodGet, lookupPath, gated(open, sampleAnswer))
+		c := m.Client(t)
+		addrs := []netip.Addr{sampleIP, netip.AddrFrom16(sampleIP.As16())}
+		got := make([]*synthient.IPLookup, len(addrs))
+		var wg sync.WaitGroup
+		for i, ip := range addrs {
+			wg.Go(func() {
+				var err error
+				got[i], err = c.LookupIP(callCtx(t), ip)
+				assert.NoError(t, err)
+			})
+			synctest.Wait()
+		}
+		close(open)
+		wg.Wait()
+		assert.Len(t, m.Requests(), 1)
+		for i, ip := range addrs {
+			assert.Equal(t, ip, got[i].IP)
+		}
+	})
+}

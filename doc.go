@@ -11,6 +11,10 @@
 //	defer c.Close()
 //	r, err := c.LookupIP(ctx, netip.MustParseAddr("8.8.8.8"))
 //
+// Close ends a client: later calls fail with ErrClosed, streams open end
+// at once, and other calls in progress run to their end (a billed lookup
+// answered after Close returns its result); see Client.Close.
+//
 // The package reads no environment variables; the caller passes the key.
 // Every method takes a context first: its deadline and cancellation bound
 // the whole call, retries and waits included. The client itself sets no

@@ -183,9 +183,12 @@ type DomainLookupParams struct {
 // LookupIP returns what the API knows of ip. It costs one credit.
 //
 // ip must be a valid address without a zone; otherwise the error matches
-// ErrInvalidArgument and nothing is sent. The request is billed: it is sent
-// again only after a 429 with a usable Retry-After, never after a network
-// failure or a 5xx (the API may have done the work; see ConnectionError).
+// ErrInvalidArgument and nothing is sent. An IPv4-mapped IPv6 address
+// (::ffff:192.0.2.7) is the IPv4 address it maps (RFC 4291 2.5.5.2): it is
+// looked up as that address, and the result's IP is ip as given. The
+// request is billed: it is sent again only after a 429 with a usable
+// Retry-After, never after a network failure or a 5xx (the API may have
+// done the work; see ConnectionError).
 //
 // With a cache (WithCache), an answer found there is returned at once,
 // free. Calls for the same address made while one is in flight share its
@@ -204,12 +207,20 @@ func (c *Client) LookupIP(ctx context.Context, ip netip.Addr) (_ *IPLookup, err 
 	if c.closed.Load() {
 		return nil, closedError("LookupIP")
 	}
-	if l := c.cachedIP(ctx, call, ip); l != nil {
-		return l, nil
+	addr := ip.Unmap() // what is looked up
+	l := c.cachedIP(ctx, call, addr)
+	if l == nil {
+		l, err = share(ctx, &c.ipFlights, call, "LookupIP", ipKey(addr), func(ctx context.Context) (*IPLookup, error) {
+			return c.fetchIP(ctx, call, addr)
+		}, copyIP)
+		if err != nil {
+			return nil, err
+		}
 	}
-	return share(ctx, &c.ipFlights, call, "LookupIP", ipKey(ip), func(ctx context.Context) (*IPLookup, error) {
-		return c.fetchIP(ctx, call, ip)
-	}, copyIP)
+	if l.IP == addr {
+		l.IP = ip // the answer is for ip as the caller spelled it
+	}
+	return l, nil
 }
 
 // cachedIP returns the cached answer for ip, or nil, and reports it to
@@ -223,8 +234,9 @@ func (c *Client) cachedIP(ctx context.Context, call *observedCall, ip netip.Addr
 	return l
 }
 
-// fetchIP sends the request of LookupIP(ip), the leader of its flight, and
-// stores the answer in the cache. It looks in the cache once more first:
+// fetchIP sends the request of LookupIP(ip), ip being no IPv4-mapped
+// address, for the leader of its flight, and stores the answer in the
+// cache. It looks in the cache once more first:
 // a flight that ended after the caller looked may have stored the answer.
 func (c *Client) fetchIP(ctx context.Context, call *observedCall, ip netip.Addr) (*IPLookup, error) {
 	if c.cache != nil {
@@ -276,6 +288,9 @@ func checkAddr(op string, ip netip.Addr) error {
 // LookupIPs looks up 1 to 1000 addresses in one request and returns one
 // result per address, in the order given (a repeated address gets a copy
 // of its result). It costs ceil(0.9 n) credits for n distinct addresses.
+// An IPv4-mapped IPv6 address is sent as the IPv4 address it maps, as
+// for LookupIP, so that it and that IPv4 address are one address, charged
+// once; each result's IP is the address as given.
 //
 // An empty slice, more than MaxBatchSize addresses, or an invalid one gives
 // an error matching ErrInvalidArgument and sends nothing. The request is
@@ -336,7 +351,7 @@ func (c *Client) fetchIPs(ctx context.Context, call *observedCall, ips []netip.A
 		IPs []string `json:"ips"`
 	}{IPs: make([]string, len(ips))}
 	for i, ip := range ips {
-		req.IPs[i] = ip.String()
+		req.IPs[i] = ip.Unmap().String()
 	}
 	body, err := json.Marshal(req)
 	if err != nil {
@@ -396,37 +411,36 @@ func mergeResults(ips []netip.Addr, found []*IPLookup, fetched []IPLookup, err e
 	return out
 }
 
-// alignResults orders results as the addresses asked for.
+// alignResults orders results as the addresses asked for, ips, each with
+// its address as given. A result answers the address it names, or the
+// IPv4 address of an IPv4-mapped one (the request sent the IPv4 form, and
+// a server may spell either); of two results for one address the first
+// answers it.
 func alignResults(ips []netip.Addr, results []IPLookup, m meta) ([]IPLookup, error) {
 	if inOrder(ips, results) {
-		return results, nil // the usual answer: one result per address, as asked
-	}
-	// A result answers its own address first; its unmapped form (the
-	// server may spell ::ffff:a.b.c.d as a.b.c.d) only where no result
-	// has that address.
-	byAddr := make(map[netip.Addr]int, 2*len(results))
-	for i, r := range results {
-		if _, dup := byAddr[r.IP]; !dup {
-			byAddr[r.IP] = i
+		// The usual answer: one result per address, as asked.
+		for i := range results {
+			results[i].IP = ips[i]
 		}
+		return results, nil
 	}
+	byAddr := make(map[netip.Addr]int, len(results))
 	for i, r := range results {
-		if _, taken := byAddr[r.IP.Unmap()]; !taken {
+		if _, dup := byAddr[r.IP.Unmap()]; !dup {
 			byAddr[r.IP.Unmap()] = i
 		}
 	}
 	out := make([]IPLookup, 0, len(ips))
 	var missing []netip.Addr
 	for _, ip := range ips {
-		i, ok := byAddr[ip]
-		if !ok {
-			i, ok = byAddr[ip.Unmap()]
-		}
+		i, ok := byAddr[ip.Unmap()]
 		if !ok {
 			missing = append(missing, ip)
 			continue
 		}
-		out = append(out, results[i])
+		r := results[i]
+		r.IP = ip
+		out = append(out, r)
 	}
 	if missing != nil {
 		err := decodeError(m, http.StatusOK, fmt.Errorf("response has no result for %d of %d addresses", len(missing), len(ips)))
@@ -442,7 +456,7 @@ func inOrder(ips []netip.Addr, results []IPLookup) bool {
 		return false
 	}
 	for i, ip := range ips {
-		if results[i].IP != ip {
+		if results[i].IP.Unmap() != ip.Unmap() {
 			return false
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/url"
 	"slices"
+	"strconv"
 	"time"
 
 	"github.com/synthient-go/synthient/retry"
@@ -133,6 +134,11 @@ type RequestEnd struct {
 	// RequestID is the response's X-Request-Id header, empty when there is
 	// none.
 	RequestID string
+	// ProtocolVersion is the HTTP version of the response, as the
+	// OpenTelemetry attribute network.protocol.version gives it: "1.1",
+	// "1.0", "2" or "3". It is empty when no response arrived, or the
+	// response says no version (a mocked transport's may not).
+	ProtocolVersion string
 	// Decision is the retry decision on the request: Retry with its Wait
 	// (and RetryAfter when the server asked for one), or a stop with its
 	// Reason, or neither for the call's result. A storage request's class
@@ -391,12 +397,13 @@ func (l *attemptLoop) startRequest(r *http.Request) *http.Request {
 }
 
 // endRequest reports the end of the attempt startRequest showed: its
-// outcome a, its request id and the decision d on it.
-func (l *attemptLoop) endRequest(d retry.Decision, a retry.Attempt, requestID string) {
+// outcome a, its response (nil for none), its request id and the decision
+// d on it.
+func (l *attemptLoop) endRequest(d retry.Decision, a retry.Attempt, resp *http.Response, requestID string) {
 	if l.observed == nil || l.requestCtx == nil {
 		return
 	}
-	e := RequestEnd{Status: a.Status, RequestID: requestID, Decision: d}
+	e := RequestEnd{Status: a.Status, RequestID: requestID, ProtocolVersion: protocolVersion(resp), Decision: d}
 	if a.Err != nil {
 		e.ErrorKind = errorKind(a.Err, a.Failure)
 	}
@@ -442,6 +449,7 @@ func (oc *observedCall) endStorage(ctx context.Context, resp *http.Response, f r
 	switch {
 	case resp != nil:
 		e.Status, e.RequestID = resp.StatusCode, resp.Header.Get("X-Request-Id")
+		e.ProtocolVersion = protocolVersion(resp)
 		if resp.StatusCode < 200 || resp.StatusCode >= 300 {
 			e.Decision.Reason = retry.NotRetryable
 		}
@@ -451,4 +459,20 @@ func (oc *observedCall) endStorage(ctx context.Context, resp *http.Response, f r
 		e.ErrorKind, e.Decision.Reason = errorKind(cause, f), retry.NotRetryable
 	}
 	oc.endRequest(ctx, e)
+}
+
+// protocolVersion returns the HTTP version of resp as RequestEnd gives it;
+// "" for a nil resp or one without a version.
+func protocolVersion(resp *http.Response) string {
+	switch {
+	case resp == nil || resp.ProtoMajor <= 0:
+		return ""
+	case resp.ProtoMajor == 1 && resp.ProtoMinor == 1:
+		return "1.1"
+	case resp.ProtoMajor == 1 && resp.ProtoMinor == 0:
+		return "1.0"
+	case resp.ProtoMinor == 0:
+		return strconv.Itoa(resp.ProtoMajor) // "2", "3"
+	}
+	return strconv.Itoa(resp.ProtoMajor) + "." + strconv.Itoa(resp.ProtoMinor)
 }
