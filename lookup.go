@@ -301,7 +301,13 @@ func checkAddr(op string, ip netip.Addr) error {
 // With a cache (WithCache), the addresses found there are not sent: the
 // request holds the others only, and none is sent when all are found.
 // Their results have CachedAt set. Only a whole answer is stored.
-func (c *Client) LookupIPs(ctx context.Context, ips []netip.Addr) (_ []IPLookup, err error) {
+func (c *Client) LookupIPs(ctx context.Context, ips []netip.Addr) ([]IPLookup, error) {
+	return c.lookupIPs(ctx, ips, true)
+}
+
+// lookupIPs is LookupIPs; probe says whether to look in the cache first
+// (a bulk lookup has looked already). The answer is stored either way.
+func (c *Client) lookupIPs(ctx context.Context, ips []netip.Addr, probe bool) (_ []IPLookup, err error) {
 	ctx, call := c.startCall(ctx, "LookupIPs", retry.Billed)
 	defer call.end(&err)
 	switch {
@@ -315,7 +321,7 @@ func (c *Client) LookupIPs(ctx context.Context, ips []netip.Addr) (_ []IPLookup,
 			return nil, fmt.Errorf("%w (index %d)", err, i)
 		}
 	}
-	if c.cache == nil {
+	if c.cache == nil || !probe {
 		return c.fetchIPs(ctx, call, ips)
 	}
 	if c.closed.Load() {

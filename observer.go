@@ -22,8 +22,10 @@ import (
 // A call is one call of a Client method: LookupIP, DownloadExportFile (its
 // meta, its API leg and its storage leg), one loop over AllExports or over
 // a stream (from the loop's start to its end). LookupIPsAll is observed as
-// the LookupIPs calls it makes. A call's events come on the goroutine that
-// makes it, never at once, in this order:
+// the LookupIPs calls it makes and, with a cache (WithCache), as a call
+// named LookupIPsAll for each group of addresses it looks for in the cache,
+// which sends nothing. A call's events come on the goroutine that makes
+// it, never at once, in this order:
 //
 //	StartCall
 //	  for each attempt: [Hold...] StartRequest EndRequest   (each leg, each page)
