@@ -7,6 +7,7 @@ import (
 	"hash/crc32"
 	"math"
 	"net/netip"
+	"slices"
 	"strconv"
 	"time"
 )
@@ -80,8 +81,18 @@ func sealValue(key string, kind byte, at time.Time, payload []byte) []byte {
 
 // valueSum returns the checksum of v stored under key.
 func valueSum(key string, v []byte) uint32 {
-	sum := crc32.Update(0, castagnoli, []byte(key))
-	return crc32.Update(sum, castagnoli, v)
+	return crc32.Update(updateString(0, castagnoli, key), castagnoli, v)
+}
+
+// updateString is crc32.Update over the bytes of s, without the copy of s
+// into a []byte that crc32.Update would need (and that escapes: one
+// allocation per lookup).
+func updateString(crc uint32, tab *crc32.Table, s string) uint32 {
+	crc = ^crc
+	for i := 0; i < len(s); i++ {
+		crc = tab[byte(crc)^s[i]] ^ crc>>8
+	}
+	return ^crc
 }
 
 // openValue checks a value stored under key and returns when its answer
@@ -253,13 +264,17 @@ func appendLen(b []byte, isNil bool, n int) []byte {
 }
 
 // ipBlock holds a decoded IPLookup and what it points to, so that decoding
-// allocates it all at once.
+// allocates it all at once: with the arrays of the lists too, when they
+// are as short as most answers' (a longer list has an array of its own).
 type ipBlock struct {
-	lookup   IPLookup
-	network  Network
-	location Location
-	intel    Intelligence
-	opt      [4]string
+	lookup    IPLookup
+	network   Network
+	location  Location
+	intel     Intelligence
+	opt       [4]string
+	tags      [4]string // Behavior and Categories
+	devices   [2]Device
+	providers [2]Provider
 }
 
 // readIP decodes the binary form of an IPLookup; ok is false unless p is
@@ -290,7 +305,7 @@ func readIP(p []byte) (_ *IPLookup, ok bool) {
 		l.Location = loc
 	}
 	if flags&hasIntelligence != 0 {
-		r.intelligence(&blk.intel)
+		r.intelligence(blk)
 		l.Intelligence = &blk.intel
 	}
 	if r.bad || r.i != len(r.s) || flags >= hasAbusePhone<<1 || !l.IP.IsValid() {
@@ -307,29 +322,37 @@ type reader struct {
 	bad bool
 }
 
-func (r *reader) intelligence(in *Intelligence) {
+// intelligence decodes blk's Intelligence, its lists in blk's arrays
+// where they fit. Each list is capped at its length, so that an append to
+// one never writes into another.
+func (r *reader) intelligence(blk *ipBlock) {
+	in := &blk.intel
 	in.RiskScore = r.int()
-	// Behavior and Categories share one array, each capped at its length
-	// so that an append to one never writes into the other.
 	nb, nilB := r.len()
 	nc, nilC := r.len()
 	if r.bad {
 		return
 	}
-	var both []string
-	if nb+nc > 0 {
+	both := blk.tags[:]
+	if nb+nc > len(blk.tags) {
 		both = make([]string, nb+nc)
 	}
 	in.Behavior, in.Categories = r.strings(both[:nb:nb], nilB), r.strings(both[nb:nb+nc:nb+nc], nilC)
 	if n, isNil := r.len(); !isNil {
-		in.Devices = make([]Device, n)
+		in.Devices = blk.devices[:0:0]
+		if n > 0 {
+			in.Devices = slices.Grow(blk.devices[:0:min(n, len(blk.devices))], n)[:n:n]
+		}
 		for i := range in.Devices {
 			d := &in.Devices[i]
 			d.OS, d.Version, d.LastSeen = r.string(), r.string(), r.int64()
 		}
 	}
 	if n, isNil := r.len(); !isNil {
-		in.Providers = make([]Provider, n)
+		in.Providers = blk.providers[:0:0]
+		if n > 0 {
+			in.Providers = slices.Grow(blk.providers[:0:min(n, len(blk.providers))], n)[:n:n]
+		}
 		for i := range in.Providers {
 			p := &in.Providers[i]
 			p.Provider, p.Type, p.LastSeen = r.string(), r.string(), r.int64()
@@ -341,9 +364,6 @@ func (r *reader) intelligence(in *Intelligence) {
 func (r *reader) strings(dst []string, isNil bool) []string {
 	if isNil {
 		return nil
-	}
-	if dst == nil {
-		return []string{}
 	}
 	for i := range dst {
 		dst[i] = r.string()

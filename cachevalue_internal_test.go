@@ -7,6 +7,7 @@ package synthient
 
 import (
 	"encoding/json"
+	"hash/crc32"
 	"math"
 	"math/rand/v2"
 	"net/netip"
@@ -227,4 +228,13 @@ func FuzzDecodeIP(f *testing.F) {
 			require.Equal(t, fullIP().IP, l.IP, "only a value made for the key decodes")
 		}
 	})
+}
+
+// TestUpdateString: the checksum of a key is crc32.Update's over its
+// bytes.
+func TestUpdateString(t *testing.T) {
+	t.Parallel()
+	for _, s := range []string{"", "v1:ip:203.0.113.7", "v1:domain:0:xn--bcher-kva.example", "\xff\x00"} {
+		assert.Equal(t, crc32.Update(7, castagnoli, []byte(s)), updateString(7, castagnoli, s), "%q", s)
+	}
 }
