@@ -69,6 +69,12 @@ type flight[T any] struct {
 // caller other than the leader.
 func share[T any](ctx context.Context, g *flights[T], call *observedCall, op, key string,
 	fetch func(context.Context) (T, error), dup func(T) T) (T, error) {
+	if err := ctx.Err(); err != nil {
+		// As do would: nothing is sent for a call whose context ended (the
+		// flight's context would not have).
+		var zero T
+		return zero, stopError(meta{op: op, reason: retry.ContextDone}, err, nil)
+	}
 	f, leader := g.join(ctx, key, call)
 	if leader && f.fc == nil {
 		res, err := fetch(f.ctx)
