@@ -32,9 +32,12 @@
 // failure to its observer (synthient.CallEnd.CacheErr) and logs them at
 // most once a minute.
 //
-// For a go-redis client that frees its connections as soon as the cache
-// gives up on a call, set ContextTimeoutEnabled, short dial, read and write
-// timeouts, and few retries (MaxRetries), as the example does.
+// Give the cache a *goredis.Client with ContextTimeoutEnabled, as the
+// example does: it then bounds each command by the cache's timeout itself,
+// and the cache calls it on the lookup's goroutine; with any other client
+// each call runs on a goroutine of its own, which the cache stops waiting
+// for at the timeout. Few retries (MaxRetries) and short dial, read and
+// write timeouts free the client's connections soon after a failure.
 package redis
 
 import (
@@ -74,6 +77,10 @@ type Cache struct {
 	timeout  time.Duration
 	cooldown time.Duration
 	now      func() time.Time
+	// direct reports that rdb bounds a command by its context (a
+	// *goredis.Client with ContextTimeoutEnabled): a call then runs on the
+	// caller's goroutine.
+	direct bool
 
 	// downUntil is when the cool-down after the last failure ends, in Unix
 	// nanoseconds; 0 while Redis works.
@@ -141,6 +148,9 @@ func New(rdb goredis.UniversalClient, opts ...Option) (*Cache, error) {
 		return nil, errors.New("synthient/redis: the Redis client is nil")
 	}
 	c := &Cache{rdb: rdb, prefix: DefaultPrefix, timeout: DefaultTimeout, cooldown: DefaultCooldown, now: time.Now}
+	if cl, ok := rdb.(*goredis.Client); ok {
+		c.direct = cl.Options().ContextTimeoutEnabled
+	}
 	for _, opt := range opts {
 		if opt == nil {
 			continue
@@ -240,10 +250,11 @@ func (c *Cache) expiry(ttl time.Duration) time.Duration {
 
 // call runs fn, a command named cmd, within the cache's timeout, unless a
 // cool-down is in force; a call that timed out returns an error matching
-// context.DeadlineExceeded. fn runs on a goroutine of its own, so that a
-// client that waits past the timeout (one without ContextTimeoutEnabled)
-// does not hold the lookup; its result is then dropped. A failure to
-// reach Redis, or to hear from it in time, starts a cool-down.
+// context.DeadlineExceeded. Unless the client bounds commands by their
+// context (direct), fn runs on a goroutine of its own, so that a client
+// that waits past the timeout does not hold the lookup; its result is then
+// dropped. A failure to reach Redis, or to hear from it in time, starts a
+// cool-down.
 func (c *Cache) call(ctx context.Context, cmd string, fn func(context.Context) error) error {
 	if err := c.enter(); err != nil {
 		return err
@@ -251,13 +262,17 @@ func (c *Cache) call(ctx context.Context, cmd string, fn func(context.Context) e
 	parent := ctx
 	ctx, cancel := context.WithTimeout(ctx, c.timeout)
 	defer cancel()
-	done := make(chan error, 1)
-	go func() { done <- fn(ctx) }()
 	var err error
-	select {
-	case err = <-done:
-	case <-ctx.Done():
-		err = ctx.Err()
+	if c.direct {
+		err = fn(ctx)
+	} else {
+		done := make(chan error, 1)
+		go func() { done <- fn(ctx) }()
+		select {
+		case err = <-done:
+		case <-ctx.Done():
+			err = ctx.Err()
+		}
 	}
 	var reply goredis.Error
 	switch {

@@ -241,9 +241,36 @@ func TestRedisKilledMidRun(t *testing.T) {
 // lookup succeeds.
 func TestRedisSlow(t *testing.T) {
 	t.Parallel()
-	s := own(t)
+	for _, tc := range []struct {
+		name  string
+		cache func(t *testing.T, s *server) *synthredis.Cache
+	}{
+		// Its commands bounded by their context: called on the lookup's
+		// goroutine.
+		{"ContextTimeoutEnabled", func(t *testing.T, s *server) *synthredis.Cache {
+			cache, _, _ := newCache(t, s, synthredis.WithTimeout(30*time.Millisecond), synthredis.WithCooldown(time.Hour))
+			return cache
+		}},
+		// A client that would wait 10 s (its ReadTimeout): called on a
+		// goroutine the cache stops waiting for.
+		{"a client that ignores the context", func(t *testing.T, s *server) *synthredis.Cache {
+			rdb := goredis.NewClient(&goredis.Options{Addr: s.addr, ReadTimeout: 10 * time.Second, MaxRetries: -1})
+			t.Cleanup(func() { rdb.Close() })
+			cache, err := synthredis.New(rdb, synthredis.WithPrefix("test:slow:"), synthredis.WithTimeout(30*time.Millisecond), synthredis.WithCooldown(time.Hour))
+			require.NoError(t, err)
+			return cache
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			s := own(t)
+			testRedisSlow(t, s, tc.cache(t, s))
+		})
+	}
+}
+
+func testRedisSlow(t *testing.T, s *server, cache *synthredis.Cache) {
 	srv := fake(t)
-	cache, _, _ := newCache(t, s, synthredis.WithTimeout(30*time.Millisecond), synthredis.WithCooldown(time.Hour))
 	c, e := client(t, srv, cache)
 	_, err := c.LookupIP(callCtx(t), addr)
 	require.NoError(t, err)
