@@ -34,7 +34,8 @@ import (
 // the request is never cancelled. Otherwise the request goes on a
 // goroutine of the flight, and when the leader leaves first its observed
 // call (see Observer) is ended by the flight once the request is done, so
-// that the call's requests are reported before its end.
+// that the call's requests are reported before its end. A panic there is
+// the leader's, as it would be on its own goroutine.
 
 // flights are a client's lookups in flight of one kind, by key.
 type flights[T any] struct {
@@ -45,6 +46,7 @@ type flights[T any] struct {
 // flight is one request in flight and the calls that share it.
 type flight[T any] struct {
 	key  string
+	op   string          // the method, for errors
 	ctx  context.Context // the request's
 	fc   *flightContext  // ctx, when the request runs on a goroutine of its own
 	done chan struct{}   // closed once the result is set
@@ -57,10 +59,11 @@ type flight[T any] struct {
 	owner      *observedCall
 
 	// Set before done is closed.
-	res    T
-	err    error
-	copies []T          // of res, one for each caller but the leader
-	taken  atomic.Int32 // copies taken
+	res      T
+	err      error
+	copies   []T          // of res, one for each caller but the leader
+	taken    atomic.Int32 // copies taken
+	panicked *caught      // the panic the request's goroutine caught
 }
 
 // share returns the answer of fetch for key, sharing the request of an
@@ -75,17 +78,14 @@ func share[T any](ctx context.Context, g *flights[T], call *observedCall, op, ke
 		var zero T
 		return zero, stopError(meta{op: op, reason: retry.ContextDone}, err, nil)
 	}
-	f, leader := g.join(ctx, key, call)
+	f, leader := g.join(ctx, key, op, call)
 	if leader && f.fc == nil {
 		res, err := fetch(f.ctx)
 		g.finish(f, res, err, dup)
 		return res, err
 	}
 	if leader {
-		go func() {
-			res, err := fetch(f.ctx)
-			g.finish(f, res, err, dup)
-		}()
+		go g.fly(f, fetch, dup)
 	}
 	select {
 	case <-f.done:
@@ -96,6 +96,9 @@ func share[T any](ctx context.Context, g *flights[T], call *observedCall, op, ke
 		}
 		<-f.done
 	}
+	if f.panicked != nil && leader {
+		panic(f.panicked.value) // on the goroutine of the call that sent, as without sharing
+	}
 	if leader || f.err != nil {
 		return f.res, f.err
 	}
@@ -103,9 +106,27 @@ func share[T any](ctx context.Context, g *flights[T], call *observedCall, op, ke
 	return f.copies[f.taken.Add(1)-1], nil
 }
 
-// join adds a caller with ctx to the flight of key, starting it if there
-// is none; leader reports that it did.
-func (g *flights[T]) join(ctx context.Context, key string, call *observedCall) (f *flight[T], leader bool) {
+// fly sends the request of f on the flight's goroutine. A panic in it (a
+// response hook's, an observer's) is caught and handed to the leader,
+// which panics with it; the others get an *Error that says so.
+func (g *flights[T]) fly(f *flight[T], fetch func(context.Context) (T, error), dup func(T) T) {
+	defer func() {
+		if p := recover(); p != nil {
+			f.panicked = &caught{p}
+			var zero T
+			g.finish(f, zero, opError(meta{op: f.op}, "the call that sent the shared request panicked", nil), dup)
+		}
+	}()
+	res, err := fetch(f.ctx)
+	g.finish(f, res, err, dup)
+}
+
+// caught is a panic's value.
+type caught struct{ value any }
+
+// join adds a caller with ctx to the flight of key, starting it (for the
+// method op) if there is none; leader reports that it did.
+func (g *flights[T]) join(ctx context.Context, key, op string, call *observedCall) (f *flight[T], leader bool) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if f := g.m[key]; f != nil {
@@ -113,7 +134,7 @@ func (g *flights[T]) join(ctx context.Context, key string, call *observedCall) (
 		f.fc.join(ctx)
 		return f, false
 	}
-	f = &flight[T]{key: key, ctx: ctx, done: make(chan struct{}), waiting: 1, owner: call}
+	f = &flight[T]{key: key, op: op, ctx: ctx, done: make(chan struct{}), waiting: 1, owner: call}
 	if ctx.Done() != nil {
 		f.fc = newFlightContext(ctx)
 		f.ctx = f.fc
@@ -175,7 +196,7 @@ func (g *flights[T]) leave(f *flight[T], cause error, leader bool) (wait bool) {
 	f.waiting--
 	if leader {
 		f.leaderLeft = true
-		f.endOwner = f.owner.handOff(leftError(f.owner.name(), cause))
+		f.endOwner = f.owner.handOff(leftError(f.op, cause))
 	}
 	return false
 }

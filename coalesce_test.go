@@ -331,3 +331,28 @@ func TestCoalescingMappedAddress(t *testing.T) {
 		}
 	})
 }
+
+// TestCoalescingPanic: a panic while the shared request is sent (a
+// response hook's) comes out of the call that sent it, on its goroutine,
+// also when that call's context can end (its request then runs on a
+// goroutine of its own); a call that shared it gets an error.
+func TestCoalescingPanic(t *testing.T) {
+	t.Parallel()
+	synctest.Test(t, func(t *testing.T) {
+		open := make(chan struct{})
+		m := newMockAPI(t, nil).Route(http.MethodGet, lookupPath, gated(open, sampleAnswer))
+		c := m.Client(t, synthient.WithResponseHook(func(*synthient.ResponseInfo) error { panic("hook") }))
+		var shared error
+		var wg sync.WaitGroup
+		wg.Go(func() {
+			assert.PanicsWithValue(t, "hook", func() { _, _ = c.LookupIP(callCtx(t), sampleIP) })
+		})
+		synctest.Wait()
+		wg.Go(func() { _, shared = c.LookupIP(callCtx(t), sampleIP) })
+		synctest.Wait()
+		close(open)
+		wg.Wait()
+		require.Error(t, shared)
+		assert.Equal(t, "synthient: LookupIP: the call that sent the shared request panicked", shared.Error())
+	})
+}

@@ -208,7 +208,6 @@ type CallEnd struct {
 type observedCall struct {
 	obs       Observer
 	ctx       context.Context // the call's, as StartCall returned it
-	op        string
 	attempts  int
 	requestID string
 	reason    retry.StopReason
@@ -227,7 +226,7 @@ func (c *Client) startCall(ctx context.Context, name string, class retry.Class) 
 	if c.observer == nil {
 		return ctx, nil
 	}
-	oc := &observedCall{obs: c.observer, op: name}
+	oc := &observedCall{obs: c.observer}
 	ctx = derived(ctx, c.observer.StartCall(ctx, CallStart{Operation: name, Class: class}))
 	oc.ctx = context.WithValue(ctx, callKey{}, oc)
 	return oc.ctx, oc
@@ -325,14 +324,6 @@ func (oc *observedCall) cacheFailed(err error) {
 	if oc != nil && err != nil && oc.cache.CacheErr == nil {
 		oc.cache.CacheErr = err
 	}
-}
-
-// name returns the call's operation; "" without an observer.
-func (oc *observedCall) name() string {
-	if oc == nil {
-		return ""
-	}
-	return oc.op
 }
 
 // handOff makes the call's end another goroutine's to report, with err:
