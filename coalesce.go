@@ -108,7 +108,9 @@ func share[T any](ctx context.Context, g *flights[T], call *observedCall, op, ke
 
 // fly sends the request of f on the flight's goroutine. A panic in it (a
 // response hook's, an observer's) is caught and handed to the leader,
-// which panics with it; the others get an *Error that says so.
+// which panics with it (unless it has left: then no goroutine is left to
+// panic on but this one, which would end the program); the others get an
+// *Error that says so.
 func (g *flights[T]) fly(f *flight[T], fetch func(context.Context) (T, error), dup func(T) T) {
 	defer func() {
 		if p := recover(); p != nil {
