@@ -112,6 +112,10 @@ type BulkResult struct {
 	// FirstIndex is the index of the address's first occurrence; Index
 	// when it is not a duplicate.
 	FirstIndex int64
+	// Cached reports that Lookup came from the client's cache (see
+	// WithCache): nothing was sent for the address, Outcome is LookedUp and
+	// Credits 0; Lookup.CachedAt says when the API gave the answer.
+	Cached bool
 	// Credits is set on one address of each request the API answered or
 	// may have processed: what the API charges for that whole request,
 	// ceil(0.9 n) for its n distinct addresses. It is on the request's
@@ -165,6 +169,15 @@ type BulkResult struct {
 // taken in, and their results yielded, as soon as it gives its next
 // address or ends, before anything more is sent. A batch leaves when it is
 // full or addrs ends. An addrs that can block should end when ctx does.
+//
+// With a cache (WithCache), each distinct valid address is looked for
+// there first, BatchSize addresses at a time (one round trip to a
+// BatchCache): one found is yielded LookedUp and Cached, with Credits 0,
+// and is not sent; the requests are formed of the others only, still
+// BatchSize addresses each. After a refusal (402, 401, 403), an address
+// found in the cache is still yielded from it; after ctx ended, nothing
+// more is looked for. The answers the requests get are stored in the
+// cache. PlanLookupIPsAll knows nothing of the cache.
 //
 // Each range over the sequence reads addrs afresh. The client may be used
 // concurrently meanwhile.
@@ -317,15 +330,18 @@ const (
 	entryInvalid                    // settled at once
 	entryDuplicate                  // settled by its first occurrence
 	entryStopped                    // read after the run stopped sending
+	entryProbing                    // waiting to be looked for in the cache
+	entryCached                     // settled from the cache
 )
 
 // bulkEntry is one address read and not yielded yet.
 type bulkEntry struct {
-	index int64
-	ip    netip.Addr
-	kind  entryKind
-	batch *bulkBatch // entryBatched: its batch
-	pos   int        // entryBatched: its place in the batch's addrs
+	index  int64
+	ip     netip.Addr
+	kind   entryKind
+	batch  *bulkBatch // entryBatched: its batch
+	pos    int        // entryBatched: its place in the batch's addrs
+	lookup *IPLookup  // entryCached: the cached answer
 }
 
 // bulkRun is the state of one range over LookupIPsAll.
@@ -347,6 +363,11 @@ type bulkRun struct {
 	stopID   uint32     // stopErr's place in errs
 	broken   bool       // the caller broke out of the loop
 	refused  refusal    // set by a batch's goroutine (see How one bulk lookup runs)
+
+	// With a cache: the addresses waiting to be looked for in it
+	// (entryProbing), and their indices.
+	probe      []netip.Addr
+	probeIndex []int64
 }
 
 // refusal holds the first error of a run's requests that every later
@@ -399,8 +420,11 @@ func (r *bulkRun) run(addrs iter.Seq[netip.Addr]) {
 	if r.broken {
 		return
 	}
-	if r.more() && len(r.cur.addrs) > 0 { // ctx may have ended addrs
-		r.send(r.cur)
+	if r.more() { // ctx may have ended addrs
+		r.lookInCache()
+		if len(r.cur.addrs) > 0 && !r.broken {
+			r.send(r.cur)
+		}
 	}
 	for r.inflight > 0 && !r.broken {
 		r.receive()
@@ -417,6 +441,7 @@ func (r *bulkRun) more() bool {
 	}
 	if r.ctx.Err() != nil {
 		r.stop(ctxStop(r.ctx))
+		r.abandonProbe()
 		return false
 	}
 	return true
@@ -433,6 +458,9 @@ func (r *bulkRun) add(ip netip.Addr) {
 		e.kind = entryInvalid
 	case r.seen.repeats(ip, e.index):
 		e.kind = entryDuplicate
+	case r.c.cache != nil:
+		e.kind = entryProbing
+		r.probe, r.probeIndex = append(r.probe, ip), append(r.probeIndex, e.index)
 	case r.stopErr != nil:
 		e.kind = entryStopped
 	default:
@@ -440,11 +468,59 @@ func (r *bulkRun) add(ip netip.Addr) {
 		r.cur.addrs = append(r.cur.addrs, ip)
 	}
 	r.queue = append(r.queue, e)
+	if len(r.probe) == r.cfg.BatchSize {
+		r.lookInCache()
+	}
 	if len(r.cur.addrs) == r.cfg.BatchSize {
 		r.send(r.cur)
 	}
 	r.bound()
 	r.flush()
+}
+
+// lookInCache looks for the addresses waiting for it in the cache: one
+// found is settled from it, one not found joins the batch being gathered
+// (which is sent when full), or after a stop is not sent.
+func (r *bulkRun) lookInCache() {
+	if len(r.probe) == 0 {
+		return
+	}
+	found := r.c.bulkCached(r.ctx, r.probe)
+	for k, index := range r.probeIndex {
+		if r.broken {
+			return // nothing more is sent, or yielded
+		}
+		e := r.entry(index)
+		switch {
+		case found != nil && found[k] != nil:
+			e.kind, e.lookup = entryCached, found[k]
+		case r.stopErr != nil:
+			e.kind = entryStopped
+		default:
+			e.kind, e.batch, e.pos = entryBatched, r.cur, len(r.cur.addrs)
+			r.cur.addrs = append(r.cur.addrs, r.probe[k])
+			if len(r.cur.addrs) == r.cfg.BatchSize {
+				r.send(r.cur)
+			}
+		}
+	}
+	r.probe, r.probeIndex = r.probe[:0], r.probeIndex[:0]
+}
+
+// abandonProbe settles the addresses waiting for the cache as not sent,
+// after the run stopped.
+func (r *bulkRun) abandonProbe() {
+	for _, index := range r.probeIndex {
+		r.entry(index).kind = entryStopped
+	}
+	r.probe, r.probeIndex = r.probe[:0], r.probeIndex[:0]
+}
+
+// entry returns the queued entry of the address read at index, which is
+// not yielded yet: the queue holds the addresses from its head on, in
+// input order.
+func (r *bulkRun) entry(index int64) *bulkEntry {
+	return &r.queue[r.head+int(index-r.queue[r.head].index)]
 }
 
 // bound keeps the queue within maxQueue: it waits for a batch in flight,
@@ -456,6 +532,8 @@ func (r *bulkRun) bound() {
 		switch {
 		case r.inflight > 0:
 			r.receive()
+		case len(r.probe) > 0:
+			r.lookInCache()
 		case len(r.cur.addrs) > 0:
 			r.send(r.cur)
 		default:
@@ -545,7 +623,7 @@ func (r *bulkRun) stop(err error) {
 func (r *bulkRun) flush() {
 	for r.head < len(r.queue) && !r.broken {
 		e := &r.queue[r.head]
-		if e.kind == entryBatched && !e.batch.settled {
+		if e.kind == entryBatched && !e.batch.settled || e.kind == entryProbing {
 			break
 		}
 		res, err := r.result(e)
@@ -586,6 +664,8 @@ func (r *bulkRun) result(e *bulkEntry) (BulkResult, error) {
 		return res, r.errs.get(id)
 	case entryStopped:
 		res.Outcome, err, errID = NotSent, r.stopErr, r.stopID
+	case entryCached:
+		res.Outcome, res.Lookup, res.Cached = LookedUp, e.lookup, true
 	default:
 		res.Outcome, res.Lookup, err = e.batch.take(e.ip)
 		if err != nil {
@@ -615,7 +695,7 @@ func (b *bulkBatch) lookUp(ctx context.Context, c *Client, refused *refusal) {
 		b.outcome, b.err = NotSent, err
 		return
 	}
-	results, err := c.LookupIPs(ctx, b.addrs)
+	results, err := c.lookupIPs(ctx, b.addrs, false) // the run looked in the cache
 	refused.record(err)
 	b.err = err
 	if err == nil {
@@ -843,4 +923,17 @@ func (s *distinctSet) put(ip netip.Addr, v uint64) {
 func ip4Key(ip netip.Addr) uint32 {
 	b := ip.As4()
 	return uint32(b[0])<<24 | uint32(b[1])<<16 | uint32(b[2])<<8 | uint32(b[3])
+}
+
+// bulkCached looks for addrs in the cache, for a bulk lookup: a call of its
+// own for the observer, named LookupIPsAll, that sends nothing. It returns
+// the answers found, in order (nil for a miss), or nil.
+func (c *Client) bulkCached(ctx context.Context, addrs []netip.Addr) []*IPLookup {
+	ctx, call := c.startCall(ctx, "LookupIPsAll", retry.Billed)
+	var err error
+	defer call.end(&err)
+	found, hits, cerr := c.cache.ips(ctx, "LookupIPsAll", addrs)
+	call.cacheFailed(cerr)
+	call.cacheHit(hits, batchCost(hits))
+	return found
 }

@@ -61,6 +61,10 @@ type Client struct {
 	loops     sync.Pool    // *attemptLoop
 	closed    atomic.Bool
 	streams   openStreams // the streams open, which Close ends
+
+	cache         *lookupCache // nil without WithCache
+	ipFlights     flights[*IPLookup]
+	domainFlights flights[*DomainLookup]
 }
 
 // Option configures a Client. An invalid value makes NewClient return an
@@ -86,6 +90,7 @@ type settings struct {
 	quota         *retry.Quota
 	noQuota       bool
 	noPacing      bool
+	cache         Cache
 }
 
 func invalid(format string, args ...any) error {
@@ -448,6 +453,7 @@ func NewClient(apiKey string, opts ...Option) (*Client, error) {
 	if s.userAgent != "" {
 		c.userAgent += " " + s.userAgent
 	}
+	c.cache = newLookupCache(s.cache, s.logger)
 	if !s.noPacing {
 		c.pacer = newPacer(time.Now, s.maxRetryAfter)
 	}

@@ -80,6 +80,17 @@
 // WithLogger logs every decision. Package retry holds these rules as plain policy, usable with
 // go-retryablehttp on its own.
 //
+// # Shared requests and the lookup cache
+//
+// Identical billed lookups in flight (LookupIP of one address, LookupDomain
+// of one name and Limit) share one request and one charge, each caller
+// waiting with its own context. WithCache adds a Cache of answers, which
+// LookupIP, LookupDomain, LookupIPs and LookupIPsAll consult before they
+// send anything: NewMemoryCache keeps them in memory, module
+// github.com/synthient-go/synthient/redis in a Redis that a fleet shares,
+// and the Cache interface lets any store hold them. Only whole successful
+// answers are stored; a cached one has CachedAt set.
+//
 // # Pagination
 //
 // ListExports returns one page of a feed's exports; AllExports is a lazy

@@ -8,6 +8,7 @@ require (
 	github.com/itchyny/gojq v0.12.20
 	github.com/jarcoal/httpmock v1.4.2
 	github.com/klauspost/compress v1.17.9
+	github.com/maypok86/otter/v2 v2.4.0
 	github.com/parquet-go/parquet-go v0.32.0
 	github.com/pierrec/lz4/v4 v4.1.21
 	github.com/schollz/progressbar/v3 v3.19.1

@@ -22,8 +22,10 @@ import (
 // A call is one call of a Client method: LookupIP, DownloadExportFile (its
 // meta, its API leg and its storage leg), one loop over AllExports or over
 // a stream (from the loop's start to its end). LookupIPsAll is observed as
-// the LookupIPs calls it makes. A call's events come on the goroutine that
-// makes it, never at once, in this order:
+// the LookupIPs calls it makes and, with a cache (WithCache), as a call
+// named LookupIPsAll for each group of addresses it looks for in the cache,
+// which sends nothing. A call's events come on the goroutine that makes
+// it, never at once, in this order:
 //
 //	StartCall
 //	  for each attempt: [Hold...] StartRequest EndRequest   (each leg, each page)
@@ -33,6 +35,15 @@ import (
 // Every StartCall is followed by exactly one EndCall, also for a call that
 // fails before anything is sent (an invalid argument, a closed client); and
 // every StartRequest by exactly one EndRequest.
+//
+// A lookup answered from the client's cache (WithCache), or one that
+// shared the request of an identical call in flight, sends no request: its
+// EndCall says so (CacheHits, Coalesced, CreditsSaved). The shared request
+// is reported in the call that sent it. When that call's caller leaves
+// first (its context ended) while others still wait for the answer, the
+// method returns at once, and the call's EndCall comes once the request is
+// done, on the goroutine that carried it: the one event that does not come
+// on the goroutine of the call.
 //
 // Calls run at once on many goroutines, so an Observer must be safe for
 // concurrent use. It keeps what it knows of a call, or of a request, in the
@@ -179,6 +190,21 @@ type CallEnd struct {
 	RequestID string
 	// Bytes is the number of bytes a download wrote; 0 for other calls.
 	Bytes int64
+	// CacheHits is the number of answers the call took from the client's
+	// cache (see WithCache), without a request: 1 for a LookupIP or
+	// LookupDomain answered from it, the addresses of a LookupIPs found
+	// there, or those of a group of LookupIPsAll addresses.
+	CacheHits int
+	// Coalesced reports that the call shared the request of an identical
+	// call in flight, and sent none of its own (Attempts is 0).
+	Coalesced bool
+	// CreditsSaved is what the cache hits and the sharing spared the
+	// call: what its own requests for those answers would have cost.
+	CreditsSaved int
+	// CacheErr is the first failure of the client's cache during the call:
+	// an error of its Get or Set, or a value that does not decode. The
+	// call went on without the cache; nil when there was none.
+	CacheErr error
 }
 
 // observedCall is a call as the client's observer sees it: it carries the
@@ -192,6 +218,8 @@ type observedCall struct {
 	requestID string
 	reason    retry.StopReason
 	bytes     int64
+	cache     CallEnd // CacheHits, Coalesced, CreditsSaved and CacheErr
+	handed    bool    // the call's end is another goroutine's to report (handOff)
 }
 
 // callKey is the context key of a call's *observedCall.
@@ -256,7 +284,7 @@ var errPanicked = errors.New("synthient: the call ended in a panic")
 // that a panic through the call (the caller's loop body, a download's
 // writer) is seen, reported as errPanicked, and goes on.
 func (oc *observedCall) end(errp *error) {
-	if oc == nil {
+	if oc == nil || oc.handed {
 		return
 	}
 	if r := recover(); r != nil {
@@ -268,7 +296,8 @@ func (oc *observedCall) end(errp *error) {
 
 // report shows the observer the end of the call, with err.
 func (oc *observedCall) report(err error) {
-	e := CallEnd{Err: err, Attempts: oc.attempts, RequestID: oc.requestID, Bytes: oc.bytes}
+	e := CallEnd{Err: err, Attempts: oc.attempts, RequestID: oc.requestID, Bytes: oc.bytes,
+		CacheHits: oc.cache.CacheHits, Coalesced: oc.cache.Coalesced, CreditsSaved: oc.cache.CreditsSaved, CacheErr: oc.cache.CacheErr}
 	if e.Err != nil {
 		e.StopReason = oc.reason
 		var base *Error
@@ -277,6 +306,41 @@ func (oc *observedCall) report(err error) {
 		}
 	}
 	oc.obs.EndCall(oc.ctx, e)
+}
+
+// cacheHit counts hits answers taken from the cache, which saved credits.
+func (oc *observedCall) cacheHit(hits, credits int) {
+	if oc != nil {
+		oc.cache.CacheHits += hits
+		oc.cache.CreditsSaved += credits
+	}
+}
+
+// coalesced records that the call shared another's request, which saved
+// credits.
+func (oc *observedCall) coalesced(credits int) {
+	if oc != nil {
+		oc.cache.Coalesced = true
+		oc.cache.CreditsSaved += credits
+	}
+}
+
+// cacheFailed records a failure of the cache, the first one kept.
+func (oc *observedCall) cacheFailed(err error) {
+	if oc != nil && err != nil && oc.cache.CacheErr == nil {
+		oc.cache.CacheErr = err
+	}
+}
+
+// handOff makes the call's end another goroutine's to report, with err:
+// the deferred end does nothing, and the function returned reports it.
+// It returns nil on a nil *observedCall.
+func (oc *observedCall) handOff(err error) func() {
+	if oc == nil {
+		return nil
+	}
+	oc.handed = true
+	return func() { oc.report(err) }
 }
 
 // endRequest reports the end of the request started with ctx.

@@ -371,6 +371,19 @@ func TestObserverCallsThatSendNothing(t *testing.T) {
 			cancel()
 			return callAccount(ctx, c)
 		}, context.Canceled},
+		// A billed lookup that would share a request in flight: the one it
+		// would have started is not sent either.
+		{"context ended, LookupIP", func(_ context.Context, c *synthient.Client) error {
+			ctx, cancel := context.WithCancel(context.Background())
+			cancel()
+			return callLookupIP(ctx, c)
+		}, context.Canceled},
+		{"context ended, LookupDomain", func(_ context.Context, c *synthient.Client) error {
+			ctx, cancel := context.WithTimeout(context.Background(), -time.Second)
+			defer cancel()
+			_, err := c.LookupDomain(ctx, "example.org", nil)
+			return err
+		}, context.DeadlineExceeded},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()

@@ -29,6 +29,11 @@ func lookupMock(t *testing.T, script ...httpmock.Responder) *mockAPI {
 	return newMockAPI(t, nil).Route(http.MethodGet, lookupPath, script...)
 }
 
+// lookupAnyMock is lookupMock for LookupIP of any address (callLookupIPAt).
+func lookupAnyMock(t *testing.T, script ...httpmock.Responder) *mockAPI {
+	return newMockAPI(t, nil).RoutePrefix(http.MethodGet, "/api/v4/lookup/ip/", script...)
+}
+
 // okLookup is a LookupIP 200 that says the bucket's state.
 func okLookup(limit, remaining, reset int) httpmock.Responder {
 	return answer(http.StatusOK, `{"ip":"203.0.113.7"}`, append(rateLimitKV(limit, remaining, reset), "Content-Type", "application/json")...)
@@ -114,13 +119,13 @@ func TestPacingProbe(t *testing.T) {
 			t.Parallel()
 			synctest.Test(t, func(t *testing.T) {
 				bk := newRateLimited(20, 20, `{"ip":"203.0.113.7"}`)
-				m := lookupMock(t, bk.Respond)
+				m := lookupAnyMock(t, bk.Respond)
 				c := m.Client(t, append([]synthient.Option{synthient.WithMaxRetries(0)}, tc.opts...)...)
 				const calls = 64
 				errs := make([]error, calls)
 				var wg sync.WaitGroup
 				for i := range calls {
-					wg.Go(func() { errs[i] = callLookupIP(callCtx(t), c) })
+					wg.Go(func() { errs[i] = callLookupIPAt(callCtx(t), c, i) })
 				}
 				wg.Wait()
 				if !tc.want429 {
@@ -280,12 +285,14 @@ func TestPacingNeverSlows(t *testing.T) {
 		answer httpmock.Responder
 		opts   []synthient.Option
 	}{
-		{"WithoutPacing", opNamed("LookupIP"), answer(http.StatusOK, `{"ip":"1.2.3.4"}`, rateLimitKV(10, 0, 100)...), []synthient.Option{synthient.WithoutPacing()}},
-		{"no RateLimit headers", opNamed("LookupIP"), opSucceeds, nil},
+		// LookupIPs, whose concurrent calls each send a request (identical
+		// LookupIP calls in flight would share one).
+		{"WithoutPacing", opNamed("LookupIPs"), answer(http.StatusOK, `{"results":[{"ip":"1.2.3.4"}]}`, rateLimitKV(10, 0, 100)...), []synthient.Option{synthient.WithoutPacing()}},
+		{"no RateLimit headers", opNamed("LookupIPs"), opSucceeds, nil},
 		{"Health", opNamed("Health"), answer(http.StatusOK, `{"status":"ok"}`, rateLimitKV(10, 0, 100)...), nil},
 		// Headers that say a token comes back once an hour: a turn past
 		// MaxRetryAfter is not waited for, the server decides.
-		{"a turn past the maximum", opNamed("LookupIP"), answer(http.StatusOK, `{"ip":"1.2.3.4"}`, rateLimitKV(1, 0, 3600)...), nil},
+		{"a turn past the maximum", opNamed("LookupIPs"), answer(http.StatusOK, `{"results":[{"ip":"1.2.3.4"}]}`, rateLimitKV(1, 0, 3600)...), nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -387,17 +394,17 @@ func TestPacingConcurrentCallsNotHeld(t *testing.T) {
 			t.Parallel()
 			synctest.Test(t, func(t *testing.T) {
 				next := tc.answer()
-				m := lookupMock(t, func(req *http.Request) (*http.Response, error) {
+				m := lookupAnyMock(t, func(req *http.Request) (*http.Response, error) {
 					time.Sleep(latency)
 					return next(req)
 				})
 				c := m.Client(t)
 				t0 := time.Now()
 				var wg sync.WaitGroup
-				for range callers {
+				for i := range callers {
 					wg.Go(func() {
 						for range calls {
-							assert.NoError(t, callLookupIP(callCtx(t), c))
+							assert.NoError(t, callLookupIPAt(callCtx(t), c, i))
 						}
 					})
 				}
@@ -443,7 +450,7 @@ func (tr teamRun) run(t *testing.T, lateFrom time.Duration) teamResult {
 	res := teamResult{late: make([]int, tr.clients), reasons: map[retry.StopReason]int{}}
 	synctest.Test(t, func(t *testing.T) {
 		bk := newRateLimited(tr.perSecond, tr.burst, `{"ip":"203.0.113.7"}`)
-		m := lookupMock(t, func(req *http.Request) (*http.Response, error) {
+		m := lookupAnyMock(t, func(req *http.Request) (*http.Response, error) {
 			time.Sleep(tr.latency / 2)
 			resp, err := bk.Respond(req)
 			time.Sleep(tr.latency / 2)
@@ -461,11 +468,14 @@ func (tr teamRun) run(t *testing.T, lateFrom time.Duration) teamResult {
 		)
 		for i := range tr.clients {
 			c := m.Client(t, tr.opts...)
-			for range tr.callers {
+			for j := range tr.callers {
+				// Each caller its own address: identical calls in
+				// flight would share one request.
+				addr := i*tr.callers + j
 				wg.Go(func() {
 					for ctx.Err() == nil && (tr.active == nil || tr.active(i, time.Since(t0))) {
 						cctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-						err := callLookupIP(cctx, c)
+						err := callLookupIPAt(cctx, c, addr)
 						cancel()
 						mu.Lock()
 						var e *synthient.Error
@@ -548,15 +558,15 @@ func TestPacingSuccessesCorrectTheModel(t *testing.T) {
 	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		lie := okLookup(1000, 0, 3600)
-		m := lookupMock(t, func(req *http.Request) (*http.Response, error) {
+		m := lookupAnyMock(t, func(req *http.Request) (*http.Response, error) {
 			time.Sleep(time.Millisecond)
 			return lie(req)
 		})
 		c := m.Client(t)
 		errs := make(chan error, 50)
 		var wg sync.WaitGroup
-		for range 50 {
-			wg.Go(func() { errs <- callLookupIP(callCtx(t), c) })
+		for i := range 50 {
+			wg.Go(func() { errs <- callLookupIPAt(callCtx(t), c, i) })
 		}
 		wg.Wait()
 		close(errs)

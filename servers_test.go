@@ -40,6 +40,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"regexp"
 	"slices"
 	"strconv"
 	"sync"
@@ -528,6 +529,16 @@ func (m *mockAPI) Route(method, path string, script ...httpmock.Responder) *mock
 		inTurn = inTurn.Then(r)
 	}
 	m.RegisterResponder(method, mockOrigin+path, m.record(inTurn))
+	return m
+}
+
+// RoutePrefix is Route for every path that starts with prefix.
+func (m *mockAPI) RoutePrefix(method, prefix string, script ...httpmock.Responder) *mockAPI {
+	inTurn := script[0]
+	for _, r := range script[1:] {
+		inTurn = inTurn.Then(r)
+	}
+	m.RegisterRegexpResponder(method, regexp.MustCompile("^"+regexp.QuoteMeta(mockOrigin+prefix)), m.record(inTurn))
 	return m
 }
 

@@ -104,6 +104,17 @@
 //     synthient.stop_reason for one that stopped the call.
 //   - synthient.client.download.size (By): the bytes downloads wrote, by
 //     synthient.operation.
+//   - synthient.client.cache.hits ({answer}): answers taken from the
+//     client's lookup cache (synthient.WithCache), by synthient.operation.
+//   - synthient.client.coalesced ({call}): calls that shared the request of
+//     an identical call in flight, by synthient.operation.
+//   - synthient.client.credits_saved ({credit}): the credits the cache and
+//     the shared requests saved, by synthient.operation.
+//   - synthient.client.cache.errors ({call}): calls during which the lookup
+//     cache failed (they went on without it), by synthient.operation.
+//
+// A call's span has the attributes synthient.cache.hits,
+// synthient.coalesced and synthient.credits_saved when they are not zero.
 package otel
 
 import (
@@ -154,6 +165,9 @@ const (
 	attrBucket     = attribute.Key("synthient.pacing.bucket")
 	attrOutcome    = attribute.Key("synthient.outcome")
 	attrRetryWhy   = attribute.Key("synthient.retry.reason")
+	attrCacheHits  = attribute.Key("synthient.cache.hits")
+	attrCoalesced  = attribute.Key("synthient.coalesced")
+	attrSaved      = attribute.Key("synthient.credits_saved")
 )
 
 // Observer is a synthient.Observer that records traces and metrics with
@@ -494,6 +508,7 @@ func (o *Observer) EndCall(ctx context.Context, e synthient.CallEnd) {
 		o.m.downloaded.Add(ctx, e.Bytes, metric.WithAttributes(cs.op))
 	}
 	o.recordAnswer(cs, answerErrorType(e.Err))
+	o.cacheCounts(ctx, cs, e)
 	outcome := []attribute.KeyValue{cs.op, attrOutcome.String("ok")}
 	if e.Err != nil {
 		errType := semconv.ErrorTypeKey.String(errorType(e.Err))
@@ -503,4 +518,25 @@ func (o *Observer) EndCall(ctx context.Context, e synthient.CallEnd) {
 	}
 	cs.span.End()
 	o.m.calls.Add(ctx, 1, metric.WithAttributes(outcome...))
+}
+
+// cacheCounts records what the client's cache and the shared requests did
+// for the call: span attributes and counters, each when not zero.
+func (o *Observer) cacheCounts(ctx context.Context, cs *callState, e synthient.CallEnd) {
+	op := metric.WithAttributes(cs.op)
+	if e.CacheHits > 0 {
+		cs.span.SetAttributes(attrCacheHits.Int(e.CacheHits))
+		o.m.cacheHits.Add(ctx, int64(e.CacheHits), op)
+	}
+	if e.Coalesced {
+		cs.span.SetAttributes(attrCoalesced.Bool(true))
+		o.m.coalesced.Add(ctx, 1, op)
+	}
+	if e.CreditsSaved > 0 {
+		cs.span.SetAttributes(attrSaved.Int(e.CreditsSaved))
+		o.m.saved.Add(ctx, int64(e.CreditsSaved), op)
+	}
+	if e.CacheErr != nil {
+		o.m.cacheErrors.Add(ctx, 1, op)
+	}
 }

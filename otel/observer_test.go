@@ -7,9 +7,11 @@ package otel_test
 import (
 	"bytes"
 	"context"
+	"errors"
 	"net/netip"
 	"net/url"
 	"strconv"
+	"sync"
 	"testing"
 	"time"
 
@@ -443,4 +445,63 @@ func nilIfEmpty(s string) any {
 		return nil
 	}
 	return s
+}
+
+// failingCache is a lookup cache whose store is down.
+type failingCache struct{}
+
+func (failingCache) Get(context.Context, string) ([]byte, error) {
+	return nil, errors.New("store down")
+}
+func (failingCache) Set(context.Context, string, []byte, time.Duration) error {
+	return errors.New("store down")
+}
+
+// TestCacheHitsAndSharedCalls: a lookup answered from the cache, and calls
+// that shared a request, are counted, with the credits they saved, and
+// marked on their spans; a failing cache is counted too.
+func TestCacheHitsAndSharedCalls(t *testing.T) {
+	t.Parallel()
+	h := newClientHarness(t, []synthient.Option{synthient.WithCache(synthient.NewMemoryCache(10, time.Hour))})
+	for range 2 {
+		_, err := h.c.LookupIP(ctx(t), lookupAddr)
+		require.NoError(t, err)
+	}
+	spans := h.Spans()
+	require.Len(t, spans, 3, "two calls and one request")
+	a := attrs(spans[2].Attributes())
+	assert.Equal(t, "synthient.LookupIP", spans[2].Name())
+	assert.Equal(t, int64(1), a["synthient.cache.hits"])
+	assert.Equal(t, int64(1), a["synthient.credits_saved"])
+	assert.Equal(t, int64(0), a["synthient.attempts"])
+	assert.NotContains(t, attrs(spans[1].Attributes()), "synthient.cache.hits", "the first call's span")
+
+	// Calls for another address at once, its answer slow: those that
+	// shared a request are counted, and saved a credit each.
+	other := netip.MustParseAddr("198.51.100.9")
+	h.srv.Inject(synthienttest.RouteLookupIP, 1, synthienttest.Fault{Kind: synthienttest.FaultSlowHeaders, Delay: 200 * time.Millisecond})
+	const calls = 8
+	var wg sync.WaitGroup
+	for range calls {
+		wg.Go(func() {
+			_, err := h.c.LookupIP(ctx(t), other)
+			assert.NoError(t, err)
+		})
+	}
+	wg.Wait()
+	sent := h.srv.Arrivals(synthienttest.RouteLookupIP) - 1
+	rm := h.Metrics(t)
+	coalesced := sums(t, rm, "synthient.client.coalesced")["synthient.operation=LookupIP"]
+	hits := sums(t, rm, "synthient.client.cache.hits")["synthient.operation=LookupIP"]
+	assert.Equal(t, int64(calls-sent), coalesced+hits-1, "each call sent a request, shared one, or hit the cache")
+	assert.Equal(t, coalesced+hits, sums(t, rm, "synthient.client.credits_saved")["synthient.operation=LookupIP"])
+	assert.Empty(t, sums(t, rm, "synthient.client.cache.errors"))
+}
+
+func TestCacheErrorsCounted(t *testing.T) {
+	t.Parallel()
+	h := newClientHarness(t, []synthient.Option{synthient.WithCache(failingCache{})})
+	_, err := h.c.LookupIP(ctx(t), lookupAddr)
+	require.NoError(t, err)
+	assert.Equal(t, map[string]int64{"synthient.operation=LookupIP": 1}, sums(t, h.Metrics(t), "synthient.client.cache.errors"))
 }
