@@ -23,8 +23,12 @@ import (
 //
 // The methods must be safe for concurrent use, and should return quickly:
 // a lookup waits for them (a store over a network should bound each call
-// with a short timeout of its own). An error makes the lookup go on
-// without the cache: a failing store costs requests, never a lookup.
+// with a short timeout of its own). Their context is the lookup's: a
+// store that honours it holds a lookup no longer than its deadline. A
+// miss costs one Get and, once answered, one Set (rarely a second Get,
+// when an identical lookup stored its answer meanwhile). An error makes
+// the lookup go on without the cache: a failing store costs requests,
+// never a lookup.
 type Cache interface {
 	// Get returns the value stored under key, or nil and a nil error when
 	// there is none, or it expired.
@@ -187,10 +191,10 @@ func (lc *lookupCache) putIP(ctx context.Context, op string, l *IPLookup, at tim
 	return lc.put(ctx, op, ipKey(l.IP.Unmap()), encodeIP(l, at), ipCacheTTL)
 }
 
-// put stores v under key for ttl, with ctx's values but not its end: an
-// answer that was paid for is kept even when its caller has gone.
+// put stores v under key for ttl. ctx is the request's: a store that
+// waits holds the lookup no longer than its callers' deadline.
 func (lc *lookupCache) put(ctx context.Context, op, key string, v []byte, ttl time.Duration) error {
-	if err := lc.store.Set(context.WithoutCancel(ctx), key, v, ttl); err != nil {
+	if err := lc.store.Set(ctx, key, v, ttl); err != nil {
 		return lc.fail(ctx, op, err)
 	}
 	return nil
@@ -297,7 +301,7 @@ func (lc *lookupCache) putIPs(ctx context.Context, op string, ls []IPLookup, at 
 	for i := range ls {
 		entries[i] = CacheEntry{Key: ipKey(ls[i].IP.Unmap()), Value: encodeIP(&ls[i], at), TTL: ipCacheTTL}
 	}
-	if err := lc.batch.SetBatch(context.WithoutCancel(ctx), entries); err != nil {
+	if err := lc.batch.SetBatch(ctx, entries); err != nil {
 		return lc.fail(ctx, op, err)
 	}
 	return nil

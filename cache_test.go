@@ -476,3 +476,98 @@ func TestCacheMappedAddress(t *testing.T) {
 	assert.Equal(t, 1, srv.Arrivals(synthienttest.RouteLookupIP))
 	assert.Zero(t, srv.Arrivals(synthienttest.RouteLookupIPs))
 }
+
+// blockingSetCache is a Cache that finds nothing and whose Set waits for
+// its context to end: a store with no timeout of its own.
+type blockingSetCache struct{}
+
+func (blockingSetCache) Get(context.Context, string) ([]byte, error) { return nil, nil }
+func (blockingSetCache) Set(ctx context.Context, _ string, _ []byte, _ time.Duration) error {
+	<-ctx.Done()
+	return ctx.Err()
+}
+
+// TestCacheSetBoundedByTheCall: a store whose Set waits holds a lookup no
+// longer than the lookup's deadline; the answer, paid for, is returned.
+func TestCacheSetBoundedByTheCall(t *testing.T) {
+	t.Parallel()
+	synctest.Test(t, func(t *testing.T) {
+		m := newMockAPI(t, nil).Route(http.MethodGet, lookupPath, sampleAnswer)
+		c := m.Client(t, synthient.WithCache(blockingSetCache{}))
+		ctx, cancel := context.WithTimeout(t.Context(), 200*time.Millisecond)
+		defer cancel()
+		t0 := time.Now()
+		l, err := c.LookupIP(ctx, sampleIP)
+		require.NoError(t, err)
+		assert.Equal(t, sampleIP, l.IP)
+		assert.LessOrEqual(t, time.Since(t0), 200*time.Millisecond, "the lookup's time")
+	})
+}
+
+// TestCacheAnswerForAnotherAddress: an answer for another address than
+// asked is a *DecodeError, and is stored under neither address: the other
+// address is looked up afresh.
+func TestCacheAnswerForAnotherAddress(t *testing.T) {
+	t.Parallel()
+	const other = `{"ip":"1.1.1.1","intelligence":{"risk_score":99,"behavior":[],"categories":[],"devices":[],"providers":[]}}`
+	m := newMockAPI(t, nil).
+		Route(http.MethodGet, "/api/v4/lookup/ip/8.8.8.8", answerJSON(http.StatusOK, other)).
+		Route(http.MethodGet, "/api/v4/lookup/ip/1.1.1.1", answerJSON(http.StatusOK, other))
+	c := m.Client(t, synthient.WithCache(synthient.NewMemoryCache(100, 0)))
+	_, err := c.LookupIP(callCtx(t), netip.MustParseAddr("8.8.8.8"))
+	var de *synthient.DecodeError
+	require.ErrorAs(t, err, &de)
+	assert.Contains(t, de.Error(), "response is for 1.1.1.1, not 8.8.8.8")
+	l, err := c.LookupIP(callCtx(t), netip.MustParseAddr("1.1.1.1"))
+	require.NoError(t, err)
+	assert.True(t, l.CachedAt.IsZero(), "1.1.1.1 answered from the cache")
+	assert.Len(t, m.Requests(), 2)
+}
+
+// TestCacheDomainSpellings: the spellings of one domain query are one
+// answer, one request and one credit: case, punycode's case, a trailing
+// dot, and no limit against the API's default of 50. An answer for
+// another domain than asked is returned, but not kept.
+func TestCacheDomainSpellings(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name   string
+		a, b   string
+		la, lb int
+		answer string
+		want   int // requests
+	}{
+		{"case", "Example.COM", "example.com", 0, 0, "example.com", 1},
+		{"punycode's case", "XN--BCHER-KVA.de", "bücher.de", 0, 0, "xn--bcher-kva.de", 1},
+		{"a trailing dot", "example.com.", "example.com", 0, 0, "example.com", 1},
+		{"no limit is the default 50", "example.com", "example.com", 0, 50, "example.com", 1},
+		{"another domain answered", "example.com", "example.com", 0, 0, "evil.test", 2},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			m := newMockAPI(t, nil).RoutePrefix(http.MethodGet, "/api/v4/lookup/domain/",
+				answerJSON(http.StatusOK, `{"domain":"`+tc.answer+`","status":"active"}`))
+			c := m.Client(t, synthient.WithCache(synthient.NewMemoryCache(100, 0)))
+			_, err := c.LookupDomain(callCtx(t), tc.a, &synthient.DomainLookupParams{Limit: tc.la})
+			require.NoError(t, err)
+			_, err = c.LookupDomain(callCtx(t), tc.b, &synthient.DomainLookupParams{Limit: tc.lb})
+			require.NoError(t, err)
+			assert.Len(t, m.Requests(), tc.want, "requests for %q then %q", tc.a, tc.b)
+		})
+	}
+}
+
+// TestCacheOneReadPerMiss: a miss reads the store once, then writes the
+// answer: a second read, for an answer a flight of the same address may
+// have stored meanwhile, is made only when one ended since the first.
+func TestCacheOneReadPerMiss(t *testing.T) {
+	t.Parallel()
+	m := newMockAPI(t, nil).Route(http.MethodGet, lookupPath, sampleAnswer)
+	spy := newSpyCache()
+	c := m.Client(t, synthient.WithCache(spy))
+	_, err := c.LookupIP(callCtx(t), sampleIP)
+	require.NoError(t, err)
+	gets, sets := spy.counts()
+	assert.Equal(t, 1, gets, "reads")
+	assert.Equal(t, 1, sets, "writes")
+}

@@ -9,6 +9,7 @@ import (
 	"net/netip"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -66,8 +67,16 @@ func ipKey(ip netip.Addr) string {
 // domainKey returns the cache key of the answer for name, the punycode
 // form of a domain, with limit.
 func domainKey(name string, limit int) string {
-	return "v1:domain:" + strconv.Itoa(limit) + ":" + name
+	if limit == 0 {
+		limit = defaultDomainLimit // the API's default: the same answer
+	}
+	// Names are not case sensitive, nor punycode's xn-- prefix.
+	return "v1:domain:" + strconv.Itoa(limit) + ":" + strings.ToLower(name)
 }
+
+// defaultDomainLimit is the limit of a domain lookup that gives none
+// (api-v4.md §2.5).
+const defaultDomainLimit = 50
 
 // sealValue returns the value of kind, given at, holding payload, to be
 // stored under key.

@@ -41,6 +41,24 @@ import (
 type flights[T any] struct {
 	mu sync.Mutex
 	m  map[string]*flight[T]
+	// ended counts the flights that ended, by a hash of their key: a
+	// call that looked in the cache before a flight of its key ended
+	// (the count changed) looks again before it sends (see Generation).
+	ended [64]atomic.Uint32
+}
+
+// Generation returns a count that changes when a flight of key ends.
+func (g *flights[T]) Generation(key string) uint32 {
+	return g.ended[slot(key)].Load()
+}
+
+// slot returns the index of key's count in flights.ended (FNV-1a).
+func slot(key string) int {
+	h := uint32(2166136261)
+	for i := 0; i < len(key); i++ {
+		h = (h ^ uint32(key[i])) * 16777619
+	}
+	return int(h % 64)
 }
 
 // flight is one request in flight and the calls that share it.
@@ -80,9 +98,7 @@ func share[T any](ctx context.Context, g *flights[T], call *observedCall, op, ke
 	}
 	f, leader := g.join(ctx, key, op, call)
 	if leader && f.fc == nil {
-		res, err := fetch(f.ctx)
-		g.finish(f, res, err, dup)
-		return res, err
+		return g.send(f, fetch, dup)
 	}
 	if leader {
 		go g.fly(f, fetch, dup)
@@ -123,6 +139,24 @@ func (g *flights[T]) fly(f *flight[T], fetch func(context.Context) (T, error), d
 	g.finish(f, res, err, dup)
 }
 
+// send sends the request of f on the leader's goroutine. A panic in it
+// goes on, on that goroutine, as without sharing; the flight is finished
+// first, the others getting an *Error that says so, so that no call of
+// the key waits for it ever after.
+func (g *flights[T]) send(f *flight[T], fetch func(context.Context) (T, error), dup func(T) T) (res T, err error) {
+	finished := false
+	defer func() {
+		if !finished {
+			var zero T
+			g.finish(f, zero, opError(meta{op: f.op}, "the call that sent the shared request panicked", nil), dup)
+		}
+	}()
+	res, err = fetch(f.ctx)
+	finished = true
+	g.finish(f, res, err, dup)
+	return res, err
+}
+
 // caught is a panic's value.
 type caught struct{ value any }
 
@@ -156,6 +190,9 @@ func (g *flights[T]) finish(f *flight[T], res T, err error, dup func(T) T) {
 	g.mu.Lock()
 	f.finished = true // from now on no caller joins or leaves
 	if g.m[f.key] == f {
+		// Counted before a later call can start a flight of its own:
+		// it then sees the answer in the cache (stored by fetch).
+		g.ended[slot(f.key)].Add(1)
 		delete(g.m, f.key)
 	}
 	others := f.waiting

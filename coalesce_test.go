@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"net/netip"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -355,4 +356,25 @@ func TestCoalescingPanic(t *testing.T) {
 		require.Error(t, shared)
 		assert.Equal(t, "synthient: LookupIP: the call that sent the shared request panicked", shared.Error())
 	})
+}
+
+// TestCoalescingPanicOfALeaderThatCannotLeave: a request whose sender's
+// context can never end (so it is sent on the sender's goroutine) and that
+// panics leaves no flight behind: the panic goes on to the sender, and a
+// later call of the same address sends a request of its own.
+func TestCoalescingPanicOfALeaderThatCannotLeave(t *testing.T) {
+	t.Parallel()
+	m := newMockAPI(t, nil).Route(http.MethodGet, lookupPath, sampleAnswer)
+	var calls atomic.Int32
+	c := m.Client(t, synthient.WithResponseHook(func(*synthient.ResponseInfo) error {
+		if calls.Add(1) == 1 {
+			panic("hook")
+		}
+		return nil
+	}))
+	assert.PanicsWithValue(t, "hook", func() { _, _ = c.LookupIP(context.Background(), sampleIP) })
+	l, err := c.LookupIP(callCtx(t), sampleIP)
+	require.NoError(t, err, "a later call of the address")
+	assert.Equal(t, sampleIP, l.IP)
+	assert.Len(t, m.Requests(), 2)
 }

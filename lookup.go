@@ -208,10 +208,12 @@ func (c *Client) LookupIP(ctx context.Context, ip netip.Addr) (_ *IPLookup, err 
 		return nil, closedError("LookupIP")
 	}
 	addr := ip.Unmap() // what is looked up
+	key := ipKey(addr)
+	gen := c.ipFlights.Generation(key)
 	l := c.cachedIP(ctx, call, addr)
 	if l == nil {
-		l, err = share(ctx, &c.ipFlights, call, "LookupIP", ipKey(addr), func(ctx context.Context) (*IPLookup, error) {
-			return c.fetchIP(ctx, call, addr)
+		l, err = share(ctx, &c.ipFlights, call, "LookupIP", key, func(ctx context.Context) (*IPLookup, error) {
+			return c.fetchIP(ctx, call, addr, c.ipFlights.Generation(key) != gen)
 		}, copyIP)
 		if err != nil {
 			return nil, err
@@ -236,10 +238,12 @@ func (c *Client) cachedIP(ctx context.Context, call *observedCall, ip netip.Addr
 
 // fetchIP sends the request of LookupIP(ip), ip being no IPv4-mapped
 // address, for the leader of its flight, and stores the answer in the
-// cache. It looks in the cache once more first:
-// a flight that ended after the caller looked may have stored the answer.
-func (c *Client) fetchIP(ctx context.Context, call *observedCall, ip netip.Addr) (*IPLookup, error) {
-	if c.cache != nil {
+// cache. When again, a flight of the same address ended since the caller
+// looked in the cache, and may have stored the answer there: fetchIP
+// looks once more first. An answer for another address than ip is a
+// *DecodeError, and is not stored.
+func (c *Client) fetchIP(ctx context.Context, call *observedCall, ip netip.Addr, again bool) (*IPLookup, error) {
+	if again && c.cache != nil {
 		if l := c.cachedIP(ctx, call, ip); l != nil {
 			return l, nil
 		}
@@ -258,8 +262,11 @@ func (c *Client) fetchIP(ctx context.Context, call *observedCall, ip netip.Addr)
 	if err != nil {
 		return nil, err
 	}
-	if !out.IP.IsValid() {
+	switch {
+	case !out.IP.IsValid():
 		return nil, shapeError(m, `response has no "ip"`)
+	case out.IP.Unmap() != ip:
+		return nil, shapeError(m, fmt.Sprintf("response is for %v, not %v", out.IP, ip))
 	}
 	call.cacheFailed(c.cache.putIP(ctx, "LookupIP", &out, time.Now()))
 	return &out, nil
@@ -437,6 +444,7 @@ func alignResults(ips []netip.Addr, results []IPLookup, m meta) ([]IPLookup, err
 		}
 	}
 	out := make([]IPLookup, 0, len(ips))
+	taken := make([]bool, len(results))
 	var missing []netip.Addr
 	for _, ip := range ips {
 		i, ok := byAddr[ip.Unmap()]
@@ -445,6 +453,12 @@ func alignResults(ips []netip.Addr, results []IPLookup, m meta) ([]IPLookup, err
 			continue
 		}
 		r := results[i]
+		if taken[i] {
+			// A repeat of an address answered once: a copy of its
+			// own, sharing no memory with the other's.
+			r = *copyIP(&results[i])
+		}
+		taken[i] = true
 		r.IP = ip
 		out = append(out, r)
 	}
@@ -498,11 +512,12 @@ func (c *Client) LookupDomain(ctx context.Context, domain string, p *DomainLooku
 		return nil, closedError("LookupDomain")
 	}
 	key := domainKey(name, limit)
+	gen := c.domainFlights.Generation(key)
 	if d := c.cachedDomain(ctx, call, key); d != nil {
 		return d, nil
 	}
 	return share(ctx, &c.domainFlights, call, "LookupDomain", key, func(ctx context.Context) (*DomainLookup, error) {
-		return c.fetchDomain(ctx, call, key, name, limit)
+		return c.fetchDomain(ctx, call, key, name, limit, c.domainFlights.Generation(key) != gen)
 	}, copyDomain)
 }
 
@@ -519,9 +534,10 @@ func (c *Client) cachedDomain(ctx context.Context, call *observedCall, key strin
 
 // fetchDomain sends the request of LookupDomain for name and limit, the
 // leader of its flight, and stores the answer under key (looking there
-// once more first, as fetchIP does).
-func (c *Client) fetchDomain(ctx context.Context, call *observedCall, key, name string, limit int) (*DomainLookup, error) {
-	if c.cache != nil {
+// once more first when again, as fetchIP does). An answer for another
+// domain than name is returned, as the API's, but not stored.
+func (c *Client) fetchDomain(ctx context.Context, call *observedCall, key, name string, limit int, again bool) (*DomainLookup, error) {
+	if again && c.cache != nil {
 		if d := c.cachedDomain(ctx, call, key); d != nil {
 			return d, nil
 		}
@@ -546,7 +562,9 @@ func (c *Client) fetchDomain(ctx context.Context, call *observedCall, key, name 
 	if out.Domain == "" {
 		return nil, shapeError(m, `response has no "domain"`)
 	}
-	call.cacheFailed(c.cache.putDomain(ctx, key, &out, time.Now()))
+	if answered, err := normalizeDomain(out.Domain); err == nil && strings.EqualFold(answered, name) {
+		call.cacheFailed(c.cache.putDomain(ctx, key, &out, time.Now()))
+	}
 	return &out, nil
 }
 

@@ -675,3 +675,21 @@ func FuzzLookupDomain(f *testing.F) {
 		}
 	})
 }
+
+// TestLookupIPsRepeatsShareNoMemory: an address asked twice and answered
+// once gets two results of its own: changing one changes nothing in the
+// other.
+func TestLookupIPsRepeatsShareNoMemory(t *testing.T) {
+	t.Parallel()
+	m := newMockAPI(t, nil).Route(http.MethodPost, "/api/v4/lookup/ips", answerJSON(http.StatusOK,
+		`{"results":[{"ip":"10.0.0.1","intelligence":{"risk_score":1,"behavior":[],"categories":["RESIDENTIAL_PROXY"],"devices":[],"providers":[]}}]}`))
+	c := m.Client(t)
+	ip := netip.MustParseAddr("10.0.0.1")
+	res, err := c.LookupIPs(callCtx(t), []netip.Addr{ip, ip})
+	require.NoError(t, err)
+	require.Len(t, res, 2)
+	res[0].Intelligence.RiskScore = 99
+	res[0].Intelligence.Categories[0] = "CHANGED"
+	assert.Equal(t, 1, res[1].Intelligence.RiskScore)
+	assert.Equal(t, []string{"RESIDENTIAL_PROXY"}, res[1].Intelligence.Categories)
+}

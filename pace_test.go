@@ -5,9 +5,12 @@ package synthient_test
 // says whether, and how long, the client held it, with no real wait.
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"io"
 	"net/http"
+	"path"
 	"strings"
 	"sync"
 	"testing"
@@ -29,9 +32,34 @@ func lookupMock(t *testing.T, script ...httpmock.Responder) *mockAPI {
 	return newMockAPI(t, nil).Route(http.MethodGet, lookupPath, script...)
 }
 
-// lookupAnyMock is lookupMock for LookupIP of any address (callLookupIPAt).
+// lookupAnyMock is lookupMock for LookupIP of any address (callLookupIPAt):
+// an answer for 203.0.113.7 is made one for the address asked.
 func lookupAnyMock(t *testing.T, script ...httpmock.Responder) *mockAPI {
-	return newMockAPI(t, nil).RoutePrefix(http.MethodGet, "/api/v4/lookup/ip/", script...)
+	echo := make([]httpmock.Responder, len(script))
+	for i, r := range script {
+		echo[i] = echoIP(r)
+	}
+	return newMockAPI(t, nil).RoutePrefix(http.MethodGet, "/api/v4/lookup/ip/", echo...)
+}
+
+// echoIP is next, answering for the address of the request's path where
+// next answers for 203.0.113.7.
+func echoIP(next httpmock.Responder) httpmock.Responder {
+	return func(req *http.Request) (*http.Response, error) {
+		resp, err := next(req)
+		if err != nil || resp.Body == nil {
+			return resp, err
+		}
+		body, err := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if err != nil {
+			return nil, err
+		}
+		asked := path.Base(req.URL.Path)
+		body = bytes.ReplaceAll(body, []byte(`"ip":"203.0.113.7"`), []byte(`"ip":"`+asked+`"`))
+		resp.Body, resp.ContentLength = io.NopCloser(bytes.NewReader(body)), int64(len(body))
+		return resp, nil
+	}
 }
 
 // okLookup is a LookupIP 200 that says the bucket's state.

@@ -22,9 +22,12 @@
 // # Failures
 //
 // A Redis that is slow, down, or answers garbage never fails a lookup, nor
-// slows it by more than the cache's timeout (WithTimeout, 50 ms by
-// default), whatever the go-redis client's own timeouts and retries: each
-// call returns by then with an error, and the lookup goes to the API. After
+// slows any call to it by more than the cache's timeout (WithTimeout, 50
+// ms by default), whatever the go-redis client's own timeouts and
+// retries: each call returns by then with an error, and the lookup goes to
+// the API. A miss makes two calls, the read and then the write of the
+// answer, so a Redis slow but within its timeout slows it by at most twice
+// that. After
 // a failure, every call fails at once with an error matching
 // ErrUnavailable for a cool-down (WithCooldown, 5 s by default); then one
 // call tries Redis again. So while Redis is down, one lookup per cool-down

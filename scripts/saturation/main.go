@@ -35,6 +35,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/synthient-go/synthient"
@@ -239,12 +240,13 @@ func runProcess(cfg config, url, key string, start time.Time, mode []synthient.O
 		res = result{Reasons: map[string]int{}}
 		wg  sync.WaitGroup
 	)
+	var next atomic.Uint32 // the address of the next call
 	for i := range cfg.goroutines {
 		c := clients[i%len(clients)]
 		wg.Go(func() {
 			for ctx.Err() == nil {
 				t0 := time.Now()
-				err := call(ctx, c, cfg.timeout)
+				err := call(ctx, c, cfg.timeout, addr(next.Add(1)))
 				took := time.Since(t0)
 				mu.Lock()
 				res.count(ctx, err, took)
@@ -256,12 +258,20 @@ func runProcess(cfg config, url, key string, start time.Time, mode []synthient.O
 	return res, nil
 }
 
-// call makes one LookupIP call with its own timeout, below the run's ctx.
-func call(ctx context.Context, c *synthient.Client, timeout time.Duration) error {
+// call makes one LookupIP call of ip with its own timeout, below the
+// run's ctx.
+func call(ctx context.Context, c *synthient.Client, timeout time.Duration, ip netip.Addr) error {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	_, err := c.LookupIP(ctx, netip.MustParseAddr("198.51.100.23"))
+	_, err := c.LookupIP(ctx, ip)
 	return err
+}
+
+// addr returns the n-th address of 10.0.0.0/8: every call of a run looks
+// up an address of its own, as identical calls in flight would share one
+// request.
+func addr(n uint32) netip.Addr {
+	return netip.AddrFrom4([4]byte{10, byte(n >> 16), byte(n >> 8), byte(n)})
 }
 
 // count adds a call's outcome: a success, a call cut by the end of the run
