@@ -5,7 +5,11 @@
 //	synthient demo                     # the guided tour, on an in-process fake API
 //	synthient lookup ip 8.8.8.8        # needs SYNTHIENT_API_KEY, or --fake
 //
-// See docs/cli.md for every command.
+// See docs/cli.md for every command. The commands live in internal/cmd,
+// one package per command group and one file per command; what they share
+// is in internal/cmdutil, and the code that knows nothing of cobra
+// (output formats, escapes and redaction, address input, the bulk run,
+// the trace printer) in the other packages under internal.
 package main
 
 import (
@@ -15,6 +19,9 @@ import (
 	"syscall"
 
 	"golang.org/x/term"
+
+	"github.com/synthient-go/synthient/cmd/synthient/internal/cmd/root"
+	"github.com/synthient-go/synthient/cmd/synthient/internal/iostreams"
 )
 
 func main() {
@@ -30,17 +37,14 @@ func main() {
 		<-ctx.Done()
 		stop()
 	}()
-	code := run(ctx, os.Args[1:], &env{
-		stdin:  os.Stdin,
-		stdout: os.Stdout,
-		stderr: os.Stderr,
-		getenv: os.Getenv,
-		stderrIsTerminal: func() bool {
-			return term.IsTerminal(int(os.Stderr.Fd()))
-		},
-		stdoutIsTerminal: func() bool {
-			return term.IsTerminal(int(os.Stdout.Fd()))
-		},
+	code := root.Run(ctx, os.Args[1:], iostreams.System{
+		Stdin:            os.Stdin,
+		Stdout:           os.Stdout,
+		Stderr:           os.Stderr,
+		Getenv:           os.Getenv,
+		StdinIsTerminal:  func() bool { return term.IsTerminal(int(os.Stdin.Fd())) },
+		StdoutIsTerminal: func() bool { return term.IsTerminal(int(os.Stdout.Fd())) },
+		StderrIsTerminal: func() bool { return term.IsTerminal(int(os.Stderr.Fd())) },
 	})
 	stop()
 	os.Exit(code)
