@@ -38,6 +38,16 @@ type BulkParams struct {
 	// address that occurred earlier in the input is not sent again: it is
 	// answered from its first occurrence (see BulkResult.Duplicate).
 	KeepDuplicates bool
+	// BeforeSend, when not nil, is called with the addresses of each
+	// request before the request is sent, in the order the requests are
+	// sent, on the goroutine that ranges over the results (between two
+	// yields). It is for a record that must exist before an address can
+	// have been charged, such as the journal that lets an interrupted run
+	// resume without sending an address twice. It must not keep or modify
+	// the slice. When it returns an error, that request is not sent and the
+	// run stops as after a 402: its addresses, and every address not sent
+	// yet, are NotSent with the error it returned.
+	BeforeSend func(addrs []netip.Addr) error
 }
 
 // BulkOutcome says what became of one address of a bulk lookup, and so
@@ -442,6 +452,13 @@ func (r *bulkRun) send(b *bulkBatch) {
 	if r.stopErr != nil {
 		b.settle(NotSent, r.stopErr)
 		return
+	}
+	if hook := r.cfg.BeforeSend; hook != nil {
+		if err := hook(b.addrs); err != nil {
+			b.settle(NotSent, err)
+			r.stop(err)
+			return
+		}
 	}
 	r.inflight++
 	go func() {
