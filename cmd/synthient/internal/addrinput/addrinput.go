@@ -1,6 +1,6 @@
-// Package addrinput reads the addresses of a bulk lookup, one per line,
-// numbering the lines and reporting those that are not addresses; a read
-// blocked on a pipe or a terminal gives way to an interrupt at once.
+// Package addrinput reads the addresses of a bulk lookup, numbering the
+// lines and reporting the words that are not addresses; a read blocked on
+// a pipe or a terminal gives way to an interrupt at once.
 package addrinput
 
 import (
@@ -19,9 +19,9 @@ import (
 // invalid and skipped.
 const MaxLine = 64 << 10
 
-// Count counts the address lines of a regular file as the run
-// will read them (invalid ones included), and rewinds it; -1 if f is not
-// a regular file.
+// Count counts the addresses of a regular file as the run will read them
+// (the words that are not addresses included), and rewinds it; -1 if f is
+// not a regular file.
 func Count(f *os.File) (int64, error) {
 	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
 		return -1, nil
@@ -47,27 +47,39 @@ func Count(f *os.File) (int64, error) {
 	return n, nil
 }
 
-// addressText returns a line trimmed of spaces; ok is false for a blank
-// line or a # comment, which hold no address.
-func addressText(line string) (text string, ok bool) {
-	text = strings.TrimSpace(line)
-	return text, text != "" && !strings.HasPrefix(text, "#")
+// Entry is one address of the input, as Addrs handed it out: its line,
+// the address (the zero Addr for a word that is not one), and whether
+// Skip kept it from the SDK.
+type Entry struct {
+	Line    int64
+	IP      netip.Addr
+	Skipped bool
 }
 
-// Reader reads the input line by line, numbering the lines, and
-// reports every line that is not an address. It reads through a
-// ctxReader, so that an interrupt ends a read blocked on a pipe.
+// Reader reads the input line by line, numbering the lines, and reports
+// every word that is not an address. A line holds addresses separated by
+// white space (one per line, or several, as "echo a b" gives them); blank
+// lines are skipped, and # starts a comment that runs to the end of the
+// line. It reads through a ctxReader, so that an interrupt ends a read
+// blocked on a pipe.
 type Reader struct {
+	// Skip, when not nil, reports an address that is not to be handed to
+	// the SDK (one the journal settled): Addrs leaves it out, and Next
+	// returns it as Skipped, in its place.
+	Skip func(netip.Addr) bool
+
 	src     *ctxReader
 	br      *bufio.Reader // of MaxLine bytes: a longer line does not fit
 	report  func(line int64, text string)
-	line    int64     // the number of the last line read
-	pending lineQueue // the lines of the addresses handed out and not answered
-	err     error     // the reading's error, but the end of the input
+	line    int64        // the number of the last line read
+	fields  []netip.Addr // the addresses of the line not handed out yet
+	lineErr error        // the error that came with the line; returned once fields are out
+	pending entryQueue   // the entries handed out and not answered
+	err     error        // the reading's error, but the end of the input
 }
 
-// NewReader reads in until ctx ends, reporting each line that is not
-// an address with report. close ends its reading goroutine.
+// NewReader reads in until ctx ends, reporting each word that is not an
+// address with report. Close ends its reading goroutine.
 func NewReader(ctx context.Context, in io.Reader, report func(line int64, text string)) *Reader {
 	src := newCtxReader(ctx, in)
 	return &Reader{src: src, br: bufio.NewReaderSize(src, MaxLine), report: report}
@@ -76,18 +88,18 @@ func NewReader(ctx context.Context, in io.Reader, report func(line int64, text s
 // Close lets the reading goroutine end once its read returns.
 func (r *Reader) Close() { r.src.close() }
 
-// Addrs is the input's addresses, for the SDK: an address-bearing line
-// yields its address, or the zero netip.Addr when it is not one (so that
-// it has a result of its own, in order); blank and comment lines yield
-// nothing. It ends at the end of the input, when reading fails (see end)
-// or ctx ends. Its error is End's.
+// Addrs is the input's addresses, for the SDK: each word of a line yields
+// its address, or the zero netip.Addr when it is not one (so that it has a
+// result of its own, in order); an address Skip reports is left out. It
+// ends at the end of the input, when reading fails (see End) or ctx ends.
 func (r *Reader) Addrs() iter.Seq[netip.Addr] {
 	return func(yield func(netip.Addr) bool) {
 		for {
 			ip, ok, err := r.next()
 			if ok {
-				r.pending.push(r.line)
-				if !yield(ip) {
+				e := r.entry(ip)
+				r.pending.push(e)
+				if !e.Skipped && !yield(ip) {
 					return
 				}
 			}
@@ -99,22 +111,32 @@ func (r *Reader) Addrs() iter.Seq[netip.Addr] {
 	}
 }
 
-// Buffered is the address lines left in the reader's buffer after an
-// interrupt, as Addrs yields them: read from the input, never handed out.
-func (r *Reader) Buffered() iter.Seq[netip.Addr] {
-	return func(yield func(netip.Addr) bool) {
+// entry is the entry of ip, read on the current line.
+func (r *Reader) entry(ip netip.Addr) Entry {
+	return Entry{Line: r.line, IP: ip, Skipped: ip.IsValid() && r.Skip != nil && r.Skip(ip)}
+}
+
+// Buffered is the addresses left in the reader's buffer after an
+// interrupt, as Addrs would have handed them out: read from the input,
+// never handed out.
+func (r *Reader) Buffered() iter.Seq[Entry] {
+	return func(yield func(Entry) bool) {
 		for {
 			ip, ok, err := r.next() // the ctxReader reads nothing more
-			if ok && !yield(ip) || err != nil {
+			if ok && !yield(r.entry(ip)) || err != nil {
 				return
 			}
 		}
 	}
 }
 
-// Answered returns the input line of the next address handed out, which
-// the SDK just answered (it answers in order).
-func (r *Reader) Answered() int64 { return r.pending.pop() }
+// Next returns the oldest entry Addrs handed out and Next did not return
+// yet: the SDK answers in order, so the entries before the one of a
+// result are skipped ones. ok is false when there is none.
+func (r *Reader) Next() (e Entry, ok bool) { return r.pending.pop() }
+
+// Line returns the number of the last line read.
+func (r *Reader) Line() int64 { return r.line }
 
 // setErr keeps the reading's error: none at the end of the input nor for
 // an interrupt, which the run's context tells.
@@ -128,24 +150,43 @@ func (r *Reader) setErr(err error) {
 // interrupted.
 func (r *Reader) End() error { return r.err }
 
-// next reads a line and reports whether it holds an address (ok), which
-// ip is (the zero Addr for a line that is not an address, which is
-// reported). err is nil, io.EOF at the end of the input (which may come
-// with a last line without a newline), or the reading's error (whatever
-// was read of the line with it is dropped).
+// next returns the next address of the input (ok), or the zero Addr for a
+// word that is not one (reported). err is nil, io.EOF at the end of the
+// input, or the reading's error, returned once the addresses of the line
+// it came with (a last line without a newline) are out.
 func (r *Reader) next() (ip netip.Addr, ok bool, err error) {
+	for {
+		if len(r.fields) > 0 {
+			ip, r.fields = r.fields[0], r.fields[1:]
+			return ip, true, nil
+		}
+		if r.lineErr != nil {
+			err, r.lineErr = r.lineErr, nil
+			return netip.Addr{}, false, err
+		}
+		r.readLine()
+	}
+}
+
+// readLine reads a line into fields, with its error in lineErr. A line
+// that does not fit the buffer is one word that is not an address;
+// whatever was read of a line with an error other than io.EOF is dropped.
+func (r *Reader) readLine() {
 	raw, err := r.br.ReadSlice('\n')
 	switch {
 	case err == bufio.ErrBufferFull:
 		r.line++
 		r.report(r.line, string(raw))
-		return netip.Addr{}, true, r.skipLine()
+		r.fields = append(r.fields[:0], netip.Addr{})
+		r.lineErr = r.skipLine()
+		return
 	case err != nil && err != io.EOF, len(raw) == 0:
-		return netip.Addr{}, false, err
+		r.lineErr = err
+		return
 	}
 	r.line++
-	ip, ok = r.parse(raw)
-	return ip, ok, err
+	r.parse(raw)
+	r.lineErr = err
 }
 
 // skipLine skips the rest of a line that does not fit the buffer. It
@@ -159,52 +200,50 @@ func (r *Reader) skipLine() error {
 	return err
 }
 
-// parse returns the address that raw, the line just read, holds, and
-// whether the line holds one at all (ok). A byte order mark opening the
-// first line is dropped; a blank line or a # comment holds none; any
-// other line that is not an address, or is one with a zone, is reported
-// and returned as the zero Addr.
-func (r *Reader) parse(raw []byte) (netip.Addr, bool) {
+// parse sets fields to the addresses of raw, the line just read: a byte
+// order mark opening the first line is dropped; a word that starts with #
+// ends the line; any other word that is not an address, or is one with a
+// zone, is reported and stands as the zero Addr.
+func (r *Reader) parse(raw []byte) {
 	if r.line == 1 {
 		raw = bytes.TrimPrefix(raw, []byte("\ufeff")) // a UTF-8 byte order mark
 	}
-	text, ok := addressText(string(raw))
-	if !ok {
-		return netip.Addr{}, false
+	r.fields = r.fields[:0]
+	for _, word := range strings.Fields(string(raw)) {
+		if strings.HasPrefix(word, "#") {
+			break
+		}
+		ip, err := netip.ParseAddr(word)
+		if err != nil || ip.Zone() != "" {
+			r.report(r.line, word)
+			ip = netip.Addr{}
+		}
+		r.fields = append(r.fields, ip)
 	}
-	ip, err := netip.ParseAddr(text)
-	if err != nil || ip.Zone() != "" {
-		r.report(r.line, text)
-		return netip.Addr{}, true
-	}
-	return ip, true
 }
 
-// Line returns the number of the last line read.
-func (r *Reader) Line() int64 { return r.line }
-
-// lineQueue is a FIFO of input line numbers: those of the addresses
-// handed to the SDK and not answered yet, which it holds no more of than
-// its window.
-type lineQueue struct {
-	q    []int64
+// entryQueue is a FIFO of entries: those handed to the SDK and not
+// answered yet, which it holds no more of than its window, and the
+// skipped ones among them.
+type entryQueue struct {
+	q    []Entry
 	head int
 }
 
-func (l *lineQueue) push(n int64) { l.q = append(l.q, n) }
+func (l *entryQueue) push(e Entry) { l.q = append(l.q, e) }
 
-// pop returns the oldest line number; 0 if there is none.
-func (l *lineQueue) pop() int64 {
+// pop returns the oldest entry; ok is false if there is none.
+func (l *entryQueue) pop() (Entry, bool) {
 	if l.head == len(l.q) {
-		return 0
+		return Entry{}, false
 	}
-	n := l.q[l.head]
+	e := l.q[l.head]
 	l.head++
 	if l.head >= 1024 && l.head >= len(l.q)/2 { // reuse the spent front
 		l.q = l.q[:copy(l.q, l.q[l.head:])]
 		l.head = 0
 	}
-	return n
+	return e, true
 }
 
 // ctxReader reads r on a goroutine of its own, one Read when asked, so

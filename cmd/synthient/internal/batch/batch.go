@@ -12,6 +12,7 @@ import (
 
 	"github.com/synthient-go/synthient"
 	"github.com/synthient-go/synthient/cmd/synthient/internal/addrinput"
+	"github.com/synthient-go/synthient/cmd/synthient/internal/journal"
 	"github.com/synthient-go/synthient/cmd/synthient/internal/output"
 	"github.com/synthient-go/synthient/cmd/synthient/internal/redact"
 	"github.com/synthient-go/synthient/cmd/synthient/internal/render"
@@ -30,6 +31,13 @@ type Config struct {
 	Bar io.Writer
 	// Secrets are redacted from the invalid lines reported.
 	Secrets *redact.Redactor
+	// Journal, when not nil, records the run as it goes, and settles the
+	// addresses an earlier run looked up (see package journal); Run
+	// closes it.
+	Journal *journal.Journal
+	// ResendUnknown sends again the addresses the journal holds as
+	// possibly charged; without it they go to --unknown unsent.
+	ResendUnknown bool
 }
 
 // Input is the addresses of a run: the reader of their lines, and how
@@ -52,14 +60,41 @@ func (cfg *Config) Run(ctx context.Context, c *synthient.Client, in Input, p *sy
 	lines := addrinput.NewReader(runCtx, in.R, cfg.ReportInvalid)
 	defer lines.Close()
 	r := cfg.newRun(lines, in.Total, failed, unknown, stop)
-	for res, err := range c.LookupIPsAll(runCtx, lines.Addrs(), p) {
+	params := *p
+	if r.jr != nil {
+		cfg.journalNote()
+		lines.Skip, params.BeforeSend = r.jr.skip, r.jr.beforeSend
+	}
+	for res, err := range c.LookupIPsAll(runCtx, lines.Addrs(), &params) {
 		r.handle(res, err)
 	}
+	r.skippedTail()
 	stopped := runCtx.Err() != nil
 	if stopped {
 		r.drain(runCtx.Err())
 	}
 	return r.finish(ctx, stopped)
+}
+
+// journalNote says, before a run with a journal, what the journal holds
+// from earlier runs, unless --quiet or it holds nothing.
+func (cfg *Config) journalNote() {
+	lookedUp, unknown, retry := cfg.Journal.Counts()
+	if cfg.Quiet || lookedUp+unknown+retry == 0 && !cfg.Journal.Torn() {
+		return
+	}
+	torn := ""
+	if cfg.Journal.Torn() {
+		torn = "; its last record was cut short (a crash while it was written) and is ignored"
+	}
+	resend := "not sent again, in --unknown"
+	if cfg.ResendUnknown {
+		resend = "sent again (--resend-unknown)"
+	}
+	fmt.Fprintf(cfg.Err, "synthient: journal %s: from earlier runs, %s (not sent or printed again), %s (%s), %s%s\n",
+		cfg.Journal.Path(), render.Plural(int64(lookedUp), "address looked up", "addresses looked up"),
+		render.Plural(int64(unknown), "address possibly charged", "addresses possibly charged"), resend,
+		render.Plural(int64(retry), "address to send again", "addresses to send again"), torn)
 }
 
 // ReportInvalid reports the line that is not an address on stderr, cut to

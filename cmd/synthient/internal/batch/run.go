@@ -10,6 +10,7 @@ import (
 	"github.com/synthient-go/synthient"
 	"github.com/synthient-go/synthient/cmd/synthient/internal/addrinput"
 	"github.com/synthient-go/synthient/cmd/synthient/internal/iostreams"
+	"github.com/synthient-go/synthient/cmd/synthient/internal/journal"
 	"github.com/synthient-go/synthient/cmd/synthient/internal/render"
 )
 
@@ -26,7 +27,8 @@ type run struct {
 	total            int64 // the bar's total: the address lines; -1 if unknown
 	failed, unknown  *List
 	lines            *addrinput.Reader
-	stop             func() // ends the run, as an interrupt does
+	stop             func()      // ends the run, as an interrupt does
+	jr               *journalRun // nil without a journal
 	tally            Tally
 	group            failureGroup
 	printErr, sdkErr error // the first error writing stdout; an error of the SDK's own
@@ -36,7 +38,9 @@ type run struct {
 // of total address lines (-1: unknown), and the table's header in text
 // output. stop ends the run early.
 func (cfg *Config) newRun(lines *addrinput.Reader, total int64, failed, unknown *List, stop func()) *run {
-	r := &run{cfg: cfg, lines: lines, total: total, failed: failed, unknown: unknown, stop: stop}
+	r := &run{cfg: cfg, lines: lines, total: total, failed: failed, unknown: unknown, stop: stop,
+		jr: newJournalRun(cfg.Journal, cfg.ResendUnknown)}
+	r.tally.Journal = cfg.Journal != nil
 	if cfg.Bar != nil {
 		r.bar = iostreams.NewCountBar(cfg.Bar, total, "looking up")
 	}
@@ -58,12 +62,59 @@ func (r *run) handle(res synthient.BulkResult, err error) {
 		r.sdkErr = err
 		return
 	}
-	line := r.lines.Answered()
+	line := r.lineOf()
 	r.tally.Add(res)
 	r.track(res, err, line)
 	r.file(res, line)
 	if r.bar != nil {
 		r.bar.Add(1)
+	}
+}
+
+// lineOf returns the input line of the address the SDK just answered:
+// the next entry handed out that the journal did not settle (the SDK
+// answers in order). The settled entries before it are accounted for on
+// the way.
+func (r *run) lineOf() int64 {
+	for {
+		e, ok := r.lines.Next()
+		if !ok {
+			return 0
+		}
+		if !e.Skipped {
+			return e.Line
+		}
+		r.skipped(e)
+	}
+}
+
+// skipped accounts for an address the journal settles: looked up by an
+// earlier run (counted, not printed), or possibly charged by one (in
+// --unknown, reported); a second occurrence is a duplicate.
+func (r *run) skipped(e addrinput.Entry) {
+	st, first := r.jr.settled(e.IP)
+	res := synthient.BulkResult{IP: e.IP, Outcome: synthient.Unknown, Duplicate: !first}
+	switch {
+	case !first:
+		r.tally.Duplicates++
+	case st == journal.LookedUp:
+		r.tally.Earlier++
+		res.Outcome = synthient.LookedUp
+	default:
+		r.tally.Unknown++
+		r.unknown.Add(e.IP)
+	}
+	r.track(res, errEarlierRun, e.Line)
+	if r.bar != nil {
+		r.bar.Add(1)
+	}
+}
+
+// skippedTail accounts for the settled entries after the last address the
+// SDK answered.
+func (r *run) skippedTail() {
+	for e, ok := r.lines.Next(); ok; e, ok = r.lines.Next() {
+		r.skipped(e)
 	}
 }
 
@@ -78,17 +129,21 @@ func (r *run) file(res synthient.BulkResult, line int64) {
 		r.print(res, line)
 	case res.Outcome == synthient.NotSent, res.Outcome == synthient.Rejected:
 		r.failed.Add(res.IP)
+		r.jr.done(res.IP, res.Outcome)
 	case res.Outcome == synthient.Unknown:
 		r.unknown.Add(res.IP)
+		r.jr.done(res.IP, res.Outcome)
 	}
 }
 
 // print writes the lookup of res, from input line, on stdout: a text
 // row (the table is flushed as each request's rows begin, its columns
-// aligned within them), a CSV row (flushed at once) or a JSON document. A
-// failure of --jq or --template on it is reported and the run goes on
+// aligned within them), a CSV row (flushed at once) or a JSON document,
+// and records it in the journal once it is written. A failure of --jq or
+// --template on it is reported and the run goes on
 // (output.Printer.Tolerate); the first other error stops the run: the
-// results after it would be lost.
+// results after it would be lost (and the journal does not hold them as
+// looked up).
 func (r *run) print(res synthient.BulkResult, line int64) {
 	if r.printErr != nil {
 		return
@@ -97,9 +152,12 @@ func (r *run) print(res synthient.BulkResult, line int64) {
 	switch {
 	case r.rows != nil:
 		if res.Credits > 0 && r.pending > 0 { // the first result of a request
-			err, r.pending = r.rows.Flush(), 0
+			if err, r.pending = r.rows.Flush(), 0; err == nil {
+				r.jr.flushed()
+			}
 		}
 		r.rows.Row(render.IPRow(res.Lookup)...)
+		r.jr.print(res.IP)
 		r.pending++
 	case r.csvRows != nil:
 		if err = r.csvRows.Row(render.IPCSVRow(res.Lookup)...); err == nil {
@@ -112,6 +170,10 @@ func (r *run) print(res synthient.BulkResult, line int64) {
 	if err != nil {
 		r.printErr = err
 		r.stop()
+		return
+	}
+	if r.rows == nil {
+		r.jr.done(res.IP, synthient.LookedUp)
 	}
 }
 
@@ -167,9 +229,13 @@ func (r *run) outcomeText(o synthient.BulkOutcome) string {
 // run was stopped (cause: why), which the SDK did not read: an address is
 // not sent, and goes to --failed.
 func (r *run) drain(cause error) {
-	for ip := range r.lines.Buffered() {
-		res := synthient.BulkResult{IP: ip, Outcome: synthient.NotSent}
-		if !ip.IsValid() {
+	for e := range r.lines.Buffered() {
+		if e.Skipped {
+			r.skipped(e)
+			continue
+		}
+		res := synthient.BulkResult{IP: e.IP, Outcome: synthient.NotSent}
+		if !e.IP.IsValid() {
 			res.Outcome = synthient.Invalid
 		}
 		r.tally.Add(res)
@@ -188,9 +254,11 @@ func (r *run) finish(ctx context.Context, stopped bool) error {
 	r.reportGroup()
 	if err := r.flushRows(); err != nil && r.printErr == nil {
 		r.printErr = err
+	} else if err == nil {
+		r.jr.flushed()
 	}
 	r.endBar(stopped)
-	fileErr := errors.Join(r.failed.Close(), r.unknown.Close())
+	fileErr := errors.Join(r.failed.Close(), r.unknown.Close(), r.jr.close())
 	r.printSummary(stopped)
 	for _, err := range []error{ctx.Err(), r.sdkErr, r.lines.End(), r.printErr, fileErr} {
 		if err != nil {

@@ -16,6 +16,11 @@ import (
 // every other address by its outcome.
 type Tally struct {
 	LookedUp, Invalid, NotSent, Rejected, Unknown, Duplicates int64
+	// Earlier is the addresses a journal holds as looked up by an earlier
+	// run (not sent or printed again).
+	Earlier int64
+	// Journal reports a run with a journal, whose summary counts Earlier.
+	Journal bool
 	// Credits is what the answered requests cost; MaybeCredits what the
 	// requests that may have been processed would have.
 	Credits, MaybeCredits int64
@@ -47,13 +52,17 @@ func (t *Tally) Add(res synthient.BulkResult) {
 
 // Total is the address lines counted.
 func (t *Tally) Total() int64 {
-	return t.LookedUp + t.Invalid + t.NotSent + t.Rejected + t.Unknown + t.Duplicates
+	return t.LookedUp + t.Earlier + t.Invalid + t.NotSent + t.Rejected + t.Unknown + t.Duplicates
 }
 
 // Summary is the one-line summary of the run.
 func (t *Tally) Summary() string {
-	return fmt.Sprintf("%s read: %d looked up, %d invalid, %d not sent, %d rejected, %d unknown (possibly charged), %s; credits: %d spent, %d possibly spent",
-		render.Plural(t.Total(), "address", "addresses"), t.LookedUp, t.Invalid, t.NotSent, t.Rejected, t.Unknown,
+	earlier := ""
+	if t.Journal {
+		earlier = fmt.Sprintf(", %d looked up earlier (in the journal)", t.Earlier)
+	}
+	return fmt.Sprintf("%s read: %d looked up%s, %d invalid, %d not sent, %d rejected, %d unknown (possibly charged), %s; credits: %d spent, %d possibly spent",
+		render.Plural(t.Total(), "address", "addresses"), t.LookedUp, earlier, t.Invalid, t.NotSent, t.Rejected, t.Unknown,
 		render.Plural(t.Duplicates, "duplicate not sent again", "duplicates not sent again"), t.Credits, t.MaybeCredits)
 }
 

@@ -92,13 +92,14 @@ var GroupRe = regexp.MustCompile(`^synthient: lines? (\d+)(?:-(\d+))?: (\d+) add
 // one chunk), to let the first request of a route through an Inject queue.
 var PassThrough = synthienttest.Fault{Kind: synthienttest.FaultSlowBody, Size: 64 << 20, Delay: time.Millisecond}
 
-// SummaryRe matches the summary of lookup ips.
-var SummaryRe = regexp.MustCompile(`^synthient: (\d+) address(?:es)? read: (\d+) looked up, (\d+) invalid, (\d+) not sent, (\d+) rejected, ` +
+// SummaryRe matches the summary of lookup ips; the count of addresses
+// looked up earlier is there in a run with a journal.
+var SummaryRe = regexp.MustCompile(`^synthient: (\d+) address(?:es)? read: (\d+) looked up, (?:(\d+) looked up earlier \(in the journal\), )?(\d+) invalid, (\d+) not sent, (\d+) rejected, ` +
 	`(\d+) unknown \(possibly charged\), (\d+) duplicates? not sent again; credits: (\d+) spent, (\d+) possibly spent$`)
 
 // Summary is the summary of a lookup ips run.
 type Summary struct {
-	Read, LookedUp, Invalid, NotSent, Rejected, Unknown, Duplicates, Credits, MaybeCredits int64
+	Read, LookedUp, Earlier, Invalid, NotSent, Rejected, Unknown, Duplicates, Credits, MaybeCredits int64
 }
 
 // ParseSummary finds the summary on stderr and checks that it accounts
@@ -110,12 +111,12 @@ func ParseSummary(t testing.TB, stderr string) Summary {
 		if m == nil {
 			continue
 		}
-		var n [9]int64
+		var n [10]int64
 		for i := range n {
-			n[i], _ = strconv.ParseInt(m[i+1], 10, 64)
+			n[i], _ = strconv.ParseInt(m[i+1], 10, 64) // an absent count is 0
 		}
-		s := Summary{n[0], n[1], n[2], n[3], n[4], n[5], n[6], n[7], n[8]}
-		assert.Equal(t, s.Read, s.LookedUp+s.Invalid+s.NotSent+s.Rejected+s.Unknown+s.Duplicates,
+		s := Summary{n[0], n[1], n[2], n[3], n[4], n[5], n[6], n[7], n[8], n[9]}
+		assert.Equal(t, s.Read, s.LookedUp+s.Earlier+s.Invalid+s.NotSent+s.Rejected+s.Unknown+s.Duplicates,
 			"the summary's outcomes do not add up to the addresses read: %s", l)
 		return s
 	}

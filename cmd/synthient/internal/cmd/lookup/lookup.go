@@ -11,7 +11,7 @@ import (
 // NewCmdLookup returns the lookup command group.
 func NewCmdLookup(f *cmdutil.Factory) *cobra.Command {
 	return cmdutil.GroupCommand("lookup", "Look up IP addresses and domains (billed)",
-		cmdutil.WithCSV(NewCmdIP(f, nil), "one row"),
+		cmdutil.WithCSV(NewCmdIP(f, nil, nil), "one row per address looked up"),
 		cmdutil.WithCSV(NewCmdIPs(f, nil), "one row per address looked up"),
 		cmdutil.WithCSV(NewCmdDomain(f, nil), "one row"))
 }

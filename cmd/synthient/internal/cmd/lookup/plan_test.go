@@ -30,8 +30,8 @@ func TestBatchDryRun(t *testing.T) {
 		{"json", []string{"-o", "json"}, false, []string{fmt.Sprintf(
 			`{"addresses":5,"invalid":1,"duplicates":1,"distinct":3,"requests":2,"credits":3,"credits_left":%d,"fits":true}`, synthienttest.DefaultCredits)}, clierr.OK},
 		{"no key", nil, true, []string{"Addresses   5", "Invalid     1", "Duplicates  1", "Distinct    3", "Requests    2", "Credits     3"}, clierr.OK},
-		{"csv", []string{"-o", "csv"}, false, []string{"addresses,invalid,duplicates,distinct,requests,credits,credits_left,fits",
-			fmt.Sprintf("5,1,1,3,2,3,%d,true", synthienttest.DefaultCredits)}, clierr.OK},
+		{"csv", []string{"-o", "csv"}, false, []string{"addresses,invalid,duplicates,distinct,requests,credits,credits_left,fits,journal",
+			fmt.Sprintf("5,1,1,3,2,3,%d,true,", synthienttest.DefaultCredits)}, clierr.OK},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

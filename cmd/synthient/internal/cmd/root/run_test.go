@@ -63,8 +63,8 @@ func TestExitCodeUsage(t *testing.T) {
 		{"flag needs an argument", []string{"account", "--timeout"}, "flag needs an argument"},
 		{"bad duration", []string{"--timeout", "soon", "account"}, "invalid argument"},
 		{"bad integer", []string{"lookup", "domain", "example.com", "--limit", "many"}, "invalid argument"},
-		{"lookup ip without address", []string{"lookup", "ip"}, "accepts 1 arg(s), received 0"},
-		{"lookup ip with two addresses", []string{"lookup", "ip", "1.1.1.1", "8.8.8.8"}, "accepts 1 arg(s), received 2"},
+		{"lookup ip without address", []string{"lookup", "ip"}, "lookup ip needs addresses: ADDR... or - (stdin), or pipe them in"},
+		{"lookup ip with - and an address", []string{"lookup", "ip", "-", "8.8.8.8"}, "- reads the addresses from stdin: give it alone"},
 		{"lookup domain without name", []string{"lookup", "domain"}, "accepts 1 arg(s)"},
 		{"account with an argument", []string{"account", "extra"}, "unknown command"},
 		{"exports meta without id", []string{"exports", "meta", "proxies"}, "accepts 2 arg(s), received 1"},
@@ -92,7 +92,10 @@ func TestExitCodeUsage(t *testing.T) {
 		{"download without --out", []string{"exports", "download", "proxies", "latest"}, "--out"},
 		{"--concurrency 0", []string{"lookup", "ips", "--file", "-", "--concurrency", "0"}, "--concurrency must be 1 to 64, not 0"},
 		{"--concurrency 65", []string{"lookup", "ips", "--file", "-", "--concurrency", "65"}, "--concurrency must be 1 to 64"},
-		{"lookup ips without --file", []string{"lookup", "ips"}, "--file"},
+		{"lookup ips without addresses", []string{"lookup", "ips"}, "lookup ips needs addresses: ADDR..., - (stdin) or --file FILE, or pipe them in"},
+		{"--resend-unknown without --journal", []string{"lookup", "ips", "1.1.1.1", "--resend-unknown"}, "give --journal FILE"},
+		{"--journal with --keep-duplicates", []string{"lookup", "ips", "1.1.1.1", "--journal", "j", "--keep-duplicates"}, "cannot be combined with --keep-duplicates"},
+		{"--journal is --failed", []string{"lookup", "ip", "1.1.1.1", "8.8.8.8", "--journal", "j", "--failed", "./j"}, "--failed ./j and --journal j are the same file"},
 		{"lookup ips with missing file", []string{"lookup", "ips", "--file", filepath.Join(dir, "missing.txt")}, "missing.txt"},
 		{"lookup ips with addresses and --file", []string{"lookup", "ips", "--file", "-", "1.1.1.1"}, "lookup ips takes addresses or --file, not both"},
 		{"lookup ips with a line break in an argument", []string{"lookup", "ips", "1.1.1.1\n8.8.8.8"}, "holds a line break"},
@@ -106,7 +109,9 @@ func TestExitCodeUsage(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			before := len(srv.Requests())
-			r := clitest.RunSrv(t, srv, tt.args...)
+			c := clitest.Against(srv, tt.args...)
+			c.TTYIn = true // a person at a terminal: stdin holds no addresses
+			r := c.Run(t)
 			clitest.RequireCode(t, r, clierr.Usage, tt.args...)
 			assert.Contains(t, r.Stderr, tt.want, "stderr")
 			assert.True(t, strings.HasPrefix(r.Stderr, "synthient: "), "stderr does not start with \"synthient: \":\n%s", r.Stderr)
