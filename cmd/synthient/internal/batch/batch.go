@@ -9,6 +9,8 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
+	"strconv"
 
 	"github.com/synthient-go/synthient"
 	"github.com/synthient-go/synthient/cmd/synthient/internal/addrinput"
@@ -38,6 +40,9 @@ type Config struct {
 	// ResendUnknown sends again the addresses the journal holds as
 	// possibly charged; without it they go to --unknown unsent.
 	ResendUnknown bool
+	// Stdout is stdout as it is: a run with a journal that appends to a
+	// file a killed run left in the middle of a line starts a new line.
+	Stdout io.Writer
 }
 
 // Input is the addresses of a run: the reader of their lines, and how
@@ -62,6 +67,7 @@ func (cfg *Config) Run(ctx context.Context, c *synthient.Client, in Input, p *sy
 	r := cfg.newRun(lines, in.Total, failed, unknown, stop)
 	params := *p
 	if r.jr != nil {
+		endTornLine(cfg.Stdout)
 		cfg.journalNote()
 		lines.Skip, params.BeforeSend = r.jr.skip, r.jr.beforeSend
 	}
@@ -74,6 +80,37 @@ func (cfg *Config) Run(ctx context.Context, c *synthient.Client, in Input, p *sy
 		r.drain(runCtx.Err())
 	}
 	return r.finish(ctx, stopped)
+}
+
+// endTornLine writes a newline to out when it is a regular file that
+// does not end with one: a run killed while it wrote a result leaves part
+// of a line (its address is possibly charged, and the journal says so),
+// and the results of the run that resumes it, appended, must not join it.
+func endTornLine(out io.Writer) {
+	f, ok := out.(*os.File)
+	if !ok {
+		return
+	}
+	fi, err := f.Stat()
+	if err != nil || !fi.Mode().IsRegular() || fi.Size() == 0 {
+		return
+	}
+	last := make([]byte, 1)
+	if _, err := f.ReadAt(last, fi.Size()-1); err != nil {
+		// Opened for writing only (>>): read the same file anew, where
+		// the system has a name for the descriptor (Linux).
+		r, err := os.Open("/proc/self/fd/" + strconv.FormatUint(uint64(f.Fd()), 10))
+		if err != nil {
+			return
+		}
+		defer r.Close()
+		if _, err := r.ReadAt(last, fi.Size()-1); err != nil {
+			return
+		}
+	}
+	if last[0] != '\n' {
+		f.Write([]byte{'\n'})
+	}
 }
 
 // journalNote says, before a run with a journal, what the journal holds

@@ -166,3 +166,32 @@ func TestJournalRefused(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "1.1.1.1\n8.8.8.8\n", string(got))
 }
+
+// A run with a journal whose stdout is a file that a killed run left in
+// the middle of a line (opened to append, as >> does) starts a new line:
+// its results do not join the part of a line left.
+func TestJournalEndsATornLine(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct{ name, before, want string }{
+		{"torn", `{"ip":"9.9.9.9","netw`, `{"ip":"9.9.9.9","netw` + "\n"},
+		{"whole", "{\"ip\":\"9.9.9.9\"}\n", "{\"ip\":\"9.9.9.9\"}\n"},
+		{"empty", "", ""},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			path := filepath.Join(dir, "out.ndjson")
+			require.NoError(t, os.WriteFile(path, []byte(tt.before), 0o600))
+			out, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
+			require.NoError(t, err)
+			c := clitest.BatchCall(clitest.NewServer(t), "1.1.1.1\n", "--journal", filepath.Join(dir, "j"))
+			c.StdoutTo = out
+			clitest.RequireCode(t, c.Run(t), clierr.OK)
+			require.NoError(t, out.Close())
+			got, err := os.ReadFile(path)
+			require.NoError(t, err)
+			require.True(t, strings.HasPrefix(string(got), tt.want), "the file starts %q", got)
+			assert.Equal(t, []string{"1.1.1.1"}, clitest.NDJSONIPs(t, string(got[len(tt.want):])), "the results after it")
+		})
+	}
+}

@@ -45,8 +45,10 @@ type GlobalFlags struct {
 	MaxRetries                  int
 	Timeout, OpenTimeout        time.Duration
 	Output, JQ, Template        string
+	Format                      string // --format, -f: the official CLI's name of --output
 	Verbose, Trace              bool
 	Quiet, NoProgress           bool
+	Silent                      bool // --silent, -s: the official CLI's name of --quiet
 }
 
 // Client returns the client of the global flags, built once, starting the

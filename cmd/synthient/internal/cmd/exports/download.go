@@ -7,6 +7,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"strings"
 	"syscall"
 
 	"github.com/spf13/cobra"
@@ -31,6 +32,8 @@ type DownloadOptions struct {
 	Bar              io.Writer // where the progress bar draws; nil for none
 
 	Feed, ID, Out string
+	Date          string // --date: YYYY-MM-DD or latest, in place of ID
+	Hour          int    // --hour: 0 to 23 with --date; -1 for none
 	Verify, Force bool
 }
 
@@ -39,21 +42,28 @@ type DownloadOptions struct {
 func NewCmdDownload(f *cmdutil.Factory, runF func(context.Context, *DownloadOptions) error) *cobra.Command {
 	opts := &DownloadOptions{Client: f.Client}
 	cmd := &cobra.Command{
-		Use:   "download FEED ID --out FILE",
+		Use:   "download FEED [ID | --date D [--hour H]] [--out FILE]",
 		Short: "Download one export to a file (via a temporary FILE.<digits>.part, renamed when complete), or to stdout with --out -",
-		Long: `Download one export. With --out FILE the bytes go to a new temporary file
-beside FILE, which is renamed to FILE once every byte arrived (and, with
---verify, matched the SHA-256 of the export's meta); FILE never holds a partial
-file. An existing FILE is kept unless --force; a FILE that is not a regular
-file (a device, a FIFO, a socket, a directory) is refused.
+		Long: `Download one export: ID (latest, YYYY-MM-DD or YYYY-MM-DD/HH), or --date D
+(YYYY-MM-DD, or latest) with --hour H (0 to 23) for an hourly export; latest
+when none is given. The bytes go to a new temporary file beside FILE, which is
+renamed to FILE once every byte arrived (and, with --verify, matched the
+SHA-256 of the export's meta); FILE never holds a partial file. Without --out,
+FILE is <feed>-<id>.parquet in the current directory (proxies-latest.parquet,
+proxies-2026-06-10-13.parquet). An existing FILE is kept unless --force; a
+FILE that is not a regular file (a device, a FIFO, a socket, a directory) is
+refused.
 
 With --out - the bytes go to stdout (never a terminal) and the summary to
 stderr. Exactly the export's size is written; with --verify a mismatch is found
 only after the bytes were written, and the exit code is then 3: discard the
 output.`,
-		Args: cobra.ExactArgs(2),
+		Args: cobra.RangeArgs(1, 2),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			opts.Printer, opts.RawOut, opts.Err, opts.Feed, opts.ID = f.Printer, f.IO.RawOut, f.IO.ErrOut, args[0], args[1]
+			opts.Printer, opts.RawOut, opts.Err, opts.Feed = f.Printer, f.IO.RawOut, f.IO.ErrOut, args[0]
+			if len(args) == 2 {
+				opts.ID = args[1]
+			}
 			opts.StdoutIsTerminal, opts.Bar = f.IO.StdoutIsTerminal(), barWriter(f)
 			if runF != nil {
 				return runF(cmd.Context(), opts)
@@ -61,21 +71,24 @@ output.`,
 			return downloadRun(cmd.Context(), opts)
 		},
 	}
-	cmd.Flags().StringVar(&opts.Out, "out", "", "file to write, or - for stdout")
+	cmd.Flags().StringVar(&opts.Out, "out", "", "file to write, or - for stdout (default <feed>-<id>.parquet)")
+	cmd.Flags().StringVarP(&opts.Date, "date", "d", "", "the day of the export, YYYY-MM-DD, or latest (in place of ID)")
+	cmd.Flags().IntVar(&opts.Hour, "hour", -1, "with --date: the hour of an hourly export, 0 to 23")
 	cmd.Flags().BoolVar(&opts.Verify, "verify", false, "check the SHA-256 against the export's meta")
 	cmd.Flags().BoolVar(&opts.Force, "force", false, "overwrite an existing file")
-	cmdutil.SetExamples(cmd, "synthient exports download proxies latest --out proxies.parquet --verify")
+	cmdutil.SetExamples(cmd, "synthient exports download proxies latest --out proxies.parquet --verify",
+		"synthient exports download anonymizers --date 2026-06-09", "synthient exports download proxies --date 2026-06-10 --hour 13 --force")
 	return cmdutil.TakesFeed(cmd)
 }
 
 func (o *DownloadOptions) toStdout() bool { return o.Out == "-" }
 
 func downloadRun(ctx context.Context, o *DownloadOptions) error {
-	if o.Out == "" {
-		return clierr.Usagef("exports download needs --out FILE (or --out - for stdout)")
-	}
 	feed, err := cmdutil.ParseFeed(o.Feed)
 	if err != nil {
+		return err
+	}
+	if err := o.resolveID(feed); err != nil {
 		return err
 	}
 	if err := o.checkOut(); err != nil {
@@ -101,6 +114,29 @@ func downloadRun(ctx context.Context, o *DownloadOptions) error {
 		return err
 	}
 	return o.report(m)
+}
+
+// resolveID sets ID from --date and --hour, or to latest when neither nor
+// an ID was given, and Out to <feed>-<id>.parquet when it was not given.
+func (o *DownloadOptions) resolveID(feed synthient.Feed) error {
+	switch {
+	case o.ID != "" && (o.Date != "" || o.Hour >= 0):
+		return clierr.Usagef("give the export as ID or as --date (and --hour), not both")
+	case o.Hour >= 0 && (o.Date == "" || o.Date == "latest"):
+		return clierr.Usagef("--hour %d needs --date YYYY-MM-DD: the day of the hourly export", o.Hour)
+	case o.Hour > 23 || o.Hour < -1:
+		return clierr.Usagef("--hour must be 0 to 23, not %d", o.Hour)
+	case o.Hour >= 0:
+		o.ID = fmt.Sprintf("%s/%02d", o.Date, o.Hour)
+	case o.Date != "":
+		o.ID = o.Date
+	case o.ID == "":
+		o.ID = "latest"
+	}
+	if o.Out == "" {
+		o.Out = string(feed) + "-" + strings.ReplaceAll(o.ID, "/", "-") + ".parquet"
+	}
+	return nil
 }
 
 // checkOut refuses, before any request, an --out the download must not

@@ -230,7 +230,7 @@ func (o *BulkOptions) ready(f *cmdutil.Factory) {
 
 // batchConfig is how a bulk lookup of f's command line prints.
 func batchConfig(f *cmdutil.Factory) *batch.Config {
-	cfg := &batch.Config{Printer: f.Printer, Err: f.IO.ErrOut, Quiet: f.Flags.Quiet, Describe: f.Describe, Secrets: f.Secrets}
+	cfg := &batch.Config{Printer: f.Printer, Err: f.IO.ErrOut, Quiet: f.Flags.Quiet, Describe: f.Describe, Secrets: f.Secrets, Stdout: f.IO.RawOut}
 	if f.ShowProgress() {
 		cfg.Bar = f.IO.Progress
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/synthient-go/synthient/cmd/synthient/internal/clierr"
 	"github.com/synthient-go/synthient/cmd/synthient/internal/cmdutil"
 	"github.com/synthient-go/synthient/cmd/synthient/internal/output"
+	"github.com/synthient-go/synthient/cmd/synthient/internal/render"
 	"github.com/synthient-go/synthient/cmd/synthient/internal/shape"
 )
 
@@ -30,8 +31,12 @@ func addGlobalFlags(root *cobra.Command, fl *cmdutil.GlobalFlags) {
 	f.BoolVar(&fl.Trace, "trace", false, "print the tree of each call on stderr: attempts, waits, holds, stop reasons, durations")
 	f.BoolVarP(&fl.Quiet, "quiet", "q", false, "print nothing on stderr but the final error (and what -v or --trace ask for): no progress bar, invalid lines, reports or summary")
 	f.BoolVar(&fl.NoProgress, "no-progress", false, "draw no progress bar, also on a terminal")
+	f.StringVarP(&fl.Format, "format", "f", "", "the same as --output (the official Synthient CLI's name)")
+	f.BoolVarP(&fl.Silent, "silent", "s", false, "the same as --quiet (the official Synthient CLI's name)")
+	formats := cobra.FixedCompletions([]cobra.Completion{"text", "json", "csv"}, cobra.ShellCompDirectiveNoFileComp)
 	// Only fails for a flag that does not exist.
-	_ = root.RegisterFlagCompletionFunc("output", cobra.FixedCompletions([]cobra.Completion{"text", "json", "csv"}, cobra.ShellCompDirectiveNoFileComp))
+	_ = root.RegisterFlagCompletionFunc("output", formats)
+	_ = root.RegisterFlagCompletionFunc("format", formats)
 }
 
 // unusedFlags are the global flags a command has no use for, by the first
@@ -40,7 +45,7 @@ func addGlobalFlags(root *cobra.Command, fl *cmdutil.GlobalFlags) {
 var unusedFlags = map[string][]string{
 	"demo":        {"api-key", "api-key-file", "base-url", "fake", "timeout", "open-timeout", "jq", "template", "trace"},
 	"fake-server": {"api-key", "api-key-file", "base-url", "fake", "max-retries", "timeout", "open-timeout", "verbose", "trace"},
-	"completion":  {"api-key", "api-key-file", "base-url", "fake", "max-retries", "timeout", "open-timeout", "verbose", "output", "jq", "template", "trace"},
+	"completion":  {"api-key", "api-key-file", "base-url", "fake", "max-retries", "timeout", "open-timeout", "verbose", "output", "format", "jq", "template", "trace"},
 	"version":     {"api-key", "api-key-file", "base-url", "fake", "max-retries", "timeout", "open-timeout", "verbose", "trace"},
 }
 
@@ -57,12 +62,27 @@ func UnusedFlags() map[string][]string {
 // prepare checks the global flags of cmd, builds the printer they ask
 // for, and resolves the API key.
 func prepare(cmd *cobra.Command, f *cmdutil.Factory) error {
-	for _, check := range []func(*cobra.Command, *cmdutil.Factory) error{checkUnusedFlags, checkOutputFlag, checkFakeFlags, checkKeyFlags} {
+	for _, check := range []func(*cobra.Command, *cmdutil.Factory) error{checkUnusedFlags, takeSynonyms, checkOutputFlag, checkFakeFlags, checkKeyFlags} {
 		if err := check(cmd, f); err != nil {
 			return err
 		}
 	}
 	return f.ResolveKey(cmd.Context())
+}
+
+// takeSynonyms takes the official Synthient CLI's names of two global
+// flags: --format (-f) for --output, --silent (-s) for --quiet. --format
+// and --output that disagree are refused.
+func takeSynonyms(cmd *cobra.Command, f *cmdutil.Factory) error {
+	fl := &f.Flags
+	if cmd.Flags().Changed("format") {
+		if cmd.Flags().Changed("output") && fl.Output != fl.Format {
+			return clierr.Usagef("--output %s and --format %s name two formats: give one (they are the same flag)", fl.Output, fl.Format)
+		}
+		fl.Output = fl.Format
+	}
+	fl.Quiet = fl.Quiet || fl.Silent
+	return nil
 }
 
 // checkUnusedFlags refuses a global flag that cmd would ignore.
@@ -89,6 +109,10 @@ func checkOutputFlag(cmd *cobra.Command, f *cmdutil.Factory) error {
 	default:
 		if cmd.Flags().Lookup("out") != nil {
 			return clierr.Usagef("--output (-o) is the output format, text, json or csv, not %q: to write a file, use --out %s", fl.Output, fl.Output)
+		}
+		if strings.ContainsAny(fl.Output, "./\\") {
+			// The official CLI's -o names a file.
+			return clierr.Usagef("--output (-o) is the output format, text, json or csv, not %q: to write to a file, redirect stdout (> %s)", fl.Output, render.ShellWord(fl.Output))
 		}
 		return clierr.Usagef("--output must be text, json or csv, not %q", fl.Output)
 	}

@@ -56,12 +56,14 @@ func TestEveryCommandHasExamples(t *testing.T) {
 	}
 }
 
-// Every example runs (against the fake, when it calls the API) and succeeds, its files in a
-// temporary directory. The demo (TestDemo) and fake-server (which serves
-// until interrupted; TestFakeServer*) have tests of their own.
+// Every example runs (against the fake on the fixed clock, when it calls
+// the API) and succeeds, its files in a temporary directory. The demo
+// (TestDemo) and fake-server (which serves until interrupted;
+// TestFakeServer*) have tests of their own.
 func TestExamplesRun(t *testing.T) {
-	t.Parallel()
 	dir := t.TempDir()
+	t.Chdir(dir)                // not parallel: a download without --out writes to the current directory
+	srv := clitest.NewServer(t) // on the fixed clock, whose exports the examples name
 	addresses := filepath.Join(dir, "addresses.txt")
 	require.NoError(t, os.WriteFile(addresses, []byte("1.1.1.1\n8.8.8.8\n# a comment\n1.1.1.1\n"), 0o600))
 	files := strings.NewReplacer(
@@ -79,10 +81,11 @@ func TestExamplesRun(t *testing.T) {
 				args := strings.Fields(files.Replace(line))
 				require.Equal(t, "synthient", args[0])
 				args = args[1:]
-				if !slices.Contains(root.UnusedFlags()[args[0]], "fake") { // a command that calls the API
-					args = append([]string{"--fake"}, args...)
+				c := clitest.Call{Args: args}
+				if !slices.Contains(root.UnusedFlags()[args[0]], "base-url") { // a command that calls the API
+					c = clitest.Against(srv, args...)
 				}
-				r := clitest.Call{Args: args}.Run(t)
+				r := c.Run(t)
 				clitest.RequireCode(t, r, 0, args...)
 				assert.NotEmpty(t, r.Stdout, "stdout")
 			})
