@@ -3,6 +3,7 @@ module github.com/synthient-go/synthient
 go 1.25.0
 
 require (
+	github.com/creack/pty v1.1.24
 	github.com/hashicorp/go-retryablehttp v0.7.8
 	github.com/itchyny/gojq v0.12.20
 	github.com/jarcoal/httpmock v1.4.2

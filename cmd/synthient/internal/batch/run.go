@@ -12,6 +12,7 @@ import (
 	"github.com/synthient-go/synthient/cmd/synthient/internal/iostreams"
 	"github.com/synthient-go/synthient/cmd/synthient/internal/journal"
 	"github.com/synthient-go/synthient/cmd/synthient/internal/render"
+	"github.com/synthient-go/synthient/cmd/synthient/internal/textsafe"
 )
 
 // run is one run: it prints each looked-up address, writes the others to
@@ -20,9 +21,9 @@ import (
 // goroutine that ranges over the results.
 type run struct {
 	cfg              *Config
-	rows             *render.Table // the text output; nil for JSON and CSV
-	pending          int           // rows of rows not flushed yet
-	csvRows          *render.CSV   // the CSV output; nil for text and JSON
+	rows             *render.Stream // the text output; nil for JSON and CSV
+	pending          int            // rows of rows not flushed yet
+	csvRows          *render.CSV    // the CSV output; nil for text and JSON
 	bar              *progressbar.ProgressBar
 	total            int64 // the bar's total: the address lines; -1 if unknown
 	failed, unknown  *List
@@ -49,8 +50,7 @@ func (cfg *Config) newRun(lines *addrinput.Reader, total int64, failed, unknown 
 	case p.CSV():
 		r.csvRows = render.NewCSV(p.Out, render.IPCSVHeader...)
 	case !p.JSON():
-		r.rows = render.NewTable(p.Out)
-		r.rows.Row(render.IPHeader...)
+		r.rows = render.NewStream(p.Out, render.IPColumns...)
 	}
 	return r
 }
@@ -138,7 +138,8 @@ func (r *run) file(res synthient.BulkResult, line int64) {
 
 // print writes the lookup of res, from input line, on stdout: a text
 // row (the table is flushed as each request's rows begin, its columns
-// aligned within them), a CSV row (flushed at once) or a JSON document,
+// those of the first request's rows), a CSV row (flushed at once) or a
+// JSON document,
 // and records it in the journal once it is written. A failure of --jq or
 // --template on it is reported and the run goes on
 // (output.Printer.Tolerate); the first other error stops the run: the
@@ -218,11 +219,11 @@ func (r *run) reportGroup() {
 func (r *run) outcomeText(o synthient.BulkOutcome) string {
 	switch o {
 	case synthient.NotSent:
-		return "not sent, safe to send again" + r.failed.hint()
+		return textsafe.Paint(textsafe.Yellow, "not sent") + ", safe to send again" + r.failed.hint()
 	case synthient.Rejected:
-		return "rejected without a charge, safe to send again once the cause is fixed" + r.failed.hint()
+		return textsafe.Paint(textsafe.Yellow, "rejected") + " without a charge, safe to send again once the cause is fixed" + r.failed.hint()
 	}
-	return "possibly charged (the request may have been processed); do not resend blindly" + r.unknown.hint()
+	return textsafe.Paint(textsafe.Red, "possibly charged") + " (the request may have been processed); do not resend blindly" + r.unknown.hint()
 }
 
 // drain accounts for the lines the input had already delivered when the
@@ -283,8 +284,9 @@ func (r *run) flushRows() error {
 	return nil
 }
 
-// endBar leaves the progress bar on a line of its own. Once the input
-// ended, a bar of an unknown total learns it, and shows 100%.
+// endBar ends the progress bar, which the terminal erases: the summary
+// follows it. Once the input ended, a bar of an unknown total learns it,
+// and shows 100%.
 func (r *run) endBar(stopped bool) {
 	if r.bar == nil {
 		return

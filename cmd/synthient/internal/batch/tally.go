@@ -9,6 +9,7 @@ import (
 	"github.com/synthient-go/synthient"
 	"github.com/synthient-go/synthient/cmd/synthient/internal/clierr"
 	"github.com/synthient-go/synthient/cmd/synthient/internal/render"
+	"github.com/synthient-go/synthient/cmd/synthient/internal/textsafe"
 )
 
 // Tally counts the outcomes of a run. Each address line is counted once:
@@ -61,9 +62,21 @@ func (t *Tally) Summary() string {
 	if t.Journal {
 		earlier = fmt.Sprintf(", %d looked up earlier (in the journal)", t.Earlier)
 	}
-	return fmt.Sprintf("%s read: %d looked up%s, %d invalid, %d not sent, %d rejected, %d unknown (possibly charged), %s; credits: %d spent, %d possibly spent",
-		render.Plural(t.Total(), "address", "addresses"), t.LookedUp, earlier, t.Invalid, t.NotSent, t.Rejected, t.Unknown,
+	return fmt.Sprintf("%s read: %s%s, %s, %s, %s, %s, %s; credits: %d spent, %d possibly spent",
+		render.Plural(t.Total(), "address", "addresses"), paintIf(t.LookedUp, textsafe.Green, "%d looked up"), earlier,
+		paintIf(t.Invalid, textsafe.Yellow, "%d invalid"), paintIf(t.NotSent, textsafe.Yellow, "%d not sent"),
+		paintIf(t.Rejected, textsafe.Yellow, "%d rejected"), paintIf(t.Unknown, textsafe.Red, "%d unknown (possibly charged)"),
 		render.Plural(t.Duplicates, "duplicate not sent again", "duplicates not sent again"), t.Credits, t.MaybeCredits)
+}
+
+// paintIf renders the count n by format, coloured with style on a
+// terminal when it is not 0.
+func paintIf(n int64, style textsafe.Style, format string) string {
+	text := fmt.Sprintf(format, n)
+	if n == 0 {
+		return text
+	}
+	return textsafe.Paint(style, text)
 }
 
 // err is the run's error when not every address was looked up: exit 3

@@ -102,11 +102,11 @@ type Summary struct {
 	Read, LookedUp, Earlier, Invalid, NotSent, Rejected, Unknown, Duplicates, Credits, MaybeCredits int64
 }
 
-// ParseSummary finds the summary on stderr and checks that it accounts
-// for every address line read, each once.
+// ParseSummary finds the summary on stderr, as a terminal shows it, and
+// checks that it accounts for every address line read, each once.
 func ParseSummary(t testing.TB, stderr string) Summary {
 	t.Helper()
-	for _, l := range Lines(stderr) {
+	for _, l := range Screen(stderr) {
 		m := SummaryRe.FindStringSubmatch(l)
 		if m == nil {
 			continue

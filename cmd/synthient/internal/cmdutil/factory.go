@@ -49,6 +49,7 @@ type GlobalFlags struct {
 	Verbose, Trace              bool
 	Quiet, NoProgress           bool
 	Silent                      bool // --silent, -s: the official CLI's name of --quiet
+	NoColor                     bool
 }
 
 // Client returns the client of the global flags, built once, starting the

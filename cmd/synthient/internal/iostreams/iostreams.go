@@ -32,15 +32,19 @@ type IOStreams struct {
 	Out, ErrOut io.Writer
 	// RawOut is stdout as it is, for the bytes of an export (--out -).
 	RawOut io.Writer
-	// Progress is stderr as it is, for the progress bars, which draw with
-	// \r.
+	// Progress is where the progress bars draw: on a terminal, a line of
+	// their own that the lines written to Out and ErrOut never share (see
+	// EndProgress); else stderr as it is.
 	Progress io.Writer
 
 	stdinTTY, stdoutTTY, stderrTTY bool
 	out, errOut                    *textsafe.Writer
+	term                           *terminal // stderr's terminal; nil when stderr is not one
+	noColor                        bool      // NO_COLOR is set, or TERM is dumb
 }
 
-// New returns the streams of sys, redacting secrets.
+// New returns the streams of sys, redacting secrets. Colour is off until
+// SetColor.
 func New(sys System, secrets *redact.Redactor) *IOStreams {
 	s := &IOStreams{
 		In:        sys.Stdin,
@@ -49,11 +53,37 @@ func New(sys System, secrets *redact.Redactor) *IOStreams {
 		stdinTTY:  isTerminal(sys.StdinIsTerminal),
 		stdoutTTY: isTerminal(sys.StdoutIsTerminal),
 		stderrTTY: isTerminal(sys.StderrIsTerminal),
-		out:       textsafe.NewWriter(sys.Stdout, secrets),
-		errOut:    textsafe.NewWriter(sys.Stderr, secrets),
 	}
+	if sys.Getenv != nil {
+		s.noColor = sys.Getenv("NO_COLOR") != "" || sys.Getenv("TERM") == "dumb"
+	}
+	stdout, stderr := sys.Stdout, sys.Stderr
+	if s.stderrTTY {
+		s.term = &terminal{w: sys.Stderr}
+		s.Progress, stderr = barWriter{t: s.term}, s.term.text(sys.Stderr)
+		if s.stdoutTTY { // the same screen, as a rule
+			stdout = s.term.text(sys.Stdout)
+		}
+	}
+	s.out, s.errOut = textsafe.NewWriter(stdout, secrets), textsafe.NewWriter(stderr, secrets)
 	s.Out, s.ErrOut = s.out, s.errOut
 	return s
+}
+
+// SetColor turns colour on, on stdout and on stderr each where it is a
+// terminal, unless off or the environment says no (NO_COLOR, TERM=dumb).
+func (s *IOStreams) SetColor(on bool) {
+	on = on && !s.noColor
+	s.out.SetColor(on && s.stdoutTTY)
+	s.errOut.SetColor(on && s.stderrTTY)
+}
+
+// EndProgress erases the progress bar from the terminal: the bar of a
+// finished task leaves no line behind (its summary is printed after it).
+func (s *IOStreams) EndProgress() {
+	if s.term != nil {
+		s.term.done()
+	}
 }
 
 func isTerminal(f func() bool) bool { return f != nil && f() }

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/synthient-go/synthient"
+	"github.com/synthient-go/synthient/cmd/synthient/internal/textsafe"
 )
 
 // WriteIPLookup prints one lookup as a two-column table.
@@ -28,7 +29,7 @@ func WriteIPLookup(w io.Writer, r *synthient.IPLookup) error {
 		t.Row("Location", "-")
 	}
 	if in := r.Intelligence; in != nil {
-		t.Row("Risk score", strconv.Itoa(in.RiskScore))
+		t.Row("Risk score", Risk(in.RiskScore))
 		t.Row("Categories", List(in.Categories))
 		t.Row("Behavior", List(in.Behavior))
 		var providers []string
@@ -47,8 +48,32 @@ func WriteIPLookup(w io.Writer, r *synthient.IPLookup) error {
 	return t.Flush()
 }
 
-// IPHeader is the header of the one-line form of lookups (IPRow).
-var IPHeader = []string{"IP", "ASN", "ISP", "TYPE", "COUNTRY", "RISK", "CATEGORIES"}
+// IPColumns are the columns of the one-line form of lookups (IPRow), for
+// a Stream.
+var IPColumns = []Column{{Header: "IP", Long: true, Need: addrWidth}, {Header: "ASN", Max: 8}, {Header: "ISP", Max: 28},
+	{Header: "TYPE", Max: 12}, {Header: "COUNTRY"}, {Header: "RISK"}, {Header: "CATEGORIES"}}
+
+// addrWidth is the width an address column needs for addr: that of the
+// longest address of its family.
+func addrWidth(addr string) int {
+	if strings.Contains(addr, ":") {
+		return len("ffff:ffff:ffff:ffff:ffff:ffff:ffff:ffff")
+	}
+	return len("255.255.255.255")
+}
+
+// Risk renders a risk score, coloured on a terminal by how high it is:
+// red from 75, yellow from 40, else green.
+func Risk(score int) string {
+	style := textsafe.Green
+	switch {
+	case score >= 75:
+		style = textsafe.Red
+	case score >= 40:
+		style = textsafe.Yellow
+	}
+	return textsafe.Paint(style, strconv.Itoa(score))
+}
 
 // IPRow is the one-line form of a lookup, for batches, under IPHeader.
 func IPRow(r *synthient.IPLookup) []string {
@@ -60,7 +85,7 @@ func IPRow(r *synthient.IPLookup) []string {
 		country = OrDash(l.Country)
 	}
 	if in := r.Intelligence; in != nil {
-		risk, cats = strconv.Itoa(in.RiskScore), List(in.Categories)
+		risk, cats = Risk(in.RiskScore), List(in.Categories)
 	}
 	return []string{r.IP.String(), asn, isp, typ, country, risk, cats}
 }

@@ -153,6 +153,7 @@ type Writer struct {
 	mu      sync.Mutex
 	w       io.Writer
 	secrets *redact.Redactor
+	color   bool // marks (Paint) become SGR sequences; else they are removed
 	pending []byte
 	buf     []byte
 	err     error // the first write error
@@ -161,6 +162,14 @@ type Writer struct {
 // NewWriter returns a Writer to w that redacts the secrets of secrets.
 func NewWriter(w io.Writer, secrets *redact.Redactor) *Writer {
 	return &Writer{w: w, secrets: secrets}
+}
+
+// SetColor makes the marks of Paint colour what the Writer writes (color)
+// or disappear from it (the default).
+func (s *Writer) SetColor(color bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.color = color
 }
 
 // Write writes p's whole lines, redacted and escaped, and holds back an
@@ -206,6 +215,9 @@ func (s *Writer) emit(b []byte) error {
 	if NeedsEscape(b) {
 		s.buf = AppendText(s.buf[:0], b, true)
 		b = s.buf
+		if bytes.ContainsRune(b, tokenOpen) {
+			b = []byte(replaceTokens(string(b), s.color))
+		}
 	}
 	n, err := s.w.Write(b)
 	if err == nil && n < len(b) {

@@ -31,6 +31,7 @@ func addGlobalFlags(root *cobra.Command, fl *cmdutil.GlobalFlags) {
 	f.BoolVar(&fl.Trace, "trace", false, "print the tree of each call on stderr: attempts, waits, holds, stop reasons, durations")
 	f.BoolVarP(&fl.Quiet, "quiet", "q", false, "print nothing on stderr but the final error (and what -v or --trace ask for): no progress bar, invalid lines, reports or summary")
 	f.BoolVar(&fl.NoProgress, "no-progress", false, "draw no progress bar, also on a terminal")
+	f.BoolVar(&fl.NoColor, "no-color", false, "print no colour, also on a terminal (as NO_COLOR does)")
 	f.StringVarP(&fl.Format, "format", "f", "", "the same as --output (the official Synthient CLI's name)")
 	f.BoolVarP(&fl.Silent, "silent", "s", false, "the same as --quiet (the official Synthient CLI's name)")
 	formats := cobra.FixedCompletions([]cobra.Completion{"text", "json", "csv"}, cobra.ShellCompDirectiveNoFileComp)
@@ -62,6 +63,7 @@ func UnusedFlags() map[string][]string {
 // prepare checks the global flags of cmd, builds the printer they ask
 // for, and resolves the API key.
 func prepare(cmd *cobra.Command, f *cmdutil.Factory) error {
+	f.IO.SetColor(!f.Flags.NoColor)
 	for _, check := range []func(*cobra.Command, *cmdutil.Factory) error{checkUnusedFlags, takeSynonyms, checkOutputFlag, checkFakeFlags, checkKeyFlags} {
 		if err := check(cmd, f); err != nil {
 			return err
