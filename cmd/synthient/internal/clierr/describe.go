@@ -32,7 +32,7 @@ type Describer struct {
 func (d *Describer) Describe(err error) string {
 	var apiErr *synthient.APIError
 	if !errors.As(err, &apiErr) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
-		return d.inCLITerms(err, strings.TrimPrefix(render.OneLine(err.Error()), "synthient: "))
+		return d.inCLITerms(err, strings.TrimPrefix(render.OneLine(err.Error()), "synthient: ")) + attemptsNote(err)
 	}
 	var b strings.Builder
 	b.WriteString(apiErr.Error())
@@ -90,6 +90,22 @@ func errorNotes(err error, apiErr *synthient.APIError) []string {
 		notes = append(notes, fmt.Sprintf("%d attempt(s), %s", base.Attempts, base.StopReason))
 	}
 	return notes
+}
+
+// attemptsNote says, for an error of a request that is not an API error
+// (a connection refused, a timeout), how many attempts the SDK made and
+// why it stopped: " (3 attempts, attempts_exhausted)"; "" when it sent
+// nothing.
+func attemptsNote(err error) string {
+	var base *synthient.Error
+	if !errors.As(err, &base) || base.Attempts == 0 {
+		return ""
+	}
+	note := render.Plural(int64(base.Attempts), "attempt", "attempts")
+	if base.StopReason != "" {
+		note += ", " + string(base.StopReason)
+	}
+	return " (" + note + ")"
 }
 
 // sdkMethod matches the SDK method name that opens the SDK's messages

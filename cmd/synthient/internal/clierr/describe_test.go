@@ -24,7 +24,7 @@ func TestErrorsInCLITerms(t *testing.T) {
 		args []string
 		want string
 	}{
-		{"domain", []string{"--fake", "lookup", "domain", "a/b"}, `synthient: domain holds '/' (see 'synthient --help')`},
+		{"domain", []string{"--fake", "lookup", "domain", "a/b"}, `synthient: domain holds '/' (see 'synthient lookup domain --help', https://github.com/synthient-go/synthient/blob/main/docs/cli.md#commands)`},
 		{"file exists", []string{"--fake", "exports", "download", "proxies", "latest", "--out", existing},
 			"synthient: " + existing + ": file already exists (--force replaces it)"},
 		{"base URL", []string{"--api-key", "k", "--base-url", "ht!tp://x", "account"},

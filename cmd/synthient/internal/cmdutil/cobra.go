@@ -1,7 +1,6 @@
 package cmdutil
 
 import (
-	"fmt"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -19,8 +18,7 @@ func GroupCommand(use, short string, subs ...*cobra.Command) *cobra.Command {
 		Args:  cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) > 0 {
-				return &clierr.Error{Code: clierr.Usage, Hint: true,
-					Err: fmt.Errorf("unknown command %q for %q", args[0], cmd.CommandPath())}
+				return UnknownCommand(cmd, args[0])
 			}
 			return cmd.Help()
 		},
@@ -108,6 +106,10 @@ func RefuseFlags(cmd *cobra.Command, names []string, what string) error {
 	}
 	return nil
 }
+
+// DocsURL is the address of the command's documentation, which an
+// installed binary has no copy of.
+const DocsURL = "https://github.com/synthient-go/synthient/blob/main/docs/cli.md"
 
 // SetExamples sets cmd's Example from its lines, each a command line that
 // runs as it is against --fake (the examples test runs every one).

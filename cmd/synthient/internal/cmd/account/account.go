@@ -30,7 +30,7 @@ func NewCmdAccount(f *cmdutil.Factory, runF func(context.Context, *Options) erro
 	cmd := &cobra.Command{
 		Use:   "account",
 		Short: "Show the account, its scopes and lookup credits",
-		Args:  cobra.NoArgs,
+		Args:  cmdutil.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			opts.Printer = f.Printer
 			if runF != nil {

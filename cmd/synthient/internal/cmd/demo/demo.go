@@ -49,7 +49,7 @@ retried after a 502, a Retry-After past the maximum returned at once, a
 bulk lookup in which one batch's outcome is unknown, export pages, a
 verified download read back as Parquet, and a few stream events. Every retry
 decision is printed as it is made.`,
-		Args: cobra.NoArgs,
+		Args: cmdutil.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			opts.Printer, opts.MaxRetries = f.Printer, f.Flags.MaxRetries
 			if f.ShowProgress() {

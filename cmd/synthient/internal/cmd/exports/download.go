@@ -58,7 +58,7 @@ With --out - the bytes go to stdout (never a terminal) and the summary to
 stderr. Exactly the export's size is written; with --verify a mismatch is found
 only after the bytes were written, and the exit code is then 3: discard the
 output.`,
-		Args: cobra.RangeArgs(1, 2),
+		Args: cmdutil.RangeArgs(1, "FEED", "ID"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Printer, opts.RawOut, opts.Err, opts.Feed = f.Printer, f.IO.RawOut, f.IO.ErrOut, args[0]
 			if len(args) == 2 {

@@ -37,7 +37,7 @@ longer than 80 characters is cut ("…"); -o json prints every value whole, and
 so does -o csv (one header of the column names, a row per row, a null empty).
 
 ` + exportSource,
-		Args: cobra.RangeArgs(1, 2),
+		Args: cmdutil.SourceArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Printer, opts.Source.Args, opts.Source.Bar = f.Printer, args, barWriter(f)
 			if opts.Rows < 1 {

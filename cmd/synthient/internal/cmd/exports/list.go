@@ -35,7 +35,7 @@ func NewCmdList(f *cmdutil.Factory, runF func(context.Context, *ListOptions) err
 	cmd := &cobra.Command{
 		Use:   "list FEED",
 		Short: "List a feed's exports, newest first",
-		Args:  cobra.ExactArgs(1),
+		Args:  cmdutil.ExactArgs("FEED"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Printer, opts.Err, opts.Quiet, opts.Fake, opts.Feed = f.Printer, f.IO.ErrOut, f.Flags.Quiet, f.Flags.Fake, args[0]
 			if _, err := cmdutil.ParseFeed(opts.Feed); err != nil {

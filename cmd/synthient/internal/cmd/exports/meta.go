@@ -27,7 +27,7 @@ func NewCmdMeta(f *cmdutil.Factory, runF func(context.Context, *MetaOptions) err
 	cmd := &cobra.Command{
 		Use:   "meta FEED ID",
 		Short: "Describe one export (ID: latest, YYYY-MM-DD or YYYY-MM-DD/HH)",
-		Args:  cobra.ExactArgs(2),
+		Args:  cmdutil.ExactArgs("FEED", "ID"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Printer, opts.Feed, opts.ID = f.Printer, args[0], args[1]
 			if runF != nil {

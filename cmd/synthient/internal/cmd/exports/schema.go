@@ -31,7 +31,7 @@ names it (string, binary, int32, int64, ...) and whether it may hold nulls,
 then the file's rows and row groups; with --output json one object.
 
 ` + exportSource,
-		Args: cobra.RangeArgs(1, 2),
+		Args: cmdutil.SourceArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Printer, opts.Source.Args, opts.Source.Bar = f.Printer, args, barWriter(f)
 			if runF != nil {

@@ -35,7 +35,7 @@ demo and --fake use, and prints its base URL and an API key with every scope:
 
   synthient fake-server --listen 127.0.0.1:8080
   SYNTHIENT_BASE_URL=http://127.0.0.1:8080/api/v4 SYNTHIENT_API_KEY=<key> synthient account`,
-		Args: cobra.NoArgs,
+		Args: cmdutil.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			opts.Printer = f.Printer
 			if runF != nil {

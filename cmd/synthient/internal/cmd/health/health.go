@@ -27,7 +27,7 @@ func NewCmdHealth(f *cmdutil.Factory, runF func(context.Context, *Options) error
 	cmd := &cobra.Command{
 		Use:   "health",
 		Short: "Check the API's health (no key needed)",
-		Args:  cobra.NoArgs,
+		Args:  cmdutil.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			opts.Printer = f.Printer
 			f.SetKey("health-needs-no-key") // /health is sent without a key

@@ -26,7 +26,7 @@ func NewCmdDomain(f *cmdutil.Factory, runF func(context.Context, *DomainOptions)
 	cmd := &cobra.Command{
 		Use:   "domain NAME",
 		Short: "Look up a domain's honeypot intelligence (1 credit)",
-		Args:  cobra.ExactArgs(1),
+		Args:  cmdutil.ExactArgs("NAME"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Printer, opts.Domain = f.Printer, args[0]
 			if err := cmdutil.CheckLimit(cmd, opts.Limit, 1000); err != nil {

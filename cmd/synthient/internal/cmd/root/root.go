@@ -37,10 +37,10 @@ it runs against an in-process fake API instead, and needs no key. Start with:
 
 Control characters in what the server sends are printed as visible escapes
 (\x1b, \u009b), never sent to the terminal, and an argument that looks like an
-API key is printed as [redacted]. See docs/cli.md.`,
+API key is printed as [redacted].`,
 		SilenceErrors: true,
 		SilenceUsage:  true,
-		Args:          cobra.NoArgs,
+		Args:          cmdutil.NoArgs,
 		// --version is the root's own flag, not cobra's: it runs after the
 		// global flags were checked, so it honours --output, --jq and
 		// --template as the version command does.
@@ -74,6 +74,7 @@ API key is printed as [redacted]. See docs/cli.md.`,
 	)
 	refuseUnknownShells(root)
 	hideUnusedFlags(root)
+	addDocsLinks(root)
 	return root
 }
 

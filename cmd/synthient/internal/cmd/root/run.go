@@ -48,7 +48,7 @@ func execute(ctx context.Context, f *cmdutil.Factory, args []string) int {
 	root.SetIn(f.IO.In)
 	root.SetOut(f.IO.Out)
 	root.SetErr(f.IO.ErrOut)
-	err := root.ExecuteContext(ctx)
+	cmd, err := root.ExecuteContextC(ctx)
 	f.Close()
 	if err == nil {
 		return clierr.OK
@@ -60,7 +60,7 @@ func execute(ctx context.Context, f *cmdutil.Factory, args []string) int {
 	}
 	line := "synthient: " + f.Describe(err)
 	if code == clierr.Usage && clierr.WantsHelpHint(err) {
-		line += " (see 'synthient --help')"
+		line += fmt.Sprintf(" (see '%s --help', %s)", cmd.CommandPath(), docsLink(cmd))
 	}
 	fmt.Fprintln(f.IO.ErrOut, line)
 	return code

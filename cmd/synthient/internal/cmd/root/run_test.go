@@ -65,11 +65,15 @@ func TestExitCodeUsage(t *testing.T) {
 		{"bad integer", []string{"lookup", "domain", "example.com", "--limit", "many"}, "invalid argument"},
 		{"lookup ip without address", []string{"lookup", "ip"}, "lookup ip needs addresses: ADDR... or - (stdin), or pipe them in"},
 		{"lookup ip with - and an address", []string{"lookup", "ip", "-", "8.8.8.8"}, "- reads the addresses from stdin: give it alone"},
-		{"lookup domain without name", []string{"lookup", "domain"}, "accepts 1 arg(s)"},
-		{"account with an argument", []string{"account", "extra"}, "unknown command"},
-		{"exports meta without id", []string{"exports", "meta", "proxies"}, "accepts 2 arg(s), received 1"},
-		{"exports list without feed", []string{"exports", "list"}, "accepts 1 arg(s)"},
-		{"stream without feed", []string{"stream"}, "accepts 1 arg(s)"},
+		{"lookup domain without name", []string{"lookup", "domain"}, "missing NAME: lookup domain takes NAME (see 'synthient lookup domain --help', https://"},
+		{"account with an argument", []string{"account", "extra"}, `account takes no argument, not "extra" (see 'synthient account --help'`},
+		{"exports meta without id", []string{"exports", "meta", "proxies"}, "missing ID: exports meta takes FEED ID"},
+		{"exports meta with three", []string{"exports", "meta", "proxies", "latest", "x"}, `too many arguments (3): exports meta takes FEED ID, not "proxies" "latest" "x"`},
+		{"exports head without a source", []string{"exports", "head"}, "missing FILE, or FEED ID: exports head takes {FILE | FEED ID}"},
+		{"a mistyped command", []string{"lookupp", "ip", "1.1.1.1"}, `unknown command "lookupp" for "synthient"; did you mean "lookup"? (see 'synthient --help', https://`},
+		{"a mistyped subcommand", []string{"exports", "lst", "proxies"}, `unknown command "lst" for "synthient exports"; did you mean "list"? (see 'synthient exports --help'`},
+		{"exports list without feed", []string{"exports", "list"}, "missing FEED: exports list takes FEED"},
+		{"stream without feed", []string{"stream"}, "missing FEED: stream takes FEED (see 'synthient stream --help', https://github.com/synthient-go/synthient/blob/main/docs/cli.md#streams)"},
 		{"bad --output", []string{"--output", "yaml", "account"}, `--output must be text, json or csv, not "yaml"`},
 		{"bad -o", []string{"-o", "xml", "lookup", "ip", "1.1.1.1"}, "--output must be text, json or csv"},
 		{"-o for --out", []string{"exports", "download", "proxies", "latest", "-o", "p.parquet"},
@@ -277,6 +281,7 @@ func TestExitCodeConnectionRefused(t *testing.T) {
 			ls := clitest.Lines(r.Stderr)
 			require.Len(t, ls, 1, "stderr lines")
 			assert.Contains(t, ls[0], "connection failed", "stderr")
+			assert.Regexp(t, `\(\d attempts?, [a-z_]+\)$`, ls[0], "how many attempts were made, and why no more")
 		})
 	}
 }

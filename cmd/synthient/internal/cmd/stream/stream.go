@@ -51,7 +51,7 @@ none) and the fields that tell the feed's events apart, such as address,
 provider, type, country and ASN for proxies. --output json prints each event
 as the server sent it, one JSON object per line (NDJSON): use it to keep
 events in a file.`,
-		Args: cobra.ExactArgs(1),
+		Args: cmdutil.ExactArgs("FEED"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Printer, opts.Err, opts.Quiet, opts.Feed = f.Printer, f.IO.ErrOut, f.Flags.Quiet, args[0]
 			if runF != nil {

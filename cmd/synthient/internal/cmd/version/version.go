@@ -86,7 +86,7 @@ func NewCmdVersion(f *cmdutil.Factory, runF func(*Options) error) *cobra.Command
 	cmd := &cobra.Command{
 		Use:   "version",
 		Short: "Print the version, the commit it was built from, and the Go version",
-		Args:  cobra.NoArgs,
+		Args:  cmdutil.NoArgs,
 		RunE: func(*cobra.Command, []string) error {
 			opts.Printer = f.Printer
 			if runF != nil {
