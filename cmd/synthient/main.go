@@ -21,6 +21,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/synthient-go/synthient/cmd/synthient/internal/cmd/root"
+	"github.com/synthient-go/synthient/cmd/synthient/internal/interrupt"
 	"github.com/synthient-go/synthient/cmd/synthient/internal/iostreams"
 )
 
@@ -37,15 +38,34 @@ func main() {
 		<-ctx.Done()
 		stop()
 	}()
-	code := root.Run(ctx, os.Args[1:], iostreams.System{
-		Stdin:            os.Stdin,
-		Stdout:           os.Stdout,
-		Stderr:           os.Stderr,
-		Getenv:           os.Getenv,
-		StdinIsTerminal:  func() bool { return term.IsTerminal(int(os.Stdin.Fd())) },
-		StdoutIsTerminal: func() bool { return term.IsTerminal(int(os.Stdout.Fd())) },
-		StderrIsTerminal: func() bool { return term.IsTerminal(int(os.Stderr.Fd())) },
+	code := root.Run(ctx, os.Args[1:], root.Env{
+		System: iostreams.System{
+			Stdin:            os.Stdin,
+			Stdout:           os.Stdout,
+			Stderr:           os.Stderr,
+			Getenv:           os.Getenv,
+			StdinIsTerminal:  func() bool { return term.IsTerminal(int(os.Stdin.Fd())) },
+			StdoutIsTerminal: func() bool { return term.IsTerminal(int(os.Stdout.Fd())) },
+			StderrIsTerminal: func() bool { return term.IsTerminal(int(os.Stderr.Fd())) },
+		},
+		ReadPassword: readPassword,
 	})
 	stop()
 	os.Exit(code)
+}
+
+// readPassword reads a line from the terminal on stdin without echoing
+// it. When ctx ends first (Ctrl-C), the read is abandoned and the
+// terminal's state put back, so that it echoes again.
+func readPassword(ctx context.Context) ([]byte, error) {
+	fd := int(os.Stdin.Fd())
+	state, err := term.GetState(fd)
+	if err != nil {
+		return nil, err
+	}
+	b, err := interrupt.Do(ctx, func() ([]byte, error) { return term.ReadPassword(fd) }, nil)
+	if ctx.Err() != nil {
+		_ = term.Restore(fd, state)
+	}
+	return b, err
 }

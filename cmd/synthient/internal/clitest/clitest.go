@@ -19,6 +19,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"github.com/synthient-go/synthient/cmd/synthient/internal/cmd/root"
 	"github.com/synthient-go/synthient/cmd/synthient/internal/cmdutil"
+	"github.com/synthient-go/synthient/cmd/synthient/internal/config"
 	"github.com/synthient-go/synthient/cmd/synthient/internal/iostreams"
 	"github.com/synthient-go/synthient/cmd/synthient/internal/redact"
 	"github.com/synthient-go/synthient/synthienttest"
@@ -69,8 +70,17 @@ type Call struct {
 	Stdout   *SyncBuffer // optional: to watch the output while it runs
 	Stderr   *SyncBuffer
 	StdoutTo io.Writer // optional: the command's stdout in place of Stdout (a failing writer)
-	// Setup, when not nil, changes the System the command runs with.
-	Setup func(*iostreams.System)
+	// Keychain is the system keychain the command sees; nil for an empty
+	// one of its own (never the machine's).
+	Keychain config.Keychain
+	// Dir is the working directory, where .env is read; "" for a new
+	// empty one.
+	Dir string
+	// Password is what the terminal gives auth login's prompt; nil for no
+	// terminal to read.
+	Password []byte
+	// Setup, when not nil, changes the Env the command runs with.
+	Setup func(*root.Env)
 }
 
 // Result is what a Call did: its exit code, its output and how long it
@@ -102,7 +112,7 @@ func (c Call) Run(t testing.TB) Result {
 	if c.StdoutTo != nil {
 		stdout = c.StdoutTo
 	}
-	sys := iostreams.System{
+	env := root.Env{System: iostreams.System{
 		Stdin:            c.Stdin,
 		Stdout:           stdout,
 		Stderr:           c.Stderr,
@@ -110,12 +120,21 @@ func (c Call) Run(t testing.TB) Result {
 		StdinIsTerminal:  func() bool { return c.TTYIn },
 		StdoutIsTerminal: func() bool { return c.TTYOut },
 		StderrIsTerminal: func() bool { return c.Terminal },
+	}, Keychain: c.Keychain, Dir: c.Dir}
+	if env.Keychain == nil {
+		env.Keychain = &Keychain{}
+	}
+	if env.Dir == "" {
+		env.Dir = t.TempDir()
+	}
+	if c.Password != nil {
+		env.ReadPassword = func(context.Context) ([]byte, error) { return c.Password, nil }
 	}
 	if c.Setup != nil {
-		c.Setup(&sys)
+		c.Setup(&env)
 	}
 	start := time.Now()
-	code := root.Run(c.Ctx, c.Args, sys)
+	code := root.Run(c.Ctx, c.Args, env)
 	r := Result{Code: code, Stdout: c.Stdout.String(), Stderr: c.Stderr.String(), Elapsed: time.Since(start)}
 	secrets := []string{c.Env["SYNTHIENT_API_KEY"]}
 	for i, a := range c.Args {

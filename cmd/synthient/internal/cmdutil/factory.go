@@ -32,10 +32,20 @@ type Factory struct {
 	// Printer prints results in the format of the global flags; set
 	// before a command runs.
 	Printer *output.Printer
+	// Keychain keeps the keys of auth login (config.SystemKeychain).
+	Keychain config.Keychain
+	// WorkDir is where .env is looked for.
+	WorkDir string
+	// ReadPassword reads a line from the terminal without echoing it;
+	// nil when there is no terminal to read.
+	ReadPassword func(ctx context.Context) ([]byte, error)
+	// Settings are where the settings came from (LoadConfig, ResolveKey).
+	Settings Settings
 
-	key     string // the key ResolveKey chose
-	client  *synthient.Client
-	fakeSrv *synthienttest.Server
+	key         string // the key ResolveKey chose
+	profileBase string // the profile's base URL
+	client      *synthient.Client
+	fakeSrv     *synthienttest.Server
 }
 
 // GlobalFlags are the flags every command takes.
@@ -46,6 +56,7 @@ type GlobalFlags struct {
 	Timeout, OpenTimeout        time.Duration
 	Output, JQ, Template        string
 	Format                      string // --format, -f: the official CLI's name of --output
+	Profile                     string
 	Verbose, Trace              bool
 	Quiet, NoProgress           bool
 	Silent                      bool // --silent, -s: the official CLI's name of --quiet
@@ -65,7 +76,7 @@ func (f *Factory) Client(opts ...synthient.Option) (*synthient.Client, error) {
 		key, base = f.fakeSrv.APIKey, f.fakeSrv.URL
 	}
 	if key == "" {
-		return nil, clierr.Usagef("no API key: set SYNTHIENT_API_KEY, pass --api-key or --api-key-file, or use --fake")
+		return nil, clierr.Usagef("no API key: run 'synthient auth login', set SYNTHIENT_API_KEY (or put it in .env), pass --api-key or --api-key-file, or use --fake")
 	}
 	if fl.MaxRetries > 16 {
 		return nil, clierr.Usagef("--max-retries must be 0 to 16, not %d", fl.MaxRetries)
@@ -103,29 +114,6 @@ func (f *Factory) Close() {
 	}
 }
 
-// ResolveKey sets the key from --api-key-file, --api-key or
-// SYNTHIENT_API_KEY, in that order, and makes it a secret. With --fake it
-// needs none. Reading the key file stops when ctx is done.
-func (f *Factory) ResolveKey(ctx context.Context) error {
-	fl := &f.Flags
-	switch {
-	case fl.Fake:
-		return nil
-	case fl.APIKeyFile != "":
-		key, err := config.ReadKeyFile(ctx, fl.APIKeyFile, f.IO.In)
-		if err != nil {
-			return err
-		}
-		f.key = key
-	case fl.APIKey != "":
-		f.key = fl.APIKey
-	default:
-		f.key = f.Getenv("SYNTHIENT_API_KEY")
-	}
-	f.Secrets.Add(f.key)
-	return nil
-}
-
 // HasKey reports whether a key was found (ResolveKey), or --fake needs
 // none.
 func (f *Factory) HasKey() bool { return f.key != "" || f.Flags.Fake }
@@ -138,12 +126,16 @@ func (f *Factory) SetKey(key string) {
 }
 
 // BaseURL is the base URL the command was given: --base-url, else
-// SYNTHIENT_BASE_URL; "" for the SDK's default.
+// SYNTHIENT_BASE_URL, else the profile's base_url; "" for the SDK's
+// default.
 func (f *Factory) BaseURL() string {
-	if f.Flags.BaseURL != "" {
+	switch {
+	case f.Flags.BaseURL != "":
 		return f.Flags.BaseURL
+	case f.Getenv("SYNTHIENT_BASE_URL") != "":
+		return f.Getenv("SYNTHIENT_BASE_URL")
 	}
-	return f.Getenv("SYNTHIENT_BASE_URL")
+	return f.profileBase
 }
 
 // Describe renders an error as the one line the command prints.

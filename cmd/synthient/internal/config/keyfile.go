@@ -49,14 +49,36 @@ func ReadKeyFile(ctx context.Context, name string, stdin io.Reader) (string, err
 	if err != nil {
 		return "", err
 	}
+	return checkKey(b, "--api-key-file", what)
+}
+
+// ReadKey reads a key from r (stdin), as ReadKeyFile reads a file: flag
+// and what name the flag and the source in its errors.
+func ReadKey(ctx context.Context, r io.Reader, flag, what string) (string, error) {
+	b, err := interrupt.Do(ctx, func() ([]byte, error) {
+		b, err := io.ReadAll(io.LimitReader(r, MaxKeyFile+1))
+		if err != nil {
+			return nil, clierr.Usagef("%s: reading %s: %v", flag, what, err)
+		}
+		return b, nil
+	}, nil)
+	if err != nil {
+		return "", err
+	}
+	return checkKey(b, flag, what)
+}
+
+// checkKey returns the key b holds, trimmed; one that is empty, too big,
+// or more than one word is a usage error that never shows b.
+func checkKey(b []byte, flag, what string) (string, error) {
 	key := strings.TrimSpace(string(b))
 	switch {
 	case len(b) > MaxKeyFile:
-		return "", clierr.Usagef("--api-key-file: %s is larger than %d bytes, too large for an API key", what, MaxKeyFile)
+		return "", clierr.Usagef("%s: %s is larger than %d bytes, too large for an API key", flag, what, MaxKeyFile)
 	case key == "":
-		return "", clierr.Usagef("--api-key-file: %s is empty", what)
+		return "", clierr.Usagef("%s: %s is empty", flag, what)
 	case strings.IndexFunc(key, notKeyRune) >= 0:
-		return "", clierr.Usagef("--api-key-file: %s holds more than one word (white space or control characters after trimming), not a single API key", what)
+		return "", clierr.Usagef("%s: %s holds more than one word (white space or control characters after trimming), not a single API key", flag, what)
 	}
 	return key, nil
 }

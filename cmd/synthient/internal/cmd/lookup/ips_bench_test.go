@@ -54,12 +54,12 @@ func BenchmarkBatch100k(b *testing.B) {
 		}()
 		var out countWriter
 		var errBuf bytes.Buffer
-		code := root.Run(context.Background(), []string{"--base-url", srv.URL, "lookup", "ips", "--file", "-", "--output", "json"}, iostreams.System{
+		code := root.Run(context.Background(), []string{"--base-url", srv.URL, "lookup", "ips", "--file", "-", "--output", "json"}, root.Env{System: iostreams.System{
 			Stdin:  strings.NewReader(input),
 			Stdout: &out,
 			Stderr: &errBuf,
 			Getenv: func(k string) string { return map[string]string{"SYNTHIENT_API_KEY": srv.APIKey}[k] },
-		})
+		}})
 		close(stop)
 		<-sampled
 		if code != 0 || out.lines != n {

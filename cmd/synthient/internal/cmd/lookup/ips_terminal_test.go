@@ -10,7 +10,7 @@ import (
 
 	"github.com/synthient-go/synthient/cmd/synthient/internal/clierr"
 	"github.com/synthient-go/synthient/cmd/synthient/internal/clitest"
-	"github.com/synthient-go/synthient/cmd/synthient/internal/iostreams"
+	"github.com/synthient-go/synthient/cmd/synthient/internal/cmd/root"
 )
 
 // Tests of ips.go on a terminal: the progress bar, the table and the
@@ -27,7 +27,7 @@ func onTerminal(t *testing.T, env map[string]string, input string, args ...strin
 	}
 	c.Stdin, c.Terminal, c.TTYOut = strings.NewReader(input), true, true
 	term := &clitest.SyncBuffer{}
-	c.Setup = func(sys *iostreams.System) { sys.Stdout, sys.Stderr = term, term }
+	c.Setup = func(env *root.Env) { env.Stdout, env.Stderr = term, term }
 	r := c.Run(t)
 	clitest.RequireCode(t, r, clierr.OK, args...)
 	return term.String(), clitest.Screen(term.String())

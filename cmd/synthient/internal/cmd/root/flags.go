@@ -1,6 +1,7 @@
 package root
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -19,6 +20,7 @@ func addGlobalFlags(root *cobra.Command, fl *cmdutil.GlobalFlags) {
 	f := root.PersistentFlags()
 	f.StringVar(&fl.APIKey, "api-key", "", "API key (default $SYNTHIENT_API_KEY)")
 	f.StringVar(&fl.APIKeyFile, "api-key-file", "", "read the API key from this file (- for stdin); not with --api-key")
+	f.StringVar(&fl.Profile, "profile", "", "the profile of config.toml, and its stored key (default $SYNTHIENT_PROFILE, else default)")
 	f.StringVar(&fl.BaseURL, "base-url", "", "API base URL including /api/v4 (default $SYNTHIENT_BASE_URL, else "+synthient.DefaultBaseURL+")")
 	f.BoolVar(&fl.Fake, "fake", false, "run against an in-process fake API (no key needed)")
 	f.IntVar(&fl.MaxRetries, "max-retries", synthient.DefaultMaxRetries, "retries after the first attempt, where the retry class allows (0 to 16)")
@@ -44,10 +46,11 @@ func addGlobalFlags(root *cobra.Command, fl *cmdutil.GlobalFlags) {
 // word of its path below the root: given, they are refused rather than
 // silently ignored (fake-server --api-key K would not serve K).
 var unusedFlags = map[string][]string{
-	"demo":        {"api-key", "api-key-file", "base-url", "fake", "timeout", "open-timeout", "jq", "template", "trace"},
-	"fake-server": {"api-key", "api-key-file", "base-url", "fake", "max-retries", "timeout", "open-timeout", "verbose", "trace"},
-	"completion":  {"api-key", "api-key-file", "base-url", "fake", "max-retries", "timeout", "open-timeout", "verbose", "output", "format", "jq", "template", "trace"},
-	"version":     {"api-key", "api-key-file", "base-url", "fake", "max-retries", "timeout", "open-timeout", "verbose", "trace"},
+	"demo":        {"api-key", "api-key-file", "profile", "base-url", "fake", "timeout", "open-timeout", "jq", "template", "trace"},
+	"fake-server": {"api-key", "api-key-file", "profile", "base-url", "fake", "max-retries", "timeout", "open-timeout", "verbose", "trace"},
+	"completion":  {"api-key", "api-key-file", "profile", "base-url", "fake", "max-retries", "timeout", "open-timeout", "verbose", "output", "format", "jq", "template", "trace"},
+	"version":     {"api-key", "api-key-file", "profile", "base-url", "fake", "max-retries", "timeout", "open-timeout", "verbose", "trace"},
+	"auth":        {"fake"},
 }
 
 // UnusedFlags returns the global flags each command refuses, by the
@@ -61,13 +64,25 @@ func UnusedFlags() map[string][]string {
 }
 
 // prepare checks the global flags of cmd, builds the printer they ask
-// for, and resolves the API key.
+// for, and, for a command that calls the API, reads the configuration
+// and resolves the API key (auth login takes a new one).
 func prepare(cmd *cobra.Command, f *cmdutil.Factory) error {
 	f.IO.SetColor(!f.Flags.NoColor)
 	for _, check := range []func(*cobra.Command, *cmdutil.Factory) error{checkUnusedFlags, takeSynonyms, checkOutputFlag, checkFakeFlags, checkKeyFlags} {
 		if err := check(cmd, f); err != nil {
 			return err
 		}
+	}
+	words := strings.Fields(cmd.CommandPath())
+	if len(words) < 2 || slices.Contains(unusedFlags[words[1]], "base-url") {
+		return nil // no call of the API
+	}
+	keeping := cmd.CommandPath() == "synthient auth login" || cmd.CommandPath() == "synthient auth logout"
+	if err := f.LoadConfig(cmd.Flags().Changed, keeping); err != nil {
+		return err
+	}
+	if keeping {
+		return nil // they take no key from the settings
 	}
 	return f.ResolveKey(cmd.Context())
 }

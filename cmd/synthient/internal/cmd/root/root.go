@@ -8,6 +8,7 @@ import (
 
 	"github.com/synthient-go/synthient/cmd/synthient/internal/clierr"
 	"github.com/synthient-go/synthient/cmd/synthient/internal/cmd/account"
+	"github.com/synthient-go/synthient/cmd/synthient/internal/cmd/auth"
 	"github.com/synthient-go/synthient/cmd/synthient/internal/cmd/demo"
 	"github.com/synthient-go/synthient/cmd/synthient/internal/cmd/exports"
 	"github.com/synthient-go/synthient/cmd/synthient/internal/cmd/fakeserver"
@@ -66,6 +67,7 @@ API key is printed as [redacted].`,
 		demo.NewCmdDemo(f, nil),
 		lookup.NewCmdLookup(f),
 		account.NewCmdAccount(f, nil),
+		auth.NewCmdAuth(f),
 		health.NewCmdHealth(f, nil),
 		exports.NewCmdExports(f),
 		stream.NewCmdStream(f, nil),

@@ -57,7 +57,10 @@ func TestEveryCommandHasExamples(t *testing.T) {
 }
 
 // Every example runs (against the fake on the fixed clock, when it calls
-// the API) and succeeds, its files in a temporary directory. The demo
+// the API) and succeeds, its files in a temporary directory: in one home
+// (a configuration directory and a keychain), the examples of auth login
+// first and those of auth logout last; a redirection of stdin from a file
+// (< key.txt) is followed, and auth login's prompt is answered. The demo
 // (TestDemo) and fake-server (which serves until interrupted;
 // TestFakeServer*) have tests of their own.
 func TestExamplesRun(t *testing.T) {
@@ -66,32 +69,61 @@ func TestExamplesRun(t *testing.T) {
 	srv := clitest.NewServer(t) // on the fixed clock, whose exports the examples name
 	addresses := filepath.Join(dir, "addresses.txt")
 	require.NoError(t, os.WriteFile(addresses, []byte("1.1.1.1\n8.8.8.8\n# a comment\n1.1.1.1\n"), 0o600))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "key.txt"), []byte(srv.APIKey+"\n"), 0o600))
 	files := strings.NewReplacer(
 		"addresses.txt", addresses,
 		"resend.txt", filepath.Join(dir, "resend.txt"),
 		"check.txt", filepath.Join(dir, "check.txt"),
 		"proxies.parquet", filepath.Join(dir, "proxies.parquet"),
+		"key.txt", filepath.Join(dir, "key.txt"),
 	)
-	for path, lines := range examples(clitest.Root()) {
-		if path == "synthient demo" || path == "synthient fake-server" {
-			continue
-		}
-		for _, line := range lines {
-			t.Run(line, func(t *testing.T) {
-				args := strings.Fields(files.Replace(line))
-				require.Equal(t, "synthient", args[0])
-				args = args[1:]
-				c := clitest.Call{Args: args}
-				if !slices.Contains(root.UnusedFlags()[args[0]], "base-url") { // a command that calls the API
-					c = clitest.Against(srv, args...)
-				}
-				r := c.Run(t)
-				clitest.RequireCode(t, r, 0, args...)
-				assert.NotEmpty(t, r.Stdout, "stdout")
-			})
-		}
+	keychain, home := &clitest.Keychain{}, t.TempDir()
+	for _, line := range exampleLines(t) {
+		t.Run(line, func(t *testing.T) {
+			args := strings.Fields(files.Replace(line))
+			require.Equal(t, "synthient", args[0])
+			args = args[1:]
+			c := clitest.Call{Args: args}
+			if !slices.Contains(root.UnusedFlags()[args[0]], "base-url") { // a command that calls the API
+				c = clitest.Against(srv, args...)
+			}
+			if i := slices.Index(c.Args, "<"); i >= 0 {
+				f, err := os.Open(c.Args[i+1])
+				require.NoError(t, err)
+				defer f.Close()
+				c.Stdin, c.Args = f, c.Args[:i]
+			}
+			if args[0] == "auth" {
+				c.Keychain, c.Env["XDG_CONFIG_HOME"], c.TTYIn, c.Password = keychain, home, true, []byte(srv.APIKey)
+				delete(c.Env, "SYNTHIENT_API_KEY") // the key auth login kept
+			}
+			r := c.Run(t)
+			clitest.RequireCode(t, r, 0, args...)
+			assert.NotEmpty(t, r.Stdout+r.Stderr, "the output")
+		})
 	}
 	assert.FileExists(t, filepath.Join(dir, "proxies.parquet"))
+}
+
+// exampleLines returns the examples to run, auth login's first and auth
+// logout's last.
+func exampleLines(t *testing.T) []string {
+	t.Helper()
+	var first, middle, last []string
+	for path, lines := range examples(clitest.Root()) {
+		switch path {
+		case "synthient demo", "synthient fake-server":
+		case "synthient auth login":
+			first = append(first, lines...)
+		case "synthient auth logout":
+			last = append(last, lines...)
+		default:
+			middle = append(middle, lines...)
+		}
+	}
+	require.NotEmpty(t, first)
+	require.NotEmpty(t, last)
+	return append(append(first, middle...), last...)
 }
 
 // --fake runs every command against an in-process fake, with no key.

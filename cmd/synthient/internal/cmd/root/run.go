@@ -9,26 +9,45 @@ import (
 
 	"github.com/synthient-go/synthient/cmd/synthient/internal/clierr"
 	"github.com/synthient-go/synthient/cmd/synthient/internal/cmdutil"
+	"github.com/synthient-go/synthient/cmd/synthient/internal/config"
 	"github.com/synthient-go/synthient/cmd/synthient/internal/iostreams"
 	"github.com/synthient-go/synthient/cmd/synthient/internal/redact"
 	"github.com/synthient-go/synthient/cmd/synthient/internal/render"
 )
 
+// Env is what a run of the command is given beside its arguments.
+type Env struct {
+	iostreams.System
+	// Keychain keeps the keys of auth login; nil for the system's
+	// (config.SystemKeychain).
+	Keychain config.Keychain
+	// Dir is the working directory, where .env is read; "" for the
+	// process's.
+	Dir string
+	// ReadPassword reads a line from the terminal on stdin without
+	// echoing it (auth login); nil when there is none.
+	ReadPassword func(ctx context.Context) ([]byte, error)
+}
+
 // Run executes the command line args and returns the exit code. The
-// command writes to sys's stdout and stderr through textsafe.Writers,
+// command writes to env's stdout and stderr through textsafe.Writers,
 // which escape control characters and redact secrets: the configured key
 // and every argument shaped like one.
-func Run(ctx context.Context, args []string, sys iostreams.System) int {
+func Run(ctx context.Context, args []string, env Env) int {
 	secrets := &redact.Redactor{}
 	secrets.AddKeyShapes(args...)
-	getenv := sys.Getenv
+	getenv := env.Getenv
 	if getenv == nil {
 		getenv = func(string) string { return "" }
 	}
 	secrets.Add(getenv("SYNTHIENT_API_KEY"))
 	addKeyFlags(secrets, args)
-	io := iostreams.New(sys, secrets)
-	f := &cmdutil.Factory{IO: io, Secrets: secrets, Getenv: getenv}
+	io := iostreams.New(env.System, secrets)
+	kc := env.Keychain
+	if kc == nil {
+		kc = config.SystemKeychain{}
+	}
+	f := &cmdutil.Factory{IO: io, Secrets: secrets, Getenv: getenv, Keychain: kc, WorkDir: env.Dir, ReadPassword: env.ReadPassword}
 	code := execute(ctx, f, args)
 	if err := io.Flush(); err != nil && code == clierr.OK {
 		// The command did not see it fail (cobra's help, the demo's
