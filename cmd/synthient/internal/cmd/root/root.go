@@ -8,6 +8,7 @@ import (
 
 	"github.com/synthient-go/synthient/cmd/synthient/internal/clierr"
 	"github.com/synthient-go/synthient/cmd/synthient/internal/cmd/account"
+	"github.com/synthient-go/synthient/cmd/synthient/internal/cmd/api"
 	"github.com/synthient-go/synthient/cmd/synthient/internal/cmd/auth"
 	"github.com/synthient-go/synthient/cmd/synthient/internal/cmd/demo"
 	"github.com/synthient-go/synthient/cmd/synthient/internal/cmd/exports"
@@ -68,6 +69,7 @@ API key is printed as [redacted].`,
 		lookup.NewCmdLookup(f),
 		account.NewCmdAccount(f, nil),
 		auth.NewCmdAuth(f),
+		api.NewCmdAPI(f, nil),
 		health.NewCmdHealth(f, nil),
 		exports.NewCmdExports(f),
 		stream.NewCmdStream(f, nil),

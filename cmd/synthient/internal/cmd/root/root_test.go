@@ -70,6 +70,7 @@ func TestExamplesRun(t *testing.T) {
 	addresses := filepath.Join(dir, "addresses.txt")
 	require.NoError(t, os.WriteFile(addresses, []byte("1.1.1.1\n8.8.8.8\n# a comment\n1.1.1.1\n"), 0o600))
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "key.txt"), []byte(srv.APIKey+"\n"), 0o600))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "ips.json"), []byte(`{"ips": ["1.1.1.1", "8.8.8.8"]}`), 0o600))
 	files := strings.NewReplacer(
 		"addresses.txt", addresses,
 		"resend.txt", filepath.Join(dir, "resend.txt"),
