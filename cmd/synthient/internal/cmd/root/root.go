@@ -30,12 +30,17 @@ func NewCmdRoot(f *cmdutil.Factory) *cobra.Command {
 		Long: `synthient queries the Synthient API v4: IP and domain lookups, the account,
 Parquet exports and real-time NDJSON streams.
 
-It takes the API key from --api-key, else --api-key-file (a file holding the
-key, or - for stdin: the key then stays out of the process list), else
-SYNTHIENT_API_KEY; --api-key and --api-key-file cannot be combined. With --fake
-it runs against an in-process fake API instead, and needs no key. Start with:
+It takes the API key from the first of: --api-key, or --api-key-file (a file
+holding the key, or - for stdin: the key then stays out of the process list);
+SYNTHIENT_API_KEY; SYNTHIENT_API_KEY in a .env file of the current directory;
+the key 'synthient auth login' kept for the profile (--profile,
+SYNTHIENT_PROFILE), in the system keychain or a 0600 file. The profiles of
+$XDG_CONFIG_HOME/synthient/config.toml set the base URL, timeouts and retries.
+With --fake it runs against an in-process fake API instead, and needs no key.
+Start with:
 
   synthient demo
+  synthient auth login
 
 Control characters in what the server sends are printed as visible escapes
 (\x1b, \u009b), never sent to the terminal, and an argument that looks like an

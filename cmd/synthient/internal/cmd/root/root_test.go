@@ -232,7 +232,11 @@ func TestDocsAgreeWithHelp(t *testing.T) {
 		}
 	}
 	rows := map[string]string{} // command path -> its row in the table of commands
-	for _, line := range strings.Split(text, "\n") {
+	commands := text[strings.Index(text, "## Commands"):]
+	if end := strings.Index(commands[len("## Commands"):], "\n## "); end >= 0 {
+		commands = commands[:len("## Commands")+end] // the section, not the tables of the others
+	}
+	for _, line := range strings.Split(commands, "\n") {
 		if rest, ok := strings.CutPrefix(line, "| `synthient "); ok {
 			cell, _, _ := strings.Cut(strings.ReplaceAll(rest, `\|`, "/"), "|") // an escaped | is inside the cell
 			words := strings.Fields(strings.NewReplacer("`", " ", "[", " ", "{", " ").Replace(cell))
