@@ -126,7 +126,7 @@ func (cfg *Config) journalNote() {
 	}
 	resend := "not sent again, in --unknown"
 	if cfg.ResendUnknown {
-		resend = "sent again (--resend-unknown)"
+		resend = "sent again, as --resend-unknown asks"
 	}
 	fmt.Fprintf(cfg.Err, "synthient: journal %s: from earlier runs, %s (not sent or printed again), %s (%s), %s%s\n",
 		cfg.Journal.Path(), render.Plural(int64(lookedUp), "address looked up", "addresses looked up"),

@@ -64,7 +64,7 @@ func baseURL(f *cmdutil.Factory) (string, string) {
 	case f.BaseURL() != "":
 		return f.BaseURL(), "profile " + f.Settings.Profile
 	}
-	return synthient.DefaultBaseURL, "the default"
+	return synthient.DefaultBaseURL, "built in"
 }
 
 // status is what auth status says, as JSON.
@@ -93,7 +93,7 @@ func statusRun(ctx context.Context, o *StatusOptions) error {
 	st := status{Profile: s.Profile, ProfileFrom: s.ProfileFrom, Config: s.Config.Path, Profiles: s.Config.Names(),
 		BaseURL: o.BaseURL, BaseURLFrom: o.BaseURLFrom, KeyFrom: s.KeyFrom}
 	if st.ProfileFrom == "" {
-		st.ProfileFrom = "the default"
+		st.ProfileFrom = "built in"
 	}
 	if o.HasKey() {
 		st.check(ctx, o)
@@ -130,7 +130,7 @@ func (o *StatusOptions) print(st *status) error {
 		return p.Emit(st)
 	}
 	t := render.NewTable(p.Out)
-	t.Row("Profile", st.Profile+" (from "+st.ProfileFrom+")")
+	t.Row("Profile", st.Profile+fromNote(st.ProfileFrom))
 	config := "none"
 	switch {
 	case len(st.Profiles) > 0 || o.Settings.Config.Exists:
@@ -139,7 +139,7 @@ func (o *StatusOptions) print(st *status) error {
 		config = "none (" + st.Config + " would be read)"
 	}
 	t.Row("Config", config)
-	t.Row("Base URL", st.BaseURL+" (from "+st.BaseURLFrom+")")
+	t.Row("Base URL", st.BaseURL+fromNote(st.BaseURLFrom))
 	switch {
 	case st.KeyFrom == "":
 		t.Row("API key", "none: run 'synthient auth login'")
@@ -153,4 +153,12 @@ func (o *StatusOptions) print(st *status) error {
 		t.Row("Account", "the check failed: "+st.Error)
 	}
 	return t.Flush()
+}
+
+// fromNote is the parenthesis after a setting naming its source.
+func fromNote(source string) string {
+	if source == "built in" {
+		return " (built in)"
+	}
+	return " (from " + source + ")"
 }

@@ -25,9 +25,9 @@ func TestStatus(t *testing.T) {
 
 	r := clitest.Call{Args: []string{"auth", "status"}, Env: map[string]string{"XDG_CONFIG_HOME": h.dir}, Keychain: h.keychain}.Run(t)
 	clitest.RequireCode(t, r, clierr.Failure)
-	assert.Equal(t, "Profile   default (from the default)\n"+
+	assert.Equal(t, "Profile   default (built in)\n"+
 		"Config    "+cfg+" (profiles: staging)\n"+
-		"Base URL  https://api.synthient.com/api/v4 (from the default)\n"+
+		"Base URL  https://api.synthient.com/api/v4 (built in)\n"+
 		"API key   none: run 'synthient auth login'\n", r.Stdout)
 	assert.Equal(t, "synthient: not logged in: run 'synthient auth login' (or set SYNTHIENT_API_KEY)\n", r.Stderr)
 
