@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"net/netip"
 	"os"
 	"slices"
 	"strings"
@@ -92,6 +93,8 @@ func (o *BulkOptions) check() error {
 		return clierr.Usagef("%s takes addresses or --file, not both", o.Command)
 	case slices.ContainsFunc(o.Addrs, func(s string) bool { return strings.ContainsAny(s, "\r\n") }):
 		return clierr.Usagef("an address argument holds a line break: give one address per argument")
+	case slices.ContainsFunc(o.Addrs, isFile):
+		return fileArg(o.Command, o.Addrs[slices.IndexFunc(o.Addrs, isFile)])
 	case o.Concurrency < 1 || o.Concurrency > synthient.MaxBulkConcurrency:
 		return clierr.Usagef("--concurrency must be 1 to %d, not %d", synthient.MaxBulkConcurrency, o.Concurrency)
 	case o.BatchSize < 1 || o.BatchSize > synthient.MaxBatchSize:
@@ -235,4 +238,21 @@ func batchConfig(f *cmdutil.Factory) *batch.Config {
 		cfg.Bar = f.IO.Progress
 	}
 	return cfg
+}
+
+// isFile reports whether the argument arg, given for an address, is not
+// one and names a file: the user meant --file.
+func isFile(arg string) bool {
+	if _, err := netip.ParseAddr(strings.TrimSpace(arg)); err == nil {
+		return false
+	}
+	fi, err := os.Stat(arg)
+	return err == nil && !fi.IsDir()
+}
+
+// fileArg is the usage error for the argument name of command, a file
+// given where addresses go.
+func fileArg(command, name string) error {
+	return clierr.Usagef("%q is a file, not an IP address: read it with %s --file %s (or %s - < %s)",
+		name, command, name, command, name)
 }

@@ -107,3 +107,31 @@ func TestBulkJournalIsInput(t *testing.T) {
 	assert.Equal(t, "1.1.1.1\n", string(got))
 	assert.Empty(t, srv.Requests())
 }
+
+// A file given where addresses go (lookup ips addrs.txt) is a usage error
+// that says how to read it, and nothing is sent; a file whose name is an
+// address is that address.
+func TestFileGivenAsAddress(t *testing.T) {
+	t.Parallel()
+	file := filepath.Join(t.TempDir(), "addrs.txt")
+	require.NoError(t, os.WriteFile(file, []byte("1.1.1.1\n"), 0o600))
+	tests := []struct {
+		name, command string
+		args          []string
+	}{
+		{"lookup ips FILE", "lookup ips", []string{"lookup", "ips", file}},
+		{"lookup ips ADDR FILE", "lookup ips", []string{"lookup", "ips", "8.8.8.8", file}},
+		{"lookup ip FILE", "lookup ip", []string{"lookup", "ip", file}},
+		{"lookup ip FILE ADDR", "lookup ip", []string{"lookup", "ip", file, "8.8.8.8"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			srv := clitest.NewServer(t)
+			r := clitest.RunSrv(t, srv, tt.args...)
+			clitest.RequireCode(t, r, clierr.Usage, tt.args...)
+			assert.Contains(t, r.Stderr, `"`+file+`" is a file, not an IP address: read it with `+tt.command+` --file `+file)
+			assert.Zero(t, srv.Arrivals(synthienttest.RouteLookupIPs)+srv.Arrivals(synthienttest.RouteLookupIP), "lookups sent")
+		})
+	}
+}

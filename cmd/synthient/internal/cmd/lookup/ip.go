@@ -77,6 +77,9 @@ func anyChanged(cmd *cobra.Command, names []string) bool {
 func ipRun(ctx context.Context, opts *IPOptions) error {
 	ip, err := netip.ParseAddr(strings.TrimSpace(opts.Addr))
 	if err != nil {
+		if isFile(opts.Addr) {
+			return fileArg("lookup ip", opts.Addr)
+		}
 		return clierr.Usagef("%q is not an IP address", opts.Addr)
 	}
 	c, err := opts.Client()
