@@ -253,6 +253,6 @@ func isFile(arg string) bool {
 // fileArg is the usage error for the argument name of command, a file
 // given where addresses go.
 func fileArg(command, name string) error {
-	return clierr.Usagef("%q is a file, not an IP address: read it with %s --file %s (or %s - < %s)",
+	return clierr.Usagef("%q is a file, not an IP address: read it with synthient %s --file %s (or synthient %s - < %s)",
 		name, command, name, command, name)
 }

@@ -130,7 +130,7 @@ func TestFileGivenAsAddress(t *testing.T) {
 			srv := clitest.NewServer(t)
 			r := clitest.RunSrv(t, srv, tt.args...)
 			clitest.RequireCode(t, r, clierr.Usage, tt.args...)
-			assert.Contains(t, r.Stderr, `"`+file+`" is a file, not an IP address: read it with `+tt.command+` --file `+file)
+			assert.Contains(t, r.Stderr, `"`+file+`" is a file, not an IP address: read it with synthient `+tt.command+` --file `+file)
 			assert.Zero(t, srv.Arrivals(synthienttest.RouteLookupIPs)+srv.Arrivals(synthienttest.RouteLookupIP), "lookups sent")
 		})
 	}
