@@ -22,8 +22,10 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/synthient-go/synthient"
 )
@@ -85,50 +87,175 @@ func (p *plainClient) lookupIP(ctx context.Context, ip netip.Addr) (*synthient.I
 	return &out, nil
 }
 
-// BenchmarkLookupIP compares LookupIP with the plain version, serially and
-// from 32 goroutines sharing one client.
-func BenchmarkLookupIP(b *testing.B) {
-	ip := netip.MustParseAddr("198.51.100.23")
-	run := func(b *testing.B, parallel bool, call func(context.Context) error) {
-		b.ReportAllocs()
-		if !parallel {
-			for b.Loop() {
-				if err := call(context.Background()); err != nil {
-					b.Fatal(err)
-				}
-			}
-			return
-		}
-		b.SetParallelism(16) // 16 x GOMAXPROCS(2) = 32 goroutines
-		b.RunParallel(func(pb *testing.PB) {
-			for pb.Next() {
-				if err := call(context.Background()); err != nil {
-					b.Error(err)
-					return
-				}
-			}
-		})
+// benchMode is how a lookup benchmark calls: serially or from 32
+// goroutines, with a context that has no deadline or one that has.
+type benchMode struct {
+	name     string
+	parallel bool
+	deadline bool
+}
+
+var benchModes = []benchMode{
+	{"mode=serial", false, false},
+	{"mode=serial-deadline", false, true},
+	{"mode=parallel32", true, false},
+}
+
+// runLookups runs call b.N times as mode says. call gets the call's
+// number, from which a parallel benchmark makes each call's address its
+// own: identical LookupIP calls in flight share one request, which would
+// not be the same work as the plain client's.
+func runLookups(b *testing.B, mode benchMode, call func(ctx context.Context, n uint64) error) {
+	b.ReportAllocs()
+	ctx := context.Background()
+	if mode.deadline {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, time.Hour)
+		b.Cleanup(cancel)
 	}
-	for _, mode := range []struct {
-		name     string
-		parallel bool
-	}{{"mode=serial", false}, {"mode=parallel32", true}} {
+	if !mode.parallel {
+		for b.Loop() {
+			if err := call(ctx, 0); err != nil {
+				b.Fatal(err)
+			}
+		}
+		return
+	}
+	var n atomic.Uint64
+	b.SetParallelism(16) // 16 x GOMAXPROCS(2) = 32 goroutines
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			if err := call(ctx, n.Add(1)); err != nil {
+				b.Error(err)
+				return
+			}
+		}
+	})
+}
+
+// nthAddr returns the address of call n: 198.51.100.23 for 0, else one
+// of 65,536 addresses of 10.0.0.0/16.
+func nthAddr(n uint64) netip.Addr {
+	if n == 0 {
+		return netip.MustParseAddr("198.51.100.23")
+	}
+	return netip.AddrFrom4([4]byte{10, 0, byte(n >> 8), byte(n)})
+}
+
+// BenchmarkLookupIP compares LookupIP with the plain version, serially
+// (with a context that has no deadline, and one that has: the SDK then
+// sends on a goroutine of its own, so that an identical call may share the
+// request) and from 32 goroutines sharing one client.
+func BenchmarkLookupIP(b *testing.B) {
+	for _, mode := range benchModes {
 		b.Run(mode.name+"/impl=sdk", func(b *testing.B) {
 			srv := lookupServer(b)
 			c := newClient(b, srv.URL+"/api/v4")
-			run(b, mode.parallel, func(ctx context.Context) error {
-				_, err := c.LookupIP(ctx, ip)
+			runLookups(b, mode, func(ctx context.Context, n uint64) error {
+				_, err := c.LookupIP(ctx, nthAddr(n))
 				return err
 			})
 		})
 		b.Run(mode.name+"/impl=plain", func(b *testing.B) {
 			srv := lookupServer(b)
 			p := newPlainClient(b, srv.URL+"/api/v4")
-			run(b, mode.parallel, func(ctx context.Context) error {
+			runLookups(b, mode, func(ctx context.Context, n uint64) error {
+				_, err := p.lookupIP(ctx, nthAddr(n))
+				return err
+			})
+		})
+	}
+}
+
+// BenchmarkLookupIPCacheHit is a LookupIP answered from a memory cache
+// (impl=sdk), beside plain net/http sending the request (impl=plain, no
+// cache) and beside the cache a user might write by hand (impl=plainmap:
+// the answer's JSON in a sync.Map, decoded at each hit), in the same run.
+func BenchmarkLookupIPCacheHit(b *testing.B) {
+	ip := nthAddr(0)
+	for _, mode := range []benchMode{benchModes[0], benchModes[2]} {
+		b.Run(mode.name+"/impl=sdk", func(b *testing.B) {
+			srv := lookupServer(b)
+			c := newClient(b, srv.URL+"/api/v4", synthient.WithCache(synthient.NewMemoryCache(1000, time.Hour)))
+			if _, err := c.LookupIP(context.Background(), ip); err != nil {
+				b.Fatal(err)
+			}
+			runLookups(b, mode, func(ctx context.Context, _ uint64) error {
+				l, err := c.LookupIP(ctx, ip)
+				if err == nil && l.CachedAt.IsZero() {
+					err = fmt.Errorf("not a cache hit")
+				}
+				return err
+			})
+		})
+		b.Run(mode.name+"/impl=plain", func(b *testing.B) {
+			srv := lookupServer(b)
+			p := newPlainClient(b, srv.URL+"/api/v4")
+			runLookups(b, mode, func(ctx context.Context, _ uint64) error {
 				_, err := p.lookupIP(ctx, ip)
 				return err
 			})
 		})
+		b.Run(mode.name+"/impl=plainmap", func(b *testing.B) {
+			var m sync.Map
+			m.Store(ip, []byte(lookupBody))
+			runLookups(b, mode, func(context.Context, uint64) error {
+				v, ok := m.Load(ip)
+				if !ok {
+					return fmt.Errorf("no entry")
+				}
+				var out synthient.IPLookup
+				return json.Unmarshal(v.([]byte), &out)
+			})
+		})
+	}
+}
+
+// BenchmarkMemoryCacheEntries fills a memory cache with 1,000,000 entries
+// of a full IP answer's value, as the client stores it (the value of
+// lookupBody, taken from a Set), under the client's keys, and reports the
+// heap they take: per entry in all (B/entry), and besides the key's and
+// the value's bytes (overhead-B/entry). Run it with -benchtime 1x.
+func BenchmarkMemoryCacheEntries(b *testing.B) {
+	const n = 1_000_000
+	spy := &spyCache{Cache: synthient.NewMemoryCache(10, time.Hour)}
+	srv := lookupServer(b)
+	c := newClient(b, srv.URL+"/api/v4", synthient.WithCache(spy))
+	if _, err := c.LookupIP(context.Background(), nthAddr(0)); err != nil {
+		b.Fatal(err)
+	}
+	value, err := spy.Cache.Get(context.Background(), spy.keys[0])
+	if err != nil || value == nil {
+		b.Fatal("no value stored", err)
+	}
+	keys := make([]string, n)
+	for i := range keys {
+		keys[i] = "v1:ip:" + netip.AddrFrom4([4]byte{11, byte(i >> 16), byte(i >> 8), byte(i)}).String()
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		runtime.GC()
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		cache := synthient.NewMemoryCache(n, 0)
+		keyBytes := 0
+		for _, k := range keys {
+			k = strings.Clone(k) // a key of its own, as the client's
+			keyBytes += len(k)
+			if err := cache.Set(context.Background(), k, bytes.Clone(value), 24*time.Hour); err != nil {
+				b.Fatal(err)
+			}
+		}
+		runtime.GC()
+		runtime.ReadMemStats(&after)
+		perEntry := float64(after.HeapAlloc-before.HeapAlloc) / n
+		b.ReportMetric(perEntry, "B/entry")
+		b.ReportMetric(perEntry-float64(keyBytes)/n-float64(len(value)), "overhead-B/entry")
+		b.ReportMetric(float64(len(value)), "value-B")
+		if v, _ := cache.Get(context.Background(), keys[n-1]); v == nil {
+			b.Fatal("the last entry is not kept")
+		}
+		runtime.KeepAlive(cache)
 	}
 }
 

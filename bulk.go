@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/netip"
 	"strconv"
+	"sync/atomic"
 
 	"github.com/synthient-go/synthient/retry"
 )
@@ -36,7 +37,10 @@ type BulkParams struct {
 	BatchSize int
 	// KeepDuplicates sends every occurrence of an address. By default an
 	// address that occurred earlier in the input is not sent again: it is
-	// answered from its first occurrence (see BulkResult.Duplicate).
+	// answered from its first occurrence (see BulkResult.Duplicate). An
+	// IPv4-mapped IPv6 address (::ffff:192.0.2.7) is the IPv4 address it
+	// maps (RFC 4291 2.5.5.2): one occurrence of either is a repeat of the
+	// other.
 	KeepDuplicates bool
 	// BeforeSend, when not nil, is called with the addresses of each
 	// request before the request is sent, in the order the requests are
@@ -100,7 +104,8 @@ func (o BulkOutcome) String() string {
 type BulkResult struct {
 	// Index is the address's position in the input, from 0.
 	Index int64
-	// IP is the address as read.
+	// IP is the address as read, also when the input spelled it as an
+	// IPv4-mapped IPv6 address and the request sent its IPv4 form.
 	IP netip.Addr
 	// Outcome says what became of the address.
 	Outcome BulkOutcome
@@ -109,13 +114,18 @@ type BulkResult struct {
 	// address's request, which it keeps in memory while it is held.
 	Lookup *IPLookup
 	// Duplicate reports that the address occurred earlier in the input,
-	// at FirstIndex, and was not sent again: it shares that occurrence's
+	// at FirstIndex (maybe in its other spelling, IPv4 or IPv4-mapped
+	// IPv6), and was not sent again: it shares that occurrence's
 	// Outcome and error, and the result yielded there. A duplicate is
 	// never charged.
 	Duplicate bool
 	// FirstIndex is the index of the address's first occurrence; Index
 	// when it is not a duplicate.
 	FirstIndex int64
+	// Cached reports that Lookup came from the client's cache (see
+	// WithCache): nothing was sent for the address, Outcome is LookedUp and
+	// Credits 0; Lookup.CachedAt says when the API gave the answer.
+	Cached bool
 	// Credits is set on one address of each request the API answered or
 	// may have processed: what the API charges for that whole request,
 	// ceil(0.9 n) for its n distinct addresses. It is on the request's
@@ -141,7 +151,8 @@ type BulkResult struct {
 //
 // Every address read gets exactly one result. After an error that would
 // fail every later request as well (402, 401, 403, a closed client)
-// nothing more is sent: the rest of the input is still read and yielded as
+// nothing more is sent, not even a request that was about to leave when
+// the error came back: the rest of the input is still read and yielded as
 // NotSent with that error. When ctx ends, nothing more is sent or read;
 // the addresses already read are yielded, as NotSent, or with the outcome
 // of their request if it was in flight. Breaking out of the loop stops
@@ -159,10 +170,24 @@ type BulkResult struct {
 // million. KeepDuplicates keeps no set, and the run's memory is then flat
 // whatever the input's length.
 //
-// addrs is read on the caller's goroutine, between yields: while it blocks
-// (a pipe waiting for its next line), nothing is yielded, not even the
-// results of requests already answered, and a batch leaves when it is full
-// or addrs ends. An addrs that can block should end when ctx does.
+// Results are yielded as soon as they are settled and every earlier
+// address was yielded: a request's answer is taken in whenever the run
+// gets to it (before reading each address, and while it waits), not only
+// when Concurrency requests are in flight. addrs is read on the caller's
+// goroutine, between yields, so while it blocks (a pipe waiting for its
+// next line) nothing is yielded: the answers that came back meanwhile are
+// taken in, and their results yielded, as soon as it gives its next
+// address or ends, before anything more is sent. A batch leaves when it is
+// full or addrs ends. An addrs that can block should end when ctx does.
+//
+// With a cache (WithCache), each distinct valid address is looked for
+// there first, BatchSize addresses at a time (one round trip to a
+// BatchCache): one found is yielded LookedUp and Cached, with Credits 0,
+// and is not sent; the requests are formed of the others only, still
+// BatchSize addresses each. After a refusal (402, 401, 403), an address
+// found in the cache is still yielded from it; after ctx ended, nothing
+// more is looked for. The answers the requests get are stored in the
+// cache. PlanLookupIPsAll knows nothing of the cache.
 //
 // Each range over the sequence reads addrs afresh. The client may be used
 // concurrently meanwhile.
@@ -231,7 +256,7 @@ func PlanLookupIPsAll(addrs iter.Seq[netip.Addr], p *BulkParams) (*BulkPlan, err
 	}
 	var plan BulkPlan
 	seen := newDistinctSet(!cfg.KeepDuplicates)
-	batch := make(map[netip.Addr]struct{}, cfg.BatchSize) // distinct addresses of the batch being gathered
+	batch := make(map[netip.Addr]struct{}, cfg.BatchSize) // distinct addresses of the batch being gathered, unmapped
 	size := 0
 	for ip := range addrs {
 		plan.Addresses++
@@ -244,7 +269,7 @@ func PlanLookupIPsAll(addrs iter.Seq[netip.Addr], p *BulkParams) (*BulkPlan, err
 			continue
 		}
 		plan.Distinct++
-		batch[ip] = struct{}{}
+		batch[ip.Unmap()] = struct{}{}
 		if size++; size == cfg.BatchSize {
 			plan.add(len(batch))
 			clear(batch)
@@ -276,13 +301,21 @@ func batchCost(n int) int {
 // the addresses read and not yielded yet. A valid address seen for the
 // first time joins the batch being gathered; a full batch is sent on a
 // goroutine of its own (send), and comes back on finished with its
-// answer. Entries are yielded from the head of the queue as soon as they
-// are settled: an invalid address or a duplicate at once (a duplicate's
-// first occurrence was yielded before it), a batched one when its batch
-// came back. While Concurrency batches are in flight, or the queue is
-// full, run waits for one to come back (receive) before reading on. So
-// memory holds at most the queue, the batches in flight, and the set of
-// distinct addresses.
+// answer. Before each address is read, the batches that came back are
+// taken in without waiting (collect), so that their results are yielded
+// and a refusal stops the sending before anything more is sent. Entries
+// are yielded from the head of the queue as soon as they are settled: an
+// invalid address or a duplicate at once (a duplicate's first occurrence
+// was yielded before it), a batched one when its batch came back. While
+// Concurrency batches are in flight, or the queue is full, run waits for
+// one to come back (receive) before reading on. So memory holds at most
+// the queue, the batches in flight, and the set of distinct addresses.
+//
+// A refusal that every later request would get too (stopsRun) is also
+// recorded by the goroutine that got it, as its answer arrives (refused):
+// a batch whose goroutine finds one recorded is settled as not sent
+// instead of sending, so that no request starts after a refusal was
+// answered, even when run has not taken the refused batch in yet.
 
 // bulkBatch is one request of a bulk lookup.
 type bulkBatch struct {
@@ -307,15 +340,18 @@ const (
 	entryInvalid                    // settled at once
 	entryDuplicate                  // settled by its first occurrence
 	entryStopped                    // read after the run stopped sending
+	entryProbing                    // waiting to be looked for in the cache
+	entryCached                     // settled from the cache
 )
 
 // bulkEntry is one address read and not yielded yet.
 type bulkEntry struct {
-	index int64
-	ip    netip.Addr
-	kind  entryKind
-	batch *bulkBatch // entryBatched: its batch
-	pos   int        // entryBatched: its place in the batch's addrs
+	index  int64
+	ip     netip.Addr
+	kind   entryKind
+	batch  *bulkBatch // entryBatched: its batch
+	pos    int        // entryBatched: its place in the batch's addrs
+	lookup *IPLookup  // entryCached: the cached answer
 }
 
 // bulkRun is the state of one range over LookupIPsAll.
@@ -336,6 +372,32 @@ type bulkRun struct {
 	stopErr  error      // set once nothing more is to be sent
 	stopID   uint32     // stopErr's place in errs
 	broken   bool       // the caller broke out of the loop
+	refused  refusal    // set by a batch's goroutine (see How one bulk lookup runs)
+
+	// With a cache: the addresses waiting to be looked for in it
+	// (entryProbing), and their indices.
+	probe      []netip.Addr
+	probeIndex []int64
+}
+
+// refusal holds the first error of a run's requests that every later
+// request would get too (stopsRun), recorded by the goroutine that got it.
+// It is safe for concurrent use.
+type refusal struct{ p atomic.Pointer[error] }
+
+// record keeps err if it stops the run and none was kept before.
+func (f *refusal) record(err error) {
+	if stopsRun(err) {
+		f.p.CompareAndSwap(nil, &err)
+	}
+}
+
+// err returns the refusal kept; nil for none.
+func (f *refusal) err() error {
+	if p := f.p.Load(); p != nil {
+		return *p
+	}
+	return nil
 }
 
 func newBulkRun(ctx context.Context, c *Client, cfg BulkParams, yield func(BulkResult, error) bool) *bulkRun {
@@ -368,11 +430,15 @@ func (r *bulkRun) run(addrs iter.Seq[netip.Addr]) {
 	if r.broken {
 		return
 	}
-	if r.more() && len(r.cur.addrs) > 0 { // ctx may have ended addrs
-		r.send(r.cur)
+	if r.more() { // ctx may have ended addrs
+		r.lookInCache()
+		if len(r.cur.addrs) > 0 && !r.broken {
+			r.send(r.cur)
+		}
 	}
 	for r.inflight > 0 && !r.broken {
 		r.receive()
+		r.flush()
 	}
 	r.flush()
 }
@@ -385,14 +451,16 @@ func (r *bulkRun) more() bool {
 	}
 	if r.ctx.Err() != nil {
 		r.stop(ctxStop(r.ctx))
+		r.abandonProbe()
 		return false
 	}
 	return true
 }
 
-// add queues the address read at the next index, sends the batch it
-// fills, and yields what is settled.
+// add takes in the batches that came back, queues the address read at the
+// next index, sends the batch it fills, and yields what is settled.
 func (r *bulkRun) add(ip netip.Addr) {
+	r.collect()
 	e := bulkEntry{index: r.read, ip: ip}
 	r.read++
 	switch {
@@ -400,6 +468,9 @@ func (r *bulkRun) add(ip netip.Addr) {
 		e.kind = entryInvalid
 	case r.seen.repeats(ip, e.index):
 		e.kind = entryDuplicate
+	case r.c.cache != nil:
+		e.kind = entryProbing
+		r.probe, r.probeIndex = append(r.probe, ip), append(r.probeIndex, e.index)
 	case r.stopErr != nil:
 		e.kind = entryStopped
 	default:
@@ -407,11 +478,59 @@ func (r *bulkRun) add(ip netip.Addr) {
 		r.cur.addrs = append(r.cur.addrs, ip)
 	}
 	r.queue = append(r.queue, e)
+	if len(r.probe) == r.cfg.BatchSize {
+		r.lookInCache()
+	}
 	if len(r.cur.addrs) == r.cfg.BatchSize {
 		r.send(r.cur)
 	}
 	r.bound()
 	r.flush()
+}
+
+// lookInCache looks for the addresses waiting for it in the cache: one
+// found is settled from it, one not found joins the batch being gathered
+// (which is sent when full), or after a stop is not sent.
+func (r *bulkRun) lookInCache() {
+	if len(r.probe) == 0 {
+		return
+	}
+	found := r.c.bulkCached(r.ctx, r.probe)
+	for k, index := range r.probeIndex {
+		if r.broken {
+			return // nothing more is sent, or yielded
+		}
+		e := r.entry(index)
+		switch {
+		case found != nil && found[k] != nil:
+			e.kind, e.lookup = entryCached, found[k]
+		case r.stopErr != nil:
+			e.kind = entryStopped
+		default:
+			e.kind, e.batch, e.pos = entryBatched, r.cur, len(r.cur.addrs)
+			r.cur.addrs = append(r.cur.addrs, r.probe[k])
+			if len(r.cur.addrs) == r.cfg.BatchSize {
+				r.send(r.cur)
+			}
+		}
+	}
+	r.probe, r.probeIndex = r.probe[:0], r.probeIndex[:0]
+}
+
+// abandonProbe settles the addresses waiting for the cache as not sent,
+// after the run stopped.
+func (r *bulkRun) abandonProbe() {
+	for _, index := range r.probeIndex {
+		r.entry(index).kind = entryStopped
+	}
+	r.probe, r.probeIndex = r.probe[:0], r.probeIndex[:0]
+}
+
+// entry returns the queued entry of the address read at index, which is
+// not yielded yet: the queue holds the addresses from its head on, in
+// input order.
+func (r *bulkRun) entry(index int64) *bulkEntry {
+	return &r.queue[r.head+int(index-r.queue[r.head].index)]
 }
 
 // bound keeps the queue within maxQueue: it waits for a batch in flight,
@@ -423,6 +542,8 @@ func (r *bulkRun) bound() {
 		switch {
 		case r.inflight > 0:
 			r.receive()
+		case len(r.probe) > 0:
+			r.lookInCache()
 		case len(r.cur.addrs) > 0:
 			r.send(r.cur)
 		default:
@@ -462,15 +583,31 @@ func (r *bulkRun) send(b *bulkBatch) {
 	}
 	r.inflight++
 	go func() {
-		b.lookUp(r.ctx, r.c)
+		b.lookUp(r.ctx, r.c, &r.refused)
 		r.finished <- b
 	}()
 }
 
-// receive waits for a batch in flight to come back, and stops the run
-// after an error that every later request would get too.
+// collect takes in every batch that came back, without waiting.
+func (r *bulkRun) collect() {
+	for r.inflight > 0 {
+		select {
+		case b := <-r.finished:
+			r.took(b)
+		default:
+			return
+		}
+	}
+}
+
+// receive waits for a batch in flight to come back, and takes it in.
 func (r *bulkRun) receive() {
-	b := <-r.finished
+	r.took(<-r.finished)
+}
+
+// took takes in b, which came back, and stops the run after an error that
+// every later request would get too.
+func (r *bulkRun) took(b *bulkBatch) {
 	r.inflight--
 	b.settled = true
 	switch {
@@ -503,7 +640,7 @@ func (r *bulkRun) stop(err error) {
 func (r *bulkRun) flush() {
 	for r.head < len(r.queue) && !r.broken {
 		e := &r.queue[r.head]
-		if e.kind == entryBatched && !e.batch.settled {
+		if e.kind == entryBatched && !e.batch.settled || e.kind == entryProbing {
 			break
 		}
 		res, err := r.result(e)
@@ -544,6 +681,8 @@ func (r *bulkRun) result(e *bulkEntry) (BulkResult, error) {
 		return res, r.errs.get(id)
 	case entryStopped:
 		res.Outcome, err, errID = NotSent, r.stopErr, r.stopID
+	case entryCached:
+		res.Outcome, res.Lookup, res.Cached = LookedUp, e.lookup, true
 	default:
 		res.Outcome, res.Lookup, err = e.batch.take(e.ip)
 		if err != nil {
@@ -565,9 +704,16 @@ func (r *bulkRun) wait() {
 	}
 }
 
-// lookUp sends the batch and keeps its answer.
-func (b *bulkBatch) lookUp(ctx context.Context, c *Client) {
-	results, err := c.LookupIPs(ctx, b.addrs)
+// lookUp sends the batch and keeps its answer, unless a request of the
+// run was refused as every later one would be (refused): then the batch
+// is not sent, and has that refusal's error.
+func (b *bulkBatch) lookUp(ctx context.Context, c *Client, refused *refusal) {
+	if err := refused.err(); err != nil {
+		b.outcome, b.err = NotSent, err
+		return
+	}
+	results, err := c.lookupIPs(ctx, b.addrs, false) // the run looked in the cache
+	refused.record(err)
 	b.err = err
 	if err == nil {
 		b.results, b.outcome = results, LookedUp
@@ -635,11 +781,12 @@ func (b *bulkBatch) errID(t *errorTable) uint32 {
 	return b.id
 }
 
-// distinctAddrs returns the set of addrs.
+// distinctAddrs returns the set of addrs, an IPv4-mapped address as the
+// IPv4 address it maps (which LookupIPs sends).
 func distinctAddrs(addrs []netip.Addr) map[netip.Addr]struct{} {
 	set := make(map[netip.Addr]struct{}, len(addrs))
 	for _, ip := range addrs {
-		set[ip] = struct{}{}
+		set[ip.Unmap()] = struct{}{}
 	}
 	return set
 }
@@ -727,7 +874,9 @@ const (
 // distinctSet records the first occurrence of each distinct address of a
 // run and, once yielded, its outcome: 8 bytes per address, keyed by 4
 // bytes for IPv4 and 16 for IPv6, so that a run of millions of addresses
-// stays small. A disabled set (KeepDuplicates) records nothing.
+// stays small. An IPv4-mapped IPv6 address is keyed as the IPv4 address
+// it maps: the two spellings are one address. A disabled set
+// (KeepDuplicates) records nothing.
 type distinctSet struct {
 	on bool
 	v4 map[uint32]uint64
@@ -772,7 +921,7 @@ func (s *distinctSet) outcome(ip netip.Addr) (int64, BulkOutcome, uint32) {
 }
 
 func (s *distinctSet) get(ip netip.Addr) (uint64, bool) {
-	if ip.Is4() {
+	if ip = ip.Unmap(); ip.Is4() {
 		v, ok := s.v4[ip4Key(ip)]
 		return v, ok
 	}
@@ -781,7 +930,7 @@ func (s *distinctSet) get(ip netip.Addr) (uint64, bool) {
 }
 
 func (s *distinctSet) put(ip netip.Addr, v uint64) {
-	if ip.Is4() {
+	if ip = ip.Unmap(); ip.Is4() {
 		s.v4[ip4Key(ip)] = v
 		return
 	}
@@ -791,4 +940,17 @@ func (s *distinctSet) put(ip netip.Addr, v uint64) {
 func ip4Key(ip netip.Addr) uint32 {
 	b := ip.As4()
 	return uint32(b[0])<<24 | uint32(b[1])<<16 | uint32(b[2])<<8 | uint32(b[3])
+}
+
+// bulkCached looks for addrs in the cache, for a bulk lookup: a call of its
+// own for the observer, named LookupIPsAll, that sends nothing. It returns
+// the answers found, in order (nil for a miss), or nil.
+func (c *Client) bulkCached(ctx context.Context, addrs []netip.Addr) []*IPLookup {
+	ctx, call := c.startCall(ctx, "LookupIPsAll", retry.Billed)
+	var err error
+	defer call.end(&err)
+	found, hits, cerr := c.cache.ips(ctx, "LookupIPsAll", addrs)
+	call.cacheFailed(cerr)
+	call.cacheHit(hits, batchCost(hits))
+	return found
 }

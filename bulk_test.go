@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"iter"
 	"net/http"
 	"net/netip"
@@ -14,6 +15,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -47,7 +50,11 @@ func TestLookupIPsAllAnswersEveryAddressOnce(t *testing.T) {
 		{"only invalid", []netip.Addr{{}, zoned}, nil, 0, 0, 2, 0, 0},
 		{"empty input", nil, nil, 0, 0, 0, 0, 0},
 		{"kept duplicates", []netip.Addr{dup, dup, testAddr(4)}, &synthient.BulkParams{KeepDuplicates: true}, 1, 3, 0, 0, 2},
-		{"IPv6 and its mapped IPv4 are distinct", []netip.Addr{netip.MustParseAddr("2001:db8::1"), netip.MustParseAddr("::ffff:198.18.0.1"), testAddr(1), netip.MustParseAddr("2001:db8::1")}, nil, 1, 4, 0, 1, 3},
+		// An IPv4-mapped address is the IPv4 address it maps (RFC 4291
+		// 2.5.5.2): sent once, charged once, whichever spelling comes first.
+		{"a mapped address is its IPv4 address", []netip.Addr{netip.MustParseAddr("2001:db8::1"), netip.MustParseAddr("::ffff:198.18.0.1"), testAddr(1), netip.MustParseAddr("2001:db8::1")}, nil, 1, 4, 0, 2, 2},
+		{"the IPv4 address first, its mapped form in the next batch", []netip.Addr{testAddr(9), netip.MustParseAddr("::ffff:198.18.0.9")}, &synthient.BulkParams{BatchSize: 1}, 1, 2, 0, 1, 1},
+		{"kept duplicates in both spellings", []netip.Addr{netip.MustParseAddr("::ffff:198.18.0.9"), testAddr(9)}, &synthient.BulkParams{KeepDuplicates: true}, 1, 2, 0, 0, 1},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -66,7 +73,7 @@ func TestLookupIPsAllAnswersEveryAddressOnce(t *testing.T) {
 					dups++
 					first := run.results[r.FirstIndex]
 					assert.Less(t, r.FirstIndex, r.Index)
-					assert.Equal(t, r.IP, first.IP)
+					assert.Equal(t, r.IP.Unmap(), first.IP.Unmap(), "the same address (in either spelling)")
 					assert.Equal(t, first.Outcome, r.Outcome)
 					assert.Nil(t, r.Lookup, "a duplicate's result is its first occurrence's")
 				case r.Outcome == synthient.Invalid:
@@ -259,6 +266,91 @@ func TestLookupIPsAllStopsAfterErrorOfEveryRequest(t *testing.T) {
 			assert.Equal(t, 5, run.credits(synthient.LookedUp), "credits of the first batch")
 			assert.Zero(t, run.credits(tt.outcome)+run.credits(synthient.NotSent), "nothing charged after it")
 			assert.Equal(t, tt.sent, srv.Arrivals(synthienttest.RouteLookupIPs), "nothing is sent after the stop")
+		})
+	}
+}
+
+// An input that arrives in bursts, as a pipe's does, with Concurrency 4
+// and batches of 2: the first burst sends two requests, and the window has
+// room for more. Between the bursts the input blocks while both requests
+// are answered and their goroutines end (synctest.Wait). A refusal among
+// those answers stops the run before the second burst sends anything; the
+// answers are yielded when the input gives its next address, not once
+// four requests are in flight.
+func TestLookupIPsAllTakesAnswersInBetweenBursts(t *testing.T) {
+	t.Parallel()
+	burst1, burst2 := testAddrs(4), testAddrs(8)[4:]
+	for _, refused := range []int{0, http.StatusPaymentRequired, http.StatusUnauthorized, http.StatusForbidden} {
+		name := "all answered"
+		if refused != 0 {
+			name = fmt.Sprint(refused, " answered")
+		}
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			synctest.Test(t, func(t *testing.T) {
+				// Requests are answered once answer is closed; the one
+				// holding the first address gets the refusal.
+				answer := make(chan struct{})
+				api := newMockAPI(t, func(req *http.Request) (*http.Response, error) {
+					<-answer
+					body, _ := io.ReadAll(req.Body)
+					req.Body = io.NopCloser(bytes.NewReader(body))
+					if refused != 0 && bytes.Contains(body, []byte(`"`+burst1[0].String()+`"`)) {
+						return problem(refused)(req)
+					}
+					return echoBatch(t, nil)(req)
+				})
+				c := api.Client(t, synthient.WithoutPacing())
+				var run bulkRun
+				yieldedBeforeBurst2 := -1
+				input := func(yield func(netip.Addr) bool) {
+					for _, ip := range burst1 {
+						if !yield(ip) {
+							return
+						}
+					}
+					// The input blocks: both requests are in flight, then
+					// both answers come back.
+					synctest.Wait()
+					close(answer)
+					synctest.Wait()
+					for i, ip := range burst2 {
+						if !yield(ip) {
+							return
+						}
+						if i == 0 {
+							yieldedBeforeBurst2 = len(run.results)
+						}
+					}
+				}
+				for r, err := range c.LookupIPsAll(context.Background(), input, &synthient.BulkParams{Concurrency: 4, BatchSize: 2}) {
+					run.results = append(run.results, r)
+					run.errs = append(run.errs, err)
+				}
+
+				run.requireInOrder(t, 8)
+				// After a refusal the second burst's first address is settled
+				// (not sent) at once, and yielded with the first burst.
+				wantYielded := 4
+				if refused != 0 {
+					wantYielded = 5
+				}
+				assert.Equal(t, wantYielded, yieldedBeforeBurst2, "results yielded when the second burst began")
+				if refused == 0 {
+					assert.Len(t, api.Requests(), 4, "requests")
+					assert.Equal(t, map[synthient.BulkOutcome]int{synthient.LookedUp: 8}, run.outcomes())
+					return
+				}
+				assert.Len(t, api.Requests(), 2, "requests: none after the refusal was answered")
+				want := []synthient.BulkOutcome{synthient.Rejected, synthient.Rejected, synthient.LookedUp, synthient.LookedUp,
+					synthient.NotSent, synthient.NotSent, synthient.NotSent, synthient.NotSent}
+				for i, r := range run.results {
+					assert.Equal(t, want[i], r.Outcome, "address %d", i)
+					if r.Outcome != synthient.LookedUp {
+						requireAPIErr(t, run.errs[i], refused)
+					}
+				}
+			})
 		})
 	}
 }
@@ -823,4 +915,158 @@ func (p *plainClient) lookupBatch(b *testing.B, key string, ips []string) int {
 		return 0
 	}
 	return len(out.Results)
+}
+
+// interleaved returns n addresses of which the even ones are those of
+// cached (testAddr(i) for even i) and the odd ones are not.
+func interleaved(n int) (all, cached []netip.Addr) {
+	for i := range n {
+		all = append(all, testAddr(i))
+		if i%2 == 0 {
+			cached = append(cached, testAddr(i))
+		}
+	}
+	return all, cached
+}
+
+// TestLookupIPsAllWarmCache: with a warm cache, an address found there is
+// yielded LookedUp and Cached, with Credits 0, and is not sent; the
+// requests are formed of the others only, full (the cached and uncached
+// addresses alternate in the input, yet 3000 addresses of which 1500 are
+// cached make two requests, not three); their answers are stored, so a
+// second run sends nothing. The credits reported are what the API
+// charged.
+func TestLookupIPsAllWarmCache(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name  string
+		cache func() synthient.Cache
+	}{
+		{"Cache", func() synthient.Cache { return synthient.NewMemoryCache(10_000, time.Hour) }},
+		{"BatchCache", func() synthient.Cache {
+			return batchSpy{&spyCache{Cache: synthient.NewMemoryCache(10_000, time.Hour)}}
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			all, cached := interleaved(3000)
+			srv := fakeServer(t)
+			rec := &recorder{}
+			c := fakeClient(t, srv, synthient.WithCache(tc.cache()), synthient.WithObserver(rec))
+			warm := runBulk(callCtx(t), c, slices.Values(cached), nil)
+			warm.requireInOrder(t, len(cached))
+			spent := synthienttest.DefaultCredits - srv.Credits(srv.APIKey)
+			requests := srv.Arrivals(synthienttest.RouteLookupIPs)
+			require.Equal(t, 2, requests)
+
+			input := append(slices.Clone(all), all[0], netip.Addr{}, all[1]) // two repeats, one invalid
+			run := runBulk(callCtx(t), c, slices.Values(input), nil)
+			run.requireInOrder(t, len(input))
+			assert.Equal(t, 2, srv.Arrivals(synthienttest.RouteLookupIPs)-requests, "two full requests for the 1500 uncached")
+			for i, r := range run.results[:3000] {
+				require.Equal(t, synthient.LookedUp, r.Outcome, "result %d", i)
+				require.NotNil(t, r.Lookup, "result %d", i)
+				assert.Equal(t, all[i], r.Lookup.IP)
+				assert.Equal(t, i%2 == 0, r.Cached, "result %d cached", i)
+				assert.Equal(t, r.Cached, !r.Lookup.CachedAt.IsZero(), "result %d: CachedAt", i)
+				if r.Cached {
+					assert.Zero(t, r.Credits, "result %d", i)
+				}
+			}
+			for _, r := range run.results[3000:] {
+				assert.False(t, r.Cached, "a duplicate or an invalid address is not marked cached")
+			}
+			assert.True(t, run.results[3000].Duplicate)
+			assert.Equal(t, synthient.LookedUp, run.results[3000].Outcome, "the repeat of a cached address")
+			charged := synthienttest.DefaultCredits - srv.Credits(srv.APIKey) - spent
+			assert.EqualValues(t, 900+450, charged, "the uncached addresses only")
+			assert.EqualValues(t, charged, run.credits(synthient.LookedUp), "credits reported")
+
+			hits, saved := 0, 0
+			for _, e := range of(rec.Events(), "EndCall") {
+				hits += e.callEnd.CacheHits
+				saved += e.callEnd.CreditsSaved
+			}
+			assert.Equal(t, 1500, hits, "the observer counts the hits")
+			assert.Equal(t, 900+450, saved, "ceil(0.9 n) for each group of n found")
+
+			again := runBulk(callCtx(t), c, slices.Values(all), nil)
+			again.requireInOrder(t, len(all))
+			assert.Equal(t, 4, srv.Arrivals(synthienttest.RouteLookupIPs), "the answers were stored: nothing sent")
+			for i, r := range again.results {
+				assert.True(t, r.Cached, "result %d", i)
+			}
+		})
+	}
+}
+
+// TestLookupIPsAllCacheFailing: a cache that fails makes a bulk lookup go
+// to the API for every address, as without one.
+func TestLookupIPsAllCacheFailing(t *testing.T) {
+	t.Parallel()
+	spy := newSpyCache()
+	spy.fail = errors.New("store down")
+	srv := fakeServer(t)
+	c := fakeClient(t, srv, synthient.WithCache(spy))
+	run := runBulk(callCtx(t), c, slices.Values(testAddrs(1500)), nil)
+	run.requireInOrder(t, 1500)
+	assert.Equal(t, 1500, run.outcomes()[synthient.LookedUp])
+	assert.Equal(t, 2, srv.Arrivals(synthienttest.RouteLookupIPs))
+	assert.Equal(t, 900+450, run.credits(synthient.LookedUp))
+}
+
+// TestLookupIPsAllCacheAfterRefusal: after a 402, an address found in the
+// cache is still yielded from it; the others are not sent.
+func TestLookupIPsAllCacheAfterRefusal(t *testing.T) {
+	t.Parallel()
+	srv := fakeServer(t, synthienttest.WithCredits(9))
+	c := fakeClient(t, srv, synthient.WithCache(synthient.NewMemoryCache(100, time.Hour)))
+	input := testAddrs(40)
+	warm := runBulk(callCtx(t), c, slices.Values(input[30:40]), &synthient.BulkParams{BatchSize: 10})
+	warm.requireInOrder(t, 10)
+	require.Equal(t, synthient.LookedUp, warm.results[0].Outcome)
+
+	run := runBulk(callCtx(t), c, slices.Values(input), &synthient.BulkParams{BatchSize: 10, Concurrency: 1})
+	run.requireInOrder(t, 40)
+	for i, r := range run.results {
+		switch {
+		case i >= 30:
+			assert.True(t, r.Cached, "result %d: in the cache", i)
+			assert.Equal(t, synthient.LookedUp, r.Outcome)
+		case i < 10:
+			assert.Equal(t, synthient.Rejected, r.Outcome, "result %d: the 402", i)
+		default:
+			assert.Equal(t, synthient.NotSent, r.Outcome, "result %d: after the 402", i)
+			requireAPIErr(t, run.errs[i], http.StatusPaymentRequired)
+		}
+	}
+	assert.Equal(t, 2, srv.Arrivals(synthienttest.RouteLookupIPs), "nothing sent after the 402")
+}
+
+// TestLookupIPsAllCacheCancel: with a cache, a run whose context ends
+// midway still yields every address read, once, in order.
+func TestLookupIPsAllCacheCancel(t *testing.T) {
+	t.Parallel()
+	srv := fakeServer(t)
+	c := fakeClient(t, srv, synthient.WithCache(synthient.NewMemoryCache(10_000, time.Hour)))
+	all, cached := interleaved(400)
+	runBulk(callCtx(t), c, slices.Values(cached), nil)
+	ctx, cancel := context.WithCancel(callCtx(t))
+	defer cancel()
+	pulled := 0
+	var run bulkRun
+	for r, err := range c.LookupIPsAll(ctx, counted(all, &pulled), &synthient.BulkParams{BatchSize: 10, Concurrency: 2}) {
+		run.results = append(run.results, r)
+		run.errs = append(run.errs, err)
+		if r.Index == 55 {
+			cancel()
+		}
+	}
+	run.requireInOrder(t, pulled)
+	assert.Less(t, pulled, 400, "reading stops")
+	for i, r := range run.results {
+		if r.Outcome == synthient.NotSent {
+			assert.ErrorIs(t, run.errs[i], context.Canceled, "address %d", i)
+		}
+	}
 }

@@ -96,9 +96,9 @@ type attemptLoop struct {
 
 	// paced records that the current attempt went through pace and is in
 	// flight in its bucket's model, until learn takes its outcome in;
-	// ended is the bucket's count of ended attempts when it went.
-	paced bool
-	ended uint64
+	// ticket is what the model noted of it when it went.
+	paced  bool
+	ticket ticket
 	// held records that the pacing step stopped the call (holdStop).
 	held bool
 
@@ -171,7 +171,8 @@ func (t *loopTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 // do sends op with its retry class and returns the accepted response
 // (2xx, or the 307 of a download) with its body open, or the call's error.
 // m describes the call for errors found after it, such as a body that does
-// not decode.
+// not decode. A caller done with the response closes its body, then calls
+// c.closeIdleIfClosed (see Close).
 func (c *Client) do(ctx context.Context, op *operation) (resp *http.Response, m meta, err error) {
 	m.op, m.attempts = op.name, op.prior // earlier legs of the call count
 	if c.closed.Load() {
@@ -195,6 +196,9 @@ func (c *Client) do(ctx context.Context, op *operation) (resp *http.Response, m 
 	resp, err = l.rc.Do(req)
 	m.attempts = l.attempts
 	resp, err = l.result(ctx, resp, err)
+	if err != nil {
+		c.closeIdleIfClosed() // the last attempt's answer was closed
+	}
 	return resp, m, err
 }
 
@@ -281,7 +285,7 @@ func (l *attemptLoop) checkRetry(ctx context.Context, resp *http.Response, err e
 	d := l.decide(ctx, a)
 	l.learn(resp, throttled(resp, d), d.RetryAfter)
 	l.log(ctx, d, a, requestID)
-	l.endRequest(d, a, requestID)
+	l.endRequest(d, a, resp, requestID)
 	switch {
 	case d.Retry:
 		return true, nil

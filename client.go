@@ -1,7 +1,9 @@
 package synthient
 
 import (
+	"context"
 	"crypto/tls"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -58,6 +60,11 @@ type Client struct {
 	pacer     *pacer       // the rate-limit models; nil without pacing
 	loops     sync.Pool    // *attemptLoop
 	closed    atomic.Bool
+	streams   openStreams // the streams open, which Close ends
+
+	cache         *lookupCache // nil without WithCache
+	ipFlights     flights[*IPLookup]
+	domainFlights flights[*DomainLookup]
 }
 
 // Option configures a Client. An invalid value makes NewClient return an
@@ -83,6 +90,7 @@ type settings struct {
 	quota         *retry.Quota
 	noQuota       bool
 	noPacing      bool
+	cache         Cache
 }
 
 func invalid(format string, args ...any) error {
@@ -445,6 +453,7 @@ func NewClient(apiKey string, opts ...Option) (*Client, error) {
 	if s.userAgent != "" {
 		c.userAgent += " " + s.userAgent
 	}
+	c.cache = newLookupCache(s.cache, s.logger)
 	if !s.noPacing {
 		c.pacer = newPacer(time.Now, s.maxRetryAfter)
 	}
@@ -525,15 +534,99 @@ func (c *Client) LogValue() slog.Value {
 	return slog.GroupValue(slog.String("base_url", c.base))
 }
 
-// Close releases the client's idle connections. Calls made after Close
-// fail with an error matching ErrClosed; calls in progress are not
-// interrupted. Close is safe to call more than once; it returns nil.
+// Close closes the client. Calls made after Close fail with an error
+// matching ErrClosed and send nothing. Close is safe to call more than
+// once, and concurrently with calls; it returns nil.
+//
+// A call in progress at Close is not interrupted, except a stream: the
+// request it is making goes on to its answer, with its retries, and the
+// call returns as it would have without Close (a billed lookup answered
+// after Close returns its result: the credits it cost are not lost). A request
+// it would start as a new step after Close (the next page of an
+// AllExports loop, the API leg of a download after its meta) fails with
+// ErrClosed. A stream open at Close (StreamRaw and the Stream methods)
+// ends at once, its connection closed: no event is yielded after Close
+// returns, and the loop's last error matches ErrClosed.
+//
+// Close closes the idle connections of the client's own transport at
+// once, and the connection of each call in progress when that call is
+// done with it: once Close has returned and the calls in progress have
+// ended, the client has no connection open. Those of a transport given
+// with WithTransport are the transport's: Close leaves them alone.
 func (c *Client) Close() error {
 	if c.closed.Swap(true) {
 		return nil
 	}
+	c.streams.close()
 	if c.owned != nil {
 		c.owned.CloseIdleConnections()
 	}
 	return nil
+}
+
+// closeIdleIfClosed closes the idle connections of the client's own
+// transport once the client is closed. A call runs it when it is done
+// with a response, after its body was closed, so that the connection a
+// call in progress at Close handed back to the pool is closed as well.
+// (Each run also makes net/http close a connection that turns idle
+// later, such as one whose dial ended after the call it was for: it does
+// so until a request asks for a connection, which after Close only a call
+// in progress does, and that call runs this again when it is done.)
+func (c *Client) closeIdleIfClosed() {
+	if c.owned != nil && c.closed.Load() {
+		c.owned.CloseIdleConnections()
+	}
+}
+
+// openStreams is the streams of a client that are open, so that Close
+// ends them. It is safe for concurrent use; its zero value is ready.
+type openStreams struct {
+	mu     sync.Mutex
+	closed bool
+	open   map[*openStream]struct{}
+}
+
+// openStream is one stream of openStreams.
+type openStream struct{ cancel context.CancelCauseFunc }
+
+// start returns ctx for a stream that Close ends (cancelling it with
+// ErrClosed as its cause), and the func that forgets it, to call when the
+// stream ends. ok is false, and nothing is started, once the client is
+// closed.
+func (s *openStreams) start(ctx context.Context) (_ context.Context, end func(), ok bool) {
+	ctx, cancel := context.WithCancelCause(ctx)
+	st := &openStream{cancel: cancel}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		cancel(ErrClosed)
+		return ctx, func() {}, false
+	}
+	if s.open == nil {
+		s.open = map[*openStream]struct{}{}
+	}
+	s.open[st] = struct{}{}
+	return ctx, func() {
+		s.mu.Lock()
+		delete(s.open, st)
+		s.mu.Unlock()
+		cancel(nil)
+	}, true
+}
+
+// close ends every stream open, and every one started later.
+func (s *openStreams) close() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.closed = true
+	for st := range s.open {
+		st.cancel(ErrClosed)
+	}
+	clear(s.open)
+}
+
+// endedByClose reports whether ctx, a stream's context from
+// openStreams.start, was ended by Close.
+func endedByClose(ctx context.Context) bool {
+	return errors.Is(context.Cause(ctx), ErrClosed)
 }

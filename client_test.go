@@ -232,6 +232,69 @@ func TestErrClosed(t *testing.T) {
 	assert.Zero(t, m.GetTotalCallCount(), "requests sent after Close")
 }
 
+// TestCloseWithCallsInProgress: calls in progress at Close run to their
+// end, each lookup answered after Close returns its result, and once they
+// have ended no connection of the client is open. The Account call is
+// answered 503 after Close, so that its retry asks the pool for a
+// connection after Close (as a request held by pacing or waiting for a
+// connection does); net/http then keeps the connections that turn idle
+// later, unless the client closes them.
+func TestCloseWithCallsInProgress(t *testing.T) {
+	t.Parallel()
+	const lookups = 4
+	release := make(chan struct{})
+	arrived := make(chan struct{}, lookups+2)
+	srv := newAPIServer(t, func(n int, w http.ResponseWriter, r *http.Request) {
+		arrived <- struct{}{}
+		if r.URL.Path == "/api/v4/account/me" && n > lookups+1 {
+			writeJSON(w, http.StatusOK, sampleAccountJSON) // the retry, after Close
+			return
+		}
+		select {
+		case <-release:
+		case <-r.Context().Done():
+			return
+		}
+		if r.URL.Path == "/api/v4/account/me" {
+			w.WriteHeader(http.StatusServiceUnavailable)
+			return
+		}
+		writeJSON(w, http.StatusOK, fmt.Sprintf(`{"ip":%q}`, strings.TrimPrefix(r.URL.Path, "/api/v4/lookup/ip/")))
+	})
+	// Without pacing every call's first request goes out at once.
+	c := newClient(t, srv.Base, synthient.WithoutPacing())
+
+	var wg sync.WaitGroup
+	results := make([]*synthient.IPLookup, lookups)
+	errs := make([]error, lookups+1)
+	for i := range lookups {
+		wg.Go(func() {
+			results[i], errs[i] = c.LookupIP(context.Background(), netip.AddrFrom4([4]byte{192, 0, 2, byte(i)}))
+		})
+	}
+	var account *synthient.Account
+	wg.Go(func() { account, errs[lookups] = c.Account(context.Background()) })
+	for range lookups + 1 {
+		<-arrived // every call is in progress
+	}
+	require.NoError(t, c.Close())
+	close(release)
+	wg.Wait()
+
+	for i := range lookups {
+		if assert.NoError(t, errs[i], "lookup %d, answered after Close", i) {
+			assert.Equal(t, netip.AddrFrom4([4]byte{192, 0, 2, byte(i)}), results[i].IP, "lookup %d's result", i)
+		}
+	}
+	if assert.NoError(t, errs[lookups], "Account, retried after Close") {
+		assert.Equal(t, "ada@example.com", account.Email)
+	}
+	assert.Equal(t, lookups+2, srv.Arrivals(), "requests")
+	srv.RequireNoConnOpen(t)
+	_, err := c.LookupIP(context.Background(), netip.MustParseAddr("192.0.2.99"))
+	assert.ErrorIs(t, err, synthient.ErrClosed, "a call after Close")
+}
+
 // No fmt verb and no slog handler prints the client's API key: a client
 // ends up in a log line or a panic message more often than one thinks.
 func TestClientFormattingHidesTheKey(t *testing.T) {

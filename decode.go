@@ -20,7 +20,9 @@ func (c *Client) getJSON(ctx context.Context, op *operation, out any) (m meta, e
 	if err != nil {
 		return m, err
 	}
-	return m, decodeJSON(ctx, resp, m, out)
+	err = decodeJSON(ctx, resp, m, out)
+	c.closeIdleIfClosed()
+	return m, err
 }
 
 // decodeJSON reads a success body (never retried: a failure while reading

@@ -11,6 +11,10 @@
 //	defer c.Close()
 //	r, err := c.LookupIP(ctx, netip.MustParseAddr("8.8.8.8"))
 //
+// Close ends a client: later calls fail with ErrClosed, streams open end
+// at once, and other calls in progress run to their end (a billed lookup
+// answered after Close returns its result); see Client.Close.
+//
 // The package reads no environment variables; the caller passes the key.
 // Every method takes a context first: its deadline and cancellation bound
 // the whole call, retries and waits included. The client itself sets no
@@ -75,6 +79,17 @@
 // quota (WithRetryQuota) bounds the retries of all calls during an outage.
 // WithLogger logs every decision. Package retry holds these rules as plain policy, usable with
 // go-retryablehttp on its own.
+//
+// # Shared requests and the lookup cache
+//
+// Identical billed lookups in flight (LookupIP of one address, LookupDomain
+// of one name and Limit) share one request and one charge, each caller
+// waiting with its own context. WithCache adds a Cache of answers, which
+// LookupIP, LookupDomain, LookupIPs and LookupIPsAll consult before they
+// send anything: NewMemoryCache keeps them in memory, module
+// github.com/synthient-go/synthient/redis in a Redis that a fleet shares,
+// and the Cache interface lets any store hold them. Only whole successful
+// answers are stored; a cached one has CachedAt set.
 //
 // # Pagination
 //

@@ -456,6 +456,7 @@ func (c *Client) download(ctx context.Context, prior meta, feed Feed, id string,
 	if err != nil {
 		return 0, m, err
 	}
+	defer c.closeIdleIfClosed() // once both legs are done with
 	if resp.StatusCode >= 200 && resp.StatusCode < 300 {
 		n, err = copyExact(ctx, m, resp, w, size)
 		c.observed(ctx).addBytes(n)

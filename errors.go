@@ -34,7 +34,8 @@ var (
 	// rate-limit pacing stopped: the model of the operation's rate limit
 	// held the next attempt past the context's deadline, so the client
 	// returned at once, without waiting and without sending it (stop reason
-	// retry.PacingExceedsDeadline). For a first attempt nothing was sent:
+	// retry.PacingExceedsDeadline, or retry.TeamShareExceedsDeadline for a
+	// hold for the team). For a first attempt nothing was sent:
 	// the error is a *ConnectionError with NotSent set. For a retry the
 	// error also reaches the last attempt's error (an *APIError, say) with
 	// errors.As, which tells whether the call reached the server.

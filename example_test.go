@@ -319,3 +319,37 @@ func ExampleWithObserver() {
 	// LookupIP (billed)
 	//   0 attempts, error: synthient: invalid argument: LookupIP: the zero netip.Addr is not an address
 }
+
+// A cache answers the second lookup of an address without a request or a
+// charge; CachedAt tells it from a fresh answer, and gives its age.
+func ExampleWithCache() {
+	srv := synthienttest.NewServer()
+	defer srv.Close()
+
+	cache := synthient.NewMemoryCache(10_000, time.Hour) // 10,000 answers, each for an hour at most
+	c, err := synthient.NewClient(srv.APIKey, synthient.WithBaseURL(srv.URL), synthient.WithCache(cache))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer c.Close()
+
+	ip := netip.MustParseAddr("203.0.113.7")
+	for range 2 {
+		r, err := c.LookupIP(context.Background(), ip)
+		if err != nil {
+			fmt.Println(err)
+			return
+		}
+		if r.CachedAt.IsZero() {
+			fmt.Println(r.IP, "from the API")
+		} else {
+			fmt.Println(r.IP, "from the cache, under a minute old:", time.Since(r.CachedAt) < time.Minute)
+		}
+	}
+	fmt.Println("requests:", srv.Arrivals(synthienttest.RouteLookupIP), "credits spent:", synthienttest.DefaultCredits-srv.Credits(srv.APIKey))
+	// Output:
+	// 203.0.113.7 from the API
+	// 203.0.113.7 from the cache, under a minute old: true
+	// requests: 1 credits spent: 1
+}

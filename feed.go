@@ -162,7 +162,8 @@ func (c *Client) StreamHoneypotADB(ctx context.Context) iter.Seq2[HoneypotADBEve
 // streams after about 30 minutes; see the reconnect example). WithTimeout
 // bounds each read, so a connection silent for longer gives a
 // *TimeoutError. Breaking out of the loop, cancelling ctx or an error
-// closes the connection at once.
+// closes the connection at once; so does the client's Close, which ends
+// the sequence with an error matching ErrClosed.
 func (c *Client) StreamRaw(ctx context.Context, feed Feed) iter.Seq2[json.RawMessage, error] {
 	return stream(c, ctx, "StreamRaw", feed, func(line []byte) (json.RawMessage, error) {
 		if !json.Valid(line) {
@@ -211,21 +212,29 @@ func streamLines[T any](c *Client, ctx context.Context, name string, feed Feed, 
 		accept: "application/x-ndjson",
 		bucket: streamBucket,
 	}
+	// The stream's own context, which Close cancels.
+	ctx, end, ok := c.streams.start(ctx)
+	defer end()
+	if !ok {
+		return closedError(name)
+	}
 	resp, m, err := c.do(ctx, op)
 	if err != nil {
-		return err
+		return closedStream(ctx, m, err)
 	}
+	defer c.closeIdleIfClosed() // after the body is closed
 	defer resp.Body.Close()
 	lines := newLineReader(resp.Body)
 	done := ctx.Done()
 	for {
 		line, err := lines.next()
 		if err == io.EOF {
-			return nil
+			return closedStream(ctx, m, nil) // the end, unless Close cut it
 		}
 		select {
 		case <-done:
-			// Cancelled: no event read before is yielded after it.
+			// Cancelled, or the client closed: no event read before is
+			// yielded after it.
 			err = ctx.Err()
 		default:
 		}
@@ -233,7 +242,7 @@ func streamLines[T any](c *Client, ctx context.Context, name string, feed Feed, 
 		case errors.Is(err, ErrLineTooLong):
 			return decodeError(m, resp.StatusCode, err)
 		case err != nil:
-			return readError(ctx, m, err)
+			return closedStream(ctx, m, readError(ctx, m, err))
 		}
 		v, err := decode(line)
 		if err != nil {
@@ -243,6 +252,16 @@ func streamLines[T any](c *Client, ctx context.Context, name string, feed Feed, 
 			return nil
 		}
 	}
+}
+
+// closedStream returns err, the error that ends a stream with context
+// ctx, or when Close ended the stream, the *Error of the call m describes
+// matching ErrClosed.
+func closedStream(ctx context.Context, m meta, err error) error {
+	if endedByClose(ctx) {
+		return opError(m, "", ErrClosed)
+	}
+	return err
 }
 
 // lineReader reads NDJSON lines with bounded memory.

@@ -437,6 +437,94 @@ func TestStreamCancelMidStream(t *testing.T) {
 	assert.Equal(t, 1, srv.Arrivals(), "requests")
 }
 
+// A stream open at Close ends at once with an error matching ErrClosed,
+// and yields no event after Close returns: while events flow, while the
+// stream is silent (a read timeout of a second would end it otherwise),
+// and while it waits for the response's head. Its connection is closed.
+func TestStreamEndsAtClose(t *testing.T) {
+	t.Parallel()
+	event := `{"ip":"192.0.2.1"}` + "\n"
+	tests := []struct {
+		name string
+		// serve serves the stream until the client goes away.
+		serve func(w http.ResponseWriter, r *http.Request)
+		// closeIn closes c on the first event (in the loop), or from
+		// another goroutine once the request arrived.
+		closeIn string
+	}{
+		{"events flowing, closed in the loop", func(w http.ResponseWriter, r *http.Request) {
+			startNDJSON(w)
+			for r.Context().Err() == nil && sendLine(w, event) == nil {
+			}
+		}, "loop"},
+		{"silent, closed meanwhile", func(w http.ResponseWriter, r *http.Request) {
+			startNDJSON(w)
+			_ = sendLine(w, event)
+			<-r.Context().Done()
+		}, "first event"},
+		{"waiting for the head, closed meanwhile", func(_ http.ResponseWriter, r *http.Request) {
+			<-r.Context().Done()
+		}, "arrival"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			arrived := make(chan struct{}, 8)
+			srv := newAPIServer(t, func(_ int, w http.ResponseWriter, r *http.Request) {
+				arrived <- struct{}{}
+				tt.serve(w, r)
+			})
+			c := newClient(t, srv.Base, synthient.WithTimeout(time.Second))
+			firstEvent := make(chan struct{})
+			closed := make(chan struct{})
+			if tt.closeIn != "loop" {
+				go func() {
+					defer close(closed)
+					if tt.closeIn == "arrival" {
+						<-arrived
+					} else {
+						<-firstEvent
+					}
+					c.Close()
+				}()
+			}
+			events, afterClose := 0, 0
+			var errs []error
+			for _, err := range c.StreamRaw(context.Background(), synthient.FeedProxies) {
+				if err != nil {
+					errs = append(errs, err)
+					continue
+				}
+				if events++; events == 1 {
+					close(firstEvent)
+					if tt.closeIn == "loop" {
+						require.NoError(t, c.Close())
+						close(closed)
+						continue
+					}
+				}
+				select {
+				case <-closed:
+					afterClose++
+				default:
+				}
+				if afterClose == 1000 {
+					break // the stream goes on after Close
+				}
+			}
+			assert.Zero(t, afterClose, "events yielded after Close")
+			require.Len(t, errs, 1, "the stream's end")
+			assert.ErrorIs(t, errs[0], synthient.ErrClosed)
+			var timeout *synthient.TimeoutError
+			assert.False(t, errors.As(errs[0], &timeout), "the stream ended by its read timeout, not by Close: %v", errs[0])
+			_, again := synthient.ReconnectDelay(errs[0])
+			assert.False(t, again, "ReconnectDelay says to reopen a stream of a closed client")
+			assert.Equal(t, 1, srv.Arrivals(), "requests")
+			srv.RequireNoConnOpen(t)
+		})
+	}
+}
+
 // Lines that arrived together are read together, but once the caller
 // cancels, none of those read already is yielded: the next value is the
 // context's error.

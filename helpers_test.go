@@ -211,6 +211,13 @@ func callLookupIP(ctx context.Context, c *synthient.Client) error {
 	return err
 }
 
+// callLookupIPAt looks up the address 203.0.113.n: calls for different
+// addresses send a request each, where identical ones in flight share one.
+func callLookupIPAt(ctx context.Context, c *synthient.Client, n int) error {
+	_, err := c.LookupIP(ctx, netip.AddrFrom4([4]byte{203, 0, 113, byte(n)}))
+	return err
+}
+
 func callAccount(ctx context.Context, c *synthient.Client) error {
 	_, err := c.Account(ctx)
 	return err

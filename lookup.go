@@ -3,12 +3,14 @@ package synthient
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/netip"
 	"net/url"
 	"strconv"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"golang.org/x/net/idna"
@@ -27,6 +29,11 @@ type IPLookup struct {
 	Network      *Network      `json:"network,omitempty"`
 	Location     *Location     `json:"location,omitempty"`
 	Intelligence *Intelligence `json:"intelligence,omitempty"`
+	// CachedAt is when the API gave this answer, for one the client took
+	// from its cache (see WithCache): its age is time.Since(CachedAt). It
+	// is zero for an answer the API gave this call, or a call it shared.
+	// It is not part of the API's JSON.
+	CachedAt time.Time `json:"-"`
 }
 
 // Network describes the network an address belongs to. The pointer fields
@@ -98,6 +105,9 @@ type DomainLookup struct {
 	ActivityStats  ActivityStats `json:"activity_stats"`
 	// RecentEvents holds at most DomainLookupParams.Limit events.
 	RecentEvents []DomainEvent `json:"recent_events"`
+	// CachedAt is when the API gave this answer, for one the client took
+	// from its cache; zero for a fresh one. See IPLookup.CachedAt.
+	CachedAt time.Time `json:"-"`
 }
 
 // DomainStats counts a domain's events.
@@ -173,14 +183,66 @@ type DomainLookupParams struct {
 // LookupIP returns what the API knows of ip. It costs one credit.
 //
 // ip must be a valid address without a zone; otherwise the error matches
-// ErrInvalidArgument and nothing is sent. The request is billed: it is sent
-// again only after a 429 with a usable Retry-After, never after a network
-// failure or a 5xx (the API may have done the work; see ConnectionError).
+// ErrInvalidArgument and nothing is sent. An IPv4-mapped IPv6 address
+// (::ffff:192.0.2.7) is the IPv4 address it maps (RFC 4291 2.5.5.2): it is
+// looked up as that address, and the result's IP is ip as given. The
+// request is billed: it is sent again only after a 429 with a usable
+// Retry-After, never after a network failure or a 5xx (the API may have
+// done the work; see ConnectionError).
+//
+// With a cache (WithCache), an answer found there is returned at once,
+// free. Calls for the same address made while one is in flight share its
+// request and its one charge, and get its outcome, each a copy of the
+// answer of its own. Each waits with its own ctx: one whose ctx ends
+// returns at once with an *Error matching ctx.Err(), and the request goes
+// on for the others; when the last one's ctx ends, the request is
+// cancelled, and that caller gets the error a lone caller would (which
+// says whether the request may have reached the API).
 func (c *Client) LookupIP(ctx context.Context, ip netip.Addr) (_ *IPLookup, err error) {
 	ctx, call := c.startCall(ctx, "LookupIP", retry.Billed)
 	defer call.end(&err)
 	if err := checkAddr("LookupIP", ip); err != nil {
 		return nil, err
+	}
+	if c.closed.Load() {
+		return nil, closedError("LookupIP")
+	}
+	addr := ip.Unmap() // what is looked up
+	l := c.cachedIP(ctx, call, addr)
+	if l == nil {
+		l, err = share(ctx, &c.ipFlights, call, "LookupIP", ipKey(addr), func(ctx context.Context) (*IPLookup, error) {
+			return c.fetchIP(ctx, call, addr)
+		}, copyIP)
+		if err != nil {
+			return nil, err
+		}
+	}
+	if l.IP == addr {
+		l.IP = ip // the answer is for ip as the caller spelled it
+	}
+	return l, nil
+}
+
+// cachedIP returns the cached answer for ip, or nil, and reports it to
+// call.
+func (c *Client) cachedIP(ctx context.Context, call *observedCall, ip netip.Addr) *IPLookup {
+	l, err := c.cache.ip(ctx, "LookupIP", ip)
+	call.cacheFailed(err)
+	if l != nil {
+		call.cacheHit(1, 1)
+	}
+	return l
+}
+
+// fetchIP sends the request of LookupIP(ip), ip being no IPv4-mapped
+// address, for the leader of its flight, and stores the answer in the
+// cache. It looks in the cache once more first:
+// a flight that ended after the caller looked may have stored the answer.
+func (c *Client) fetchIP(ctx context.Context, call *observedCall, ip netip.Addr) (*IPLookup, error) {
+	if c.cache != nil {
+		if l := c.cachedIP(ctx, call, ip); l != nil {
+			return l, nil
+		}
 	}
 	op := &operation{
 		name:   "LookupIP",
@@ -199,7 +261,18 @@ func (c *Client) LookupIP(ctx context.Context, ip netip.Addr) (_ *IPLookup, err 
 	if !out.IP.IsValid() {
 		return nil, shapeError(m, `response has no "ip"`)
 	}
+	call.cacheFailed(c.cache.putIP(ctx, "LookupIP", &out, time.Now()))
 	return &out, nil
+}
+
+// copyIP returns a copy of l that shares no memory with it.
+func copyIP(l *IPLookup) *IPLookup {
+	cp, ok := readIP(appendIP(nil, l))
+	if !ok { // every IPLookup encodes
+		panic("synthient: an IPLookup does not survive its own encoding")
+	}
+	cp.CachedAt = l.CachedAt
+	return cp
 }
 
 func checkAddr(op string, ip netip.Addr) error {
@@ -215,13 +288,26 @@ func checkAddr(op string, ip netip.Addr) error {
 // LookupIPs looks up 1 to 1000 addresses in one request and returns one
 // result per address, in the order given (a repeated address gets a copy
 // of its result). It costs ceil(0.9 n) credits for n distinct addresses.
+// An IPv4-mapped IPv6 address is sent as the IPv4 address it maps, as
+// for LookupIP, so that it and that IPv4 address are one address, charged
+// once; each result's IP is the address as given.
 //
 // An empty slice, more than MaxBatchSize addresses, or an invalid one gives
 // an error matching ErrInvalidArgument and sends nothing. The request is
 // billed, as for LookupIP. If the response lacks a result for some
 // addresses, LookupIPs returns the results it has, in order, and a
 // *DecodeError whose Missing field lists the others.
-func (c *Client) LookupIPs(ctx context.Context, ips []netip.Addr) (_ []IPLookup, err error) {
+//
+// With a cache (WithCache), the addresses found there are not sent: the
+// request holds the others only, and none is sent when all are found.
+// Their results have CachedAt set. Only a whole answer is stored.
+func (c *Client) LookupIPs(ctx context.Context, ips []netip.Addr) ([]IPLookup, error) {
+	return c.lookupIPs(ctx, ips, true)
+}
+
+// lookupIPs is LookupIPs; probe says whether to look in the cache first
+// (a bulk lookup has looked already). The answer is stored either way.
+func (c *Client) lookupIPs(ctx context.Context, ips []netip.Addr, probe bool) (_ []IPLookup, err error) {
 	ctx, call := c.startCall(ctx, "LookupIPs", retry.Billed)
 	defer call.end(&err)
 	switch {
@@ -230,14 +316,48 @@ func (c *Client) LookupIPs(ctx context.Context, ips []netip.Addr) (_ []IPLookup,
 	case len(ips) > MaxBatchSize:
 		return nil, invalid("LookupIPs: %d addresses, more than %d", len(ips), MaxBatchSize)
 	}
-	req := struct {
-		IPs []string `json:"ips"`
-	}{IPs: make([]string, len(ips))}
 	for i, ip := range ips {
 		if err := checkAddr("LookupIPs", ip); err != nil {
 			return nil, fmt.Errorf("%w (index %d)", err, i)
 		}
-		req.IPs[i] = ip.String()
+	}
+	if c.cache == nil || !probe {
+		return c.fetchIPs(ctx, call, ips)
+	}
+	if c.closed.Load() {
+		return nil, closedError("LookupIPs")
+	}
+	found, hits, cerr := c.cache.ips(ctx, "LookupIPs", ips)
+	call.cacheFailed(cerr)
+	if hits == 0 {
+		return c.fetchIPs(ctx, call, ips)
+	}
+	misses := make([]netip.Addr, 0, len(ips)-hits)
+	for i, l := range found {
+		if l == nil {
+			misses = append(misses, ips[i])
+		}
+	}
+	call.cacheHit(hits, batchCost(len(distinctAddrs(ips)))-batchCost(len(distinctAddrs(misses))))
+	var fetched []IPLookup
+	if len(misses) > 0 {
+		fetched, err = c.fetchIPs(ctx, call, misses)
+		var de *DecodeError
+		if err != nil && !(errors.As(err, &de) && len(de.Missing) > 0) {
+			return nil, err
+		}
+	}
+	return mergeResults(ips, found, fetched, err), err
+}
+
+// fetchIPs sends the request of LookupIPs(ips) and stores a whole answer
+// in the cache.
+func (c *Client) fetchIPs(ctx context.Context, call *observedCall, ips []netip.Addr) ([]IPLookup, error) {
+	req := struct {
+		IPs []string `json:"ips"`
+	}{IPs: make([]string, len(ips))}
+	for i, ip := range ips {
+		req.IPs[i] = ip.Unmap().String()
 	}
 	body, err := json.Marshal(req)
 	if err != nil {
@@ -263,40 +383,70 @@ func (c *Client) LookupIPs(ctx context.Context, ips []netip.Addr) (_ []IPLookup,
 	if out.Results == nil {
 		return nil, shapeError(m, `response has no "results"`)
 	}
-	return alignResults(ips, *out.Results, m)
+	results, err := alignResults(ips, *out.Results, m)
+	if err == nil {
+		call.cacheFailed(c.cache.putIPs(ctx, "LookupIPs", results, time.Now()))
+	}
+	return results, err
 }
 
-// alignResults orders results as the addresses asked for.
-func alignResults(ips []netip.Addr, results []IPLookup, m meta) ([]IPLookup, error) {
-	if inOrder(ips, results) {
-		return results, nil // the usual answer: one result per address, as asked
-	}
-	// A result answers its own address first; its unmapped form (the
-	// server may spell ::ffff:a.b.c.d as a.b.c.d) only where no result
-	// has that address.
-	byAddr := make(map[netip.Addr]int, 2*len(results))
-	for i, r := range results {
-		if _, dup := byAddr[r.IP]; !dup {
-			byAddr[r.IP] = i
+// mergeResults returns the results for ips, in order: the cached ones of
+// found, and for the others those of fetched, in order, less those that
+// err (a *DecodeError, or nil) lists as missing.
+func mergeResults(ips []netip.Addr, found []*IPLookup, fetched []IPLookup, err error) []IPLookup {
+	var missing map[netip.Addr]bool
+	var de *DecodeError
+	if errors.As(err, &de) {
+		missing = make(map[netip.Addr]bool, len(de.Missing))
+		for _, ip := range de.Missing {
+			missing[ip] = true
 		}
 	}
+	out := make([]IPLookup, 0, len(ips))
+	next := 0
+	for i, l := range found {
+		switch {
+		case l != nil:
+			out = append(out, *l)
+		case missing[ips[i]] || next >= len(fetched):
+		default:
+			out = append(out, fetched[next])
+			next++
+		}
+	}
+	return out
+}
+
+// alignResults orders results as the addresses asked for, ips, each with
+// its address as given. A result answers the address it names, or the
+// IPv4 address of an IPv4-mapped one (the request sent the IPv4 form, and
+// a server may spell either); of two results for one address the first
+// answers it.
+func alignResults(ips []netip.Addr, results []IPLookup, m meta) ([]IPLookup, error) {
+	if inOrder(ips, results) {
+		// The usual answer: one result per address, as asked.
+		for i := range results {
+			results[i].IP = ips[i]
+		}
+		return results, nil
+	}
+	byAddr := make(map[netip.Addr]int, len(results))
 	for i, r := range results {
-		if _, taken := byAddr[r.IP.Unmap()]; !taken {
+		if _, dup := byAddr[r.IP.Unmap()]; !dup {
 			byAddr[r.IP.Unmap()] = i
 		}
 	}
 	out := make([]IPLookup, 0, len(ips))
 	var missing []netip.Addr
 	for _, ip := range ips {
-		i, ok := byAddr[ip]
-		if !ok {
-			i, ok = byAddr[ip.Unmap()]
-		}
+		i, ok := byAddr[ip.Unmap()]
 		if !ok {
 			missing = append(missing, ip)
 			continue
 		}
-		out = append(out, results[i])
+		r := results[i]
+		r.IP = ip
+		out = append(out, r)
 	}
 	if missing != nil {
 		err := decodeError(m, http.StatusOK, fmt.Errorf("response has no result for %d of %d addresses", len(missing), len(ips)))
@@ -312,7 +462,7 @@ func inOrder(ips []netip.Addr, results []IPLookup) bool {
 		return false
 	}
 	for i, ip := range ips {
-		if results[i].IP != ip {
+		if results[i].IP.Unmap() != ip.Unmap() {
 			return false
 		}
 	}
@@ -327,12 +477,54 @@ func inOrder(ips []netip.Addr, results []IPLookup) bool {
 // white space, one that cannot be converted to punycode, or a Limit outside
 // 0 to 1000 gives an error matching ErrInvalidArgument and sends nothing.
 // The request is billed, as for LookupIP.
+//
+// With a cache, and for calls that share a request, LookupDomain is as
+// LookupIP: the same domain and Limit make the same answer.
 func (c *Client) LookupDomain(ctx context.Context, domain string, p *DomainLookupParams) (_ *DomainLookup, err error) {
 	ctx, call := c.startCall(ctx, "LookupDomain", retry.Billed)
 	defer call.end(&err)
 	name, err := normalizeDomain(domain)
 	if err != nil {
 		return nil, err
+	}
+	limit := 0
+	if p != nil {
+		if p.Limit < 0 || p.Limit > 1000 {
+			return nil, invalid("LookupDomain: limit %d is outside 1 to 1000", p.Limit)
+		}
+		limit = p.Limit
+	}
+	if c.closed.Load() {
+		return nil, closedError("LookupDomain")
+	}
+	key := domainKey(name, limit)
+	if d := c.cachedDomain(ctx, call, key); d != nil {
+		return d, nil
+	}
+	return share(ctx, &c.domainFlights, call, "LookupDomain", key, func(ctx context.Context) (*DomainLookup, error) {
+		return c.fetchDomain(ctx, call, key, name, limit)
+	}, copyDomain)
+}
+
+// cachedDomain returns the cached answer under key, or nil, and reports it
+// to call.
+func (c *Client) cachedDomain(ctx context.Context, call *observedCall, key string) *DomainLookup {
+	d, err := c.cache.domain(ctx, key)
+	call.cacheFailed(err)
+	if d != nil {
+		call.cacheHit(1, 1)
+	}
+	return d
+}
+
+// fetchDomain sends the request of LookupDomain for name and limit, the
+// leader of its flight, and stores the answer under key (looking there
+// once more first, as fetchIP does).
+func (c *Client) fetchDomain(ctx context.Context, call *observedCall, key, name string, limit int) (*DomainLookup, error) {
+	if c.cache != nil {
+		if d := c.cachedDomain(ctx, call, key); d != nil {
+			return d, nil
+		}
 	}
 	op := &operation{
 		name:   "LookupDomain",
@@ -343,13 +535,8 @@ func (c *Client) LookupDomain(ctx context.Context, domain string, p *DomainLooku
 		accept: "application/json",
 		bucket: domainBucket,
 	}
-	if p != nil {
-		switch {
-		case p.Limit < 0 || p.Limit > 1000:
-			return nil, invalid("LookupDomain: limit %d is outside 1 to 1000", p.Limit)
-		case p.Limit > 0:
-			op.query = url.Values{"limit": {strconv.Itoa(p.Limit)}}
-		}
+	if limit > 0 {
+		op.query = url.Values{"limit": {strconv.Itoa(limit)}}
 	}
 	var out DomainLookup
 	m, err := c.getJSON(ctx, op, &out)
@@ -359,7 +546,22 @@ func (c *Client) LookupDomain(ctx context.Context, domain string, p *DomainLooku
 	if out.Domain == "" {
 		return nil, shapeError(m, `response has no "domain"`)
 	}
+	call.cacheFailed(c.cache.putDomain(ctx, key, &out, time.Now()))
 	return &out, nil
+}
+
+// copyDomain returns a copy of d that shares no memory with it.
+func copyDomain(d *DomainLookup) *DomainLookup {
+	b, err := json.Marshal(d)
+	cp := new(DomainLookup)
+	if err == nil {
+		err = json.Unmarshal(b, cp)
+	}
+	if err != nil { // every DomainLookup survives JSON
+		panic("synthient: a DomainLookup does not survive JSON: " + err.Error())
+	}
+	cp.CachedAt = d.CachedAt
+	return cp
 }
 
 // normalizeDomain validates a domain name and converts a Unicode one to

@@ -83,17 +83,21 @@ const (
 }`
 )
 
+// TestLookupIPRequest checks the request of LookupIP, and that the result
+// carries the address as the caller gave it: an IPv4-mapped address is
+// sent as the IPv4 address it maps (RFC 4291 2.5.5.2), which the API
+// answers.
 func TestLookupIPRequest(t *testing.T) {
 	t.Parallel()
-	cases := []struct{ ip, path string }{
-		{"1.2.3.4", "/api/v4/lookup/ip/1.2.3.4"},
-		{"2001:db8::1", "/api/v4/lookup/ip/2001:db8::1"},
-		{"::ffff:192.0.2.1", "/api/v4/lookup/ip/::ffff:192.0.2.1"},
+	cases := []struct{ ip, path, answered string }{
+		{"1.2.3.4", "/api/v4/lookup/ip/1.2.3.4", "1.2.3.4"},
+		{"2001:db8::1", "/api/v4/lookup/ip/2001:db8::1", "2001:db8::1"},
+		{"::ffff:192.0.2.1", "/api/v4/lookup/ip/192.0.2.1", "192.0.2.1"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.ip, func(t *testing.T) {
 			t.Parallel()
-			api := newMockAPI(t, answerJSON(http.StatusOK, fmt.Sprintf(`{"ip":%q}`, tc.ip)))
+			api := newMockAPI(t, answerJSON(http.StatusOK, fmt.Sprintf(`{"ip":%q}`, tc.answered)))
 			c := api.Client(t)
 			r, err := c.LookupIP(context.Background(), netip.MustParseAddr(tc.ip))
 			require.NoError(t, err)
@@ -230,6 +234,30 @@ func TestLookupIPsRequestBody(t *testing.T) {
 	assert.True(t, strings.HasPrefix(a.Header.Get("Content-Type"), "application/json"), "Content-Type = %q", a.Header.Get("Content-Type"))
 	assert.Equal(t, testKey, a.Header.Get("X-Api-Key"))
 	assert.JSONEq(t, `{"ips":["203.0.113.7","2001:db8::1","192.0.2.1","198.51.100.9"]}`, a.Body)
+}
+
+// TestLookupIPsSendsMappedAddressesAsIPv4: an IPv4-mapped address goes
+// out as the IPv4 address it maps, so that it and that address are one
+// address to the API, charged once; each result keeps the address as
+// given.
+func TestLookupIPsSendsMappedAddressesAsIPv4(t *testing.T) {
+	t.Parallel()
+	ips := []netip.Addr{
+		netip.MustParseAddr("::ffff:192.0.2.7"),
+		netip.MustParseAddr("192.0.2.7"),
+		netip.MustParseAddr("2001:db8::1"),
+		netip.MustParseAddr("::ffff:198.51.100.9"),
+	}
+	// The server answers each distinct address once, as the fake does.
+	api := newMockAPI(t, echoBatch(t, func(sent []string) []string {
+		slices.Sort(sent)
+		return slices.Compact(sent)
+	}))
+	got, err := api.Client(t).LookupIPs(context.Background(), ips)
+	require.NoError(t, err)
+	assertResults(t, ips, got)
+	a := api.RequireOne(t, http.MethodPost, "/api/v4/lookup/ips")
+	assert.JSONEq(t, `{"ips":["192.0.2.7","192.0.2.7","2001:db8::1","198.51.100.9"]}`, a.Body)
 }
 
 func TestLookupIPsBatchSize(t *testing.T) {

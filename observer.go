@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/url"
 	"slices"
+	"strconv"
 	"time"
 
 	"github.com/synthient-go/synthient/retry"
@@ -21,8 +22,10 @@ import (
 // A call is one call of a Client method: LookupIP, DownloadExportFile (its
 // meta, its API leg and its storage leg), one loop over AllExports or over
 // a stream (from the loop's start to its end). LookupIPsAll is observed as
-// the LookupIPs calls it makes. A call's events come on the goroutine that
-// makes it, never at once, in this order:
+// the LookupIPs calls it makes and, with a cache (WithCache), as a call
+// named LookupIPsAll for each group of addresses it looks for in the cache,
+// which sends nothing. A call's events come on the goroutine that makes
+// it, never at once, in this order:
 //
 //	StartCall
 //	  for each attempt: [Hold...] StartRequest EndRequest   (each leg, each page)
@@ -32,6 +35,15 @@ import (
 // Every StartCall is followed by exactly one EndCall, also for a call that
 // fails before anything is sent (an invalid argument, a closed client); and
 // every StartRequest by exactly one EndRequest.
+//
+// A lookup answered from the client's cache (WithCache), or one that
+// shared the request of an identical call in flight, sends no request: its
+// EndCall says so (CacheHits, Coalesced, CreditsSaved). The shared request
+// is reported in the call that sent it. When that call's caller leaves
+// first (its context ended) while others still wait for the answer, the
+// method returns at once, and the call's EndCall comes once the request is
+// done, on the goroutine that carried it: the one event that does not come
+// on the goroutine of the call.
 //
 // Calls run at once on many goroutines, so an Observer must be safe for
 // concurrent use. It keeps what it knows of a call, or of a request, in the
@@ -124,6 +136,11 @@ type RequestEnd struct {
 	// RequestID is the response's X-Request-Id header, empty when there is
 	// none.
 	RequestID string
+	// ProtocolVersion is the HTTP version of the response, as the
+	// OpenTelemetry attribute network.protocol.version gives it: "1.1",
+	// "1.0", "2" or "3". It is empty when no response arrived, or the
+	// response says no version (a mocked transport's may not).
+	ProtocolVersion string
 	// Decision is the retry decision on the request: Retry with its Wait
 	// (and RetryAfter when the server asked for one), or a stop with its
 	// Reason, or neither for the call's result. A storage request's class
@@ -142,11 +159,17 @@ type PacingHold struct {
 	Attempt int
 	// Wait is the hold: what the attempt waits, or would have waited.
 	Wait time.Duration
-	// Stop is why the call stops instead: retry.PacingExceedsDeadline (the
-	// hold would pass the deadline; nothing is sent) or retry.ContextDone
-	// (the context ended during the hold, reported before). It is empty for
-	// a hold that is waited out.
+	// Stop is why the call stops instead: retry.PacingExceedsDeadline or
+	// retry.TeamShareExceedsDeadline (the hold would pass the deadline;
+	// nothing is sent) or retry.ContextDone (the context ended during the
+	// hold, reported before). It is empty for a hold that is waited out.
 	Stop retry.StopReason
+	// Shared reports a hold for the team: other clients draw on the same
+	// rate limit (the team's other keys, processes or hosts), and this
+	// client's share of its rate is less than the whole, so the hold is
+	// longer than the limit alone asks. A hold that is not shared waits
+	// for the limit's own tokens, as after a 429.
+	Shared bool
 }
 
 // CallEnd describes how a call ended.
@@ -167,6 +190,21 @@ type CallEnd struct {
 	RequestID string
 	// Bytes is the number of bytes a download wrote; 0 for other calls.
 	Bytes int64
+	// CacheHits is the number of answers the call took from the client's
+	// cache (see WithCache), without a request: 1 for a LookupIP or
+	// LookupDomain answered from it, the addresses of a LookupIPs found
+	// there, or those of a group of LookupIPsAll addresses.
+	CacheHits int
+	// Coalesced reports that the call shared the request of an identical
+	// call in flight, and sent none of its own (Attempts is 0).
+	Coalesced bool
+	// CreditsSaved is what the cache hits and the sharing spared the
+	// call: what its own requests for those answers would have cost.
+	CreditsSaved int
+	// CacheErr is the first failure of the client's cache during the call:
+	// an error of its Get or Set, or a value that does not decode. The
+	// call went on without the cache; nil when there was none.
+	CacheErr error
 }
 
 // observedCall is a call as the client's observer sees it: it carries the
@@ -180,6 +218,8 @@ type observedCall struct {
 	requestID string
 	reason    retry.StopReason
 	bytes     int64
+	cache     CallEnd // CacheHits, Coalesced, CreditsSaved and CacheErr
+	handed    bool    // the call's end is another goroutine's to report (handOff)
 }
 
 // callKey is the context key of a call's *observedCall.
@@ -244,7 +284,7 @@ var errPanicked = errors.New("synthient: the call ended in a panic")
 // that a panic through the call (the caller's loop body, a download's
 // writer) is seen, reported as errPanicked, and goes on.
 func (oc *observedCall) end(errp *error) {
-	if oc == nil {
+	if oc == nil || oc.handed {
 		return
 	}
 	if r := recover(); r != nil {
@@ -256,7 +296,8 @@ func (oc *observedCall) end(errp *error) {
 
 // report shows the observer the end of the call, with err.
 func (oc *observedCall) report(err error) {
-	e := CallEnd{Err: err, Attempts: oc.attempts, RequestID: oc.requestID, Bytes: oc.bytes}
+	e := CallEnd{Err: err, Attempts: oc.attempts, RequestID: oc.requestID, Bytes: oc.bytes,
+		CacheHits: oc.cache.CacheHits, Coalesced: oc.cache.Coalesced, CreditsSaved: oc.cache.CreditsSaved, CacheErr: oc.cache.CacheErr}
 	if e.Err != nil {
 		e.StopReason = oc.reason
 		var base *Error
@@ -265,6 +306,41 @@ func (oc *observedCall) report(err error) {
 		}
 	}
 	oc.obs.EndCall(oc.ctx, e)
+}
+
+// cacheHit counts hits answers taken from the cache, which saved credits.
+func (oc *observedCall) cacheHit(hits, credits int) {
+	if oc != nil {
+		oc.cache.CacheHits += hits
+		oc.cache.CreditsSaved += credits
+	}
+}
+
+// coalesced records that the call shared another's request, which saved
+// credits.
+func (oc *observedCall) coalesced(credits int) {
+	if oc != nil {
+		oc.cache.Coalesced = true
+		oc.cache.CreditsSaved += credits
+	}
+}
+
+// cacheFailed records a failure of the cache, the first one kept.
+func (oc *observedCall) cacheFailed(err error) {
+	if oc != nil && err != nil && oc.cache.CacheErr == nil {
+		oc.cache.CacheErr = err
+	}
+}
+
+// handOff makes the call's end another goroutine's to report, with err:
+// the deferred end does nothing, and the function returned reports it.
+// It returns nil on a nil *observedCall.
+func (oc *observedCall) handOff(err error) func() {
+	if oc == nil {
+		return nil
+	}
+	oc.handed = true
+	return func() { oc.report(err) }
 }
 
 // endRequest reports the end of the request started with ctx.
@@ -320,12 +396,13 @@ func (l *attemptLoop) startRequest(r *http.Request) *http.Request {
 }
 
 // endRequest reports the end of the attempt startRequest showed: its
-// outcome a, its request id and the decision d on it.
-func (l *attemptLoop) endRequest(d retry.Decision, a retry.Attempt, requestID string) {
+// outcome a, its response (nil for none), its request id and the decision
+// d on it.
+func (l *attemptLoop) endRequest(d retry.Decision, a retry.Attempt, resp *http.Response, requestID string) {
 	if l.observed == nil || l.requestCtx == nil {
 		return
 	}
-	e := RequestEnd{Status: a.Status, RequestID: requestID, Decision: d}
+	e := RequestEnd{Status: a.Status, RequestID: requestID, ProtocolVersion: protocolVersion(resp), Decision: d}
 	if a.Err != nil {
 		e.ErrorKind = errorKind(a.Err, a.Failure)
 	}
@@ -335,7 +412,7 @@ func (l *attemptLoop) endRequest(d retry.Decision, a retry.Attempt, requestID st
 
 // observeHold reports a pacing hold of the loop's next attempt: a wait of
 // wait, or a stop for reason.
-func (l *attemptLoop) observeHold(wait time.Duration, reason retry.StopReason) {
+func (l *attemptLoop) observeHold(wait time.Duration, reason retry.StopReason, shared bool) {
 	oc := l.observed
 	if oc == nil {
 		return
@@ -343,7 +420,7 @@ func (l *attemptLoop) observeHold(wait time.Duration, reason retry.StopReason) {
 	if reason != "" {
 		oc.reason = reason
 	}
-	oc.obs.Hold(oc.ctx, PacingHold{Bucket: l.op.bucket.String(), Attempt: l.call.Retries() + 1, Wait: wait, Stop: reason})
+	oc.obs.Hold(oc.ctx, PacingHold{Bucket: l.op.bucket.String(), Attempt: l.call.Retries() + 1, Wait: wait, Stop: reason, Shared: shared})
 }
 
 // startStorage shows the storage request req, to loc, to the observer of
@@ -371,6 +448,7 @@ func (oc *observedCall) endStorage(ctx context.Context, resp *http.Response, f r
 	switch {
 	case resp != nil:
 		e.Status, e.RequestID = resp.StatusCode, resp.Header.Get("X-Request-Id")
+		e.ProtocolVersion = protocolVersion(resp)
 		if resp.StatusCode < 200 || resp.StatusCode >= 300 {
 			e.Decision.Reason = retry.NotRetryable
 		}
@@ -380,4 +458,20 @@ func (oc *observedCall) endStorage(ctx context.Context, resp *http.Response, f r
 		e.ErrorKind, e.Decision.Reason = errorKind(cause, f), retry.NotRetryable
 	}
 	oc.endRequest(ctx, e)
+}
+
+// protocolVersion returns the HTTP version of resp as RequestEnd gives it;
+// "" for a nil resp or one without a version.
+func protocolVersion(resp *http.Response) string {
+	switch {
+	case resp == nil || resp.ProtoMajor <= 0:
+		return ""
+	case resp.ProtoMajor == 1 && resp.ProtoMinor == 1:
+		return "1.1"
+	case resp.ProtoMajor == 1 && resp.ProtoMinor == 0:
+		return "1.0"
+	case resp.ProtoMinor == 0:
+		return strconv.Itoa(resp.ProtoMajor) // "2", "3"
+	}
+	return strconv.Itoa(resp.ProtoMajor) + "." + strconv.Itoa(resp.ProtoMinor)
 }

@@ -21,6 +21,7 @@ func TestNoObserverAllocatesNothing(t *testing.T) {
 	op := &operation{name: "LookupIP", method: http.MethodGet, route: "/lookup/ip/{ip}", class: retry.Billed, bucket: lookupBucket}
 	req, err := http.NewRequest(http.MethodGet, "https://api.test/api/v4/lookup/ip/1.2.3.4", nil)
 	require.NoError(t, err)
+	resp := &http.Response{StatusCode: http.StatusOK, ProtoMajor: 1, ProtoMinor: 1}
 	l := c.loops.Get().(*attemptLoop)
 	allocs := testing.AllocsPerRun(1000, func() {
 		ctx, call := c.startCall(context.Background(), "LookupIP", retry.Billed)
@@ -29,8 +30,8 @@ func TestNoObserverAllocatesNothing(t *testing.T) {
 		if l.startRequest(req) != req {
 			t.Fatal("startRequest changed the request")
 		}
-		l.endRequest(retry.Decision{}, retry.Attempt{Status: 200}, "id")
-		l.observeHold(0, "")
+		l.endRequest(retry.Decision{}, retry.Attempt{Status: 200}, resp, "id")
+		l.observeHold(0, "", false)
 		oc := c.observed(ctx)
 		r, _ := oc.startStorage(req, req.URL)
 		oc.endStorage(ctx, nil, retry.Failure{}, nil)
@@ -40,4 +41,19 @@ func TestNoObserverAllocatesNothing(t *testing.T) {
 		l.reset()
 	})
 	assert.Zero(t, allocs, "allocations of the hook without an observer")
+}
+
+// TestProtocolVersion: RequestEnd.ProtocolVersion is the answer's HTTP
+// version as network.protocol.version spells it.
+func TestProtocolVersion(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		major, minor int
+		want         string
+	}{
+		{1, 1, "1.1"}, {1, 0, "1.0"}, {2, 0, "2"}, {3, 0, "3"}, {0, 0, ""}, {-1, 0, ""}, {1, 2, "1.2"},
+	} {
+		assert.Equal(t, tc.want, protocolVersion(&http.Response{ProtoMajor: tc.major, ProtoMinor: tc.minor}), "HTTP/%d.%d", tc.major, tc.minor)
+	}
+	assert.Empty(t, protocolVersion(nil), "no answer")
 }

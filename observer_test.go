@@ -335,6 +335,7 @@ func TestObserverStops(t *testing.T) {
 			ends := of(events, "EndRequest")
 			require.Len(t, ends, tc.attempts, "requests")
 			last := ends[len(ends)-1].reqEnd
+			assert.Equal(t, "1.1", last.ProtocolVersion, "the answer's HTTP version")
 			assert.Equal(t, tc.reason, last.Decision.Reason, "the last request's stop reason")
 			assert.False(t, last.Decision.Retry)
 			assert.Equal(t, err, end.Err, "EndCall.Err is the caller's error")
@@ -370,6 +371,19 @@ func TestObserverCallsThatSendNothing(t *testing.T) {
 			cancel()
 			return callAccount(ctx, c)
 		}, context.Canceled},
+		// A billed lookup that would share a request in flight: the one it
+		// would have started is not sent either.
+		{"context ended, LookupIP", func(_ context.Context, c *synthient.Client) error {
+			ctx, cancel := context.WithCancel(context.Background())
+			cancel()
+			return callLookupIP(ctx, c)
+		}, context.Canceled},
+		{"context ended, LookupDomain", func(_ context.Context, c *synthient.Client) error {
+			ctx, cancel := context.WithTimeout(context.Background(), -time.Second)
+			defer cancel()
+			_, err := c.LookupDomain(ctx, "example.org", nil)
+			return err
+		}, context.DeadlineExceeded},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -417,6 +431,8 @@ func TestObserverDownloadStorageLeg(t *testing.T) {
 	ends := of(events, "EndRequest")
 	assert.Equal(t, http.StatusTemporaryRedirect, ends[0].reqEnd.Status, "the API leg's answer")
 	assert.Equal(t, http.StatusOK, ends[1].reqEnd.Status, "the storage leg's answer")
+	assert.Equal(t, "1.1", ends[0].reqEnd.ProtocolVersion, "the API leg's HTTP version")
+	assert.Equal(t, "1.1", ends[1].reqEnd.ProtocolVersion, "the storage leg's HTTP version")
 	assert.Equal(t, retry.Decision{Class: retry.Never, Attempt: 1, MaxAttempts: 1}, ends[1].reqEnd.Decision,
 		"the storage leg's decision: a 200 is the call's result, no stop")
 	assert.Equal(t, n, end.Bytes, "EndCall.Bytes")
@@ -452,6 +468,11 @@ func TestObserverStorageFailure(t *testing.T) {
 			last := of(events, "EndRequest")[1].reqEnd
 			assert.Equal(t, tc.status, last.Status, "Status")
 			assert.Equal(t, tc.kind, last.ErrorKind, "ErrorKind")
+			if tc.status != 0 {
+				assert.Equal(t, "1.1", last.ProtocolVersion, "the storage answer's HTTP version")
+			} else {
+				assert.Empty(t, last.ProtocolVersion, "the HTTP version of no answer")
+			}
 			assert.Equal(t, retry.NotRetryable, last.Decision.Reason, "the storage request's stop")
 			assert.Equal(t, retry.NotRetryable, end.StopReason, "EndCall.StopReason")
 			assert.Zero(t, end.Bytes, "EndCall.Bytes")
@@ -484,6 +505,10 @@ func TestObserverPacingHold(t *testing.T) {
 
 		ctx, cancel := context.WithTimeout(context.Background(), time.Millisecond)
 		defer cancel()
+		// Before a 429 confirms the model, a call too late for its turn
+		// goes, to probe it; the bucket answers 429.
+		require.Error(t, callLookupIP(ctx, c))
+		events = rec.Events()
 		err := callLookupIP(ctx, c)
 		require.ErrorIs(t, err, synthient.ErrRateLimitHold)
 		third := rec.Events()[len(events):]

@@ -6,6 +6,7 @@ package synthient_test
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"strings"
 	"sync"
@@ -26,6 +27,11 @@ const lookupPath = "/api/v4/lookup/ip/203.0.113.7" // callLookupIP's
 // lookupMock returns a mockAPI answering LookupIP with script.
 func lookupMock(t *testing.T, script ...httpmock.Responder) *mockAPI {
 	return newMockAPI(t, nil).Route(http.MethodGet, lookupPath, script...)
+}
+
+// lookupAnyMock is lookupMock for LookupIP of any address (callLookupIPAt).
+func lookupAnyMock(t *testing.T, script ...httpmock.Responder) *mockAPI {
+	return newMockAPI(t, nil).RoutePrefix(http.MethodGet, "/api/v4/lookup/ip/", script...)
 }
 
 // okLookup is a LookupIP 200 that says the bucket's state.
@@ -113,13 +119,13 @@ func TestPacingProbe(t *testing.T) {
 			t.Parallel()
 			synctest.Test(t, func(t *testing.T) {
 				bk := newRateLimited(20, 20, `{"ip":"203.0.113.7"}`)
-				m := lookupMock(t, bk.Respond)
+				m := lookupAnyMock(t, bk.Respond)
 				c := m.Client(t, append([]synthient.Option{synthient.WithMaxRetries(0)}, tc.opts...)...)
 				const calls = 64
 				errs := make([]error, calls)
 				var wg sync.WaitGroup
 				for i := range calls {
-					wg.Go(func() { errs[i] = callLookupIP(callCtx(t), c) })
+					wg.Go(func() { errs[i] = callLookupIPAt(callCtx(t), c, i) })
 				}
 				wg.Wait()
 				if !tc.want429 {
@@ -186,11 +192,12 @@ func TestPacing429DrainsTheModel(t *testing.T) {
 	}
 }
 
-// TestPacingHoldPastDeadline: a hold that would pass the context's
-// deadline stops the call at once (no fake time passes in the hold),
-// without sending: pacing_exceeds_deadline, ErrRateLimitHold. A first
-// attempt's error is a *ConnectionError with NotSent set; a retry's
-// reaches the last *APIError.
+// TestPacingHoldPastDeadline: while a 429 confirms the model, a hold that
+// would pass the context's deadline stops the call at once (no fake time
+// passes in the hold), without sending: pacing_exceeds_deadline,
+// ErrRateLimitHold. A first attempt's error is a *ConnectionError with
+// NotSent set; a retry's reaches the last *APIError. Before a 429, such an
+// attempt goes, to probe the model (TestPacingSuccessesCorrectTheModel).
 func TestPacingHoldPastDeadline(t *testing.T) {
 	t.Parallel()
 	// A bucket of 10 refilling at 0.1/s, spent: a token in 10 s.
@@ -198,18 +205,21 @@ func TestPacingHoldPastDeadline(t *testing.T) {
 	t.Run("first attempt", func(t *testing.T) {
 		t.Parallel()
 		synctest.Test(t, func(t *testing.T) {
-			m := lookupMock(t, okLookup(10, 0, 100))
+			m := lookupMock(t, okLookup(10, 0, 100), problem(http.StatusTooManyRequests, append(spent, "Retry-After", "100")...))
 			c := m.Client(t)
 			require.NoError(t, callLookupIP(callCtx(t), c))
 			ctx, cancel := context.WithTimeout(t.Context(), 5*time.Second)
 			defer cancel()
-			t0 := time.Now()
 			err := callLookupIP(ctx, c)
+			requireStop(t, err, 1, retry.RetryAfterExceedsMax) // the probe, answered 429
+			require.Len(t, m.Requests(), 2, "requests: the probe was sent")
+			t0 := time.Now()
+			err = callLookupIP(ctx, c)
 			assert.Zero(t, time.Since(t0), "time spent")
 			require.ErrorIs(t, err, synthient.ErrRateLimitHold)
 			requireStop(t, err, 0, retry.PacingExceedsDeadline)
 			requireConnErr(t, err, true, false)
-			assert.Len(t, m.Requests(), 1, "requests: the held one was not sent")
+			assert.Len(t, m.Requests(), 2, "requests: the held one was not sent")
 		})
 	})
 	t.Run("retry", func(t *testing.T) {
@@ -275,12 +285,14 @@ func TestPacingNeverSlows(t *testing.T) {
 		answer httpmock.Responder
 		opts   []synthient.Option
 	}{
-		{"WithoutPacing", opNamed("LookupIP"), answer(http.StatusOK, `{"ip":"1.2.3.4"}`, rateLimitKV(10, 0, 100)...), []synthient.Option{synthient.WithoutPacing()}},
-		{"no RateLimit headers", opNamed("LookupIP"), opSucceeds, nil},
+		// LookupIPs, whose concurrent calls each send a request (identical
+		// LookupIP calls in flight would share one).
+		{"WithoutPacing", opNamed("LookupIPs"), answer(http.StatusOK, `{"results":[{"ip":"1.2.3.4"}]}`, rateLimitKV(10, 0, 100)...), []synthient.Option{synthient.WithoutPacing()}},
+		{"no RateLimit headers", opNamed("LookupIPs"), opSucceeds, nil},
 		{"Health", opNamed("Health"), answer(http.StatusOK, `{"status":"ok"}`, rateLimitKV(10, 0, 100)...), nil},
 		// Headers that say a token comes back once an hour: a turn past
 		// MaxRetryAfter is not waited for, the server decides.
-		{"a turn past the maximum", opNamed("LookupIP"), answer(http.StatusOK, `{"ip":"1.2.3.4"}`, rateLimitKV(1, 0, 3600)...), nil},
+		{"a turn past the maximum", opNamed("LookupIPs"), answer(http.StatusOK, `{"results":[{"ip":"1.2.3.4"}]}`, rateLimitKV(1, 0, 3600)...), nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -361,18 +373,19 @@ func TestPacingConcurrentCallsNotHeld(t *testing.T) {
 	const callers, calls, latency = 8, 100, 100 * time.Millisecond
 	for _, tc := range []struct {
 		name   string
+		start  time.Duration // answers' times before all 8 are in flight
 		answer func() httpmock.Responder
 	}{
 		// 80 calls a second, below the rate: the bucket stays nearly full.
-		{"bucket never spent", func() httpmock.Responder {
+		{"bucket never spent", 3, func() httpmock.Responder {
 			return newRateLimited(100, 200, `{"ip":"203.0.113.7"}`).Respond
 		}},
-		{"RateLimit-Reset missing", func() httpmock.Responder {
+		{"RateLimit-Reset missing", 1, func() httpmock.Responder {
 			return answer(http.StatusOK, `{"ip":"203.0.113.7"}`, "Content-Type", "application/json",
 				"RateLimit-Limit", "100", "RateLimit-Remaining", "99")
 		}},
-		{"RateLimit-Limit 0", func() httpmock.Responder { return okLookup(0, 0, 0) }},
-		{"RateLimit-Limit not a number", func() httpmock.Responder {
+		{"RateLimit-Limit 0", 1, func() httpmock.Responder { return okLookup(0, 0, 0) }},
+		{"RateLimit-Limit not a number", 1, func() httpmock.Responder {
 			return answer(http.StatusOK, `{"ip":"203.0.113.7"}`, "Content-Type", "application/json",
 				"RateLimit-Limit", "many", "RateLimit-Remaining", "5", "RateLimit-Reset", "1")
 		}},
@@ -381,24 +394,217 @@ func TestPacingConcurrentCallsNotHeld(t *testing.T) {
 			t.Parallel()
 			synctest.Test(t, func(t *testing.T) {
 				next := tc.answer()
-				m := lookupMock(t, func(req *http.Request) (*http.Response, error) {
+				m := lookupAnyMock(t, func(req *http.Request) (*http.Response, error) {
 					time.Sleep(latency)
 					return next(req)
 				})
 				c := m.Client(t)
 				t0 := time.Now()
 				var wg sync.WaitGroup
-				for range callers {
+				for i := range callers {
 					wg.Go(func() {
 						for range calls {
-							assert.NoError(t, callLookupIP(callCtx(t), c))
+							assert.NoError(t, callLookupIPAt(callCtx(t), c, i))
 						}
 					})
 				}
 				wg.Wait()
-				// The first 4 go as probes, the other 4 wait for an answer.
-				assert.Equal(t, (calls+1)*latency, time.Since(t0), "time taken: no call held but the probes' waiters")
+				// The first goes as a probe, the others wait for its
+				// answer; then all go, or, in slow start, one more for
+				// each answer, until all 8 are in flight.
+				assert.Equal(t, (calls+tc.start)*latency, time.Since(t0), "time taken: no call held but the probe's waiters")
 			})
 		})
 	}
+}
+
+// teamRun is a team on one rate limit, in a synctest bubble: clients
+// clients of their own (as processes of a team are), with callers
+// goroutines each calling LookupIP in a loop, each call with a 10 s
+// context, for dur, against one bucket of perSecond and burst that takes
+// latency to answer. A failed call's caller waits a tenth of a second
+// before the next. hook, when not nil, runs at each answer's arrival, for
+// a test that stops clients.
+type teamRun struct {
+	clients, callers int
+	perSecond        float64
+	burst            int
+	dur, latency     time.Duration
+	opts             []synthient.Option
+	// active, when not nil, reports whether client i still calls at the
+	// time given, from the run's start.
+	active func(i int, at time.Duration) bool
+}
+
+// teamResult is what a teamRun counted.
+type teamResult struct {
+	successes, failures, requests, throttled int
+	// late counts the successes after lateFrom, by client.
+	late    []int
+	reasons map[retry.StopReason]int
+}
+
+// run makes the run; lateFrom is where teamResult.late starts counting.
+func (tr teamRun) run(t *testing.T, lateFrom time.Duration) teamResult {
+	t.Helper()
+	res := teamResult{late: make([]int, tr.clients), reasons: map[retry.StopReason]int{}}
+	synctest.Test(t, func(t *testing.T) {
+		bk := newRateLimited(tr.perSecond, tr.burst, `{"ip":"203.0.113.7"}`)
+		m := lookupAnyMock(t, func(req *http.Request) (*http.Response, error) {
+			time.Sleep(tr.latency / 2)
+			resp, err := bk.Respond(req)
+			time.Sleep(tr.latency / 2)
+			return resp, err
+		})
+		t0 := time.Now()
+		// The run's end cancels the calls in progress; it is no deadline
+		// of theirs, which is their own 10 s alone.
+		ctx, stop := context.WithCancel(t.Context())
+		defer stop()
+		time.AfterFunc(tr.dur, stop)
+		var (
+			mu sync.Mutex
+			wg sync.WaitGroup
+		)
+		for i := range tr.clients {
+			c := m.Client(t, tr.opts...)
+			for j := range tr.callers {
+				// Each caller its own address: identical calls in
+				// flight would share one request.
+				addr := i*tr.callers + j
+				wg.Go(func() {
+					for ctx.Err() == nil && (tr.active == nil || tr.active(i, time.Since(t0))) {
+						cctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+						err := callLookupIPAt(cctx, c, addr)
+						cancel()
+						mu.Lock()
+						var e *synthient.Error
+						switch {
+						case err == nil:
+							res.successes++
+							if time.Since(t0) >= lateFrom {
+								res.late[i]++
+							}
+						case ctx.Err() != nil && errors.Is(err, ctx.Err()):
+						default:
+							res.failures++
+							if errors.As(err, &e) {
+								res.reasons[e.StopReason]++
+							}
+						}
+						mu.Unlock()
+						if err != nil {
+							time.Sleep(100 * time.Millisecond)
+						}
+					}
+				})
+			}
+		}
+		wg.Wait()
+		time.Sleep(tr.latency) // the answers of the requests cut short
+		res.requests, res.throttled = len(m.Requests()), bk.Throttled()
+	})
+	return res
+}
+
+// TestPacingTeamSharesTheRate: clients of one team, on one bucket, each
+// learning of the others only from the bucket's answers, get what it
+// allows between them (95% at least), draw few 429s (5% at most) and fail
+// no call. The clients start together, as the processes of a deploy do.
+func TestPacingTeamSharesTheRate(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name             string
+		clients, callers int
+		perSecond        float64
+		burst            int
+	}{
+		{"4 clients at 20/s", 4, 16, 20, 20},
+		{"4 clients at the published 100/s", 4, 16, 100, 200},
+		{"16 clients at 100/s", 16, 4, 100, 200},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			tr := teamRun{clients: tc.clients, callers: tc.callers, perSecond: tc.perSecond, burst: tc.burst,
+				dur: 15 * time.Second, latency: time.Millisecond}
+			res := tr.run(t, 0)
+			allowed := float64(tc.burst) + tc.perSecond*15
+			assert.GreaterOrEqual(t, float64(res.successes)/allowed, 0.95, "efficiency")
+			assert.LessOrEqual(t, float64(res.throttled)/float64(res.requests), 0.05, "share of requests answered 429")
+			assert.Zero(t, res.failures, "failed calls: %v", res.reasons)
+		})
+	}
+}
+
+// TestPacingRecoversAfterContention: once the other clients of the team
+// stop, the one left takes the whole rate again within seconds: from 8 s
+// on, 95% of what the bucket refills.
+func TestPacingRecoversAfterContention(t *testing.T) {
+	t.Parallel()
+	tr := teamRun{clients: 4, callers: 16, perSecond: 100, burst: 200, dur: 15 * time.Second, latency: time.Millisecond,
+		active: func(i int, at time.Duration) bool { return i == 0 || at < 5*time.Second }}
+	res := tr.run(t, 8*time.Second)
+	assert.GreaterOrEqual(t, float64(res.late[0]), 0.95*100*7, "the client left, from 8 s to 15 s")
+	assert.Zero(t, res.failures, "failed calls: %v", res.reasons)
+}
+
+// TestPacingSuccessesCorrectTheModel: a server that answers every request
+// 200 while its headers say the bucket is spent and refills a token in
+// 3.6 s (RateLimit-Limit 1000, Remaining 0, Reset 3600) fails no call on
+// the client's own hold: the calls whose turn would come after their
+// deadline go, one at a time, and their successes, faster than the rate
+// the headers imply, teach the model the rate the server grants.
+func TestPacingSuccessesCorrectTheModel(t *testing.T) {
+	t.Parallel()
+	synctest.Test(t, func(t *testing.T) {
+		lie := okLookup(1000, 0, 3600)
+		m := lookupAnyMock(t, func(req *http.Request) (*http.Response, error) {
+			time.Sleep(time.Millisecond)
+			return lie(req)
+		})
+		c := m.Client(t)
+		errs := make(chan error, 50)
+		var wg sync.WaitGroup
+		for i := range 50 {
+			wg.Go(func() { errs <- callLookupIPAt(callCtx(t), c, i) })
+		}
+		wg.Wait()
+		close(errs)
+		for err := range errs {
+			assert.NoError(t, err)
+		}
+		assert.Len(t, m.Requests(), 50, "requests")
+	})
+}
+
+// TestPacingHoldForTheTeam: a hold longer than the bucket alone asks,
+// because other clients were seen to spend it, says so: its PacingHold is
+// Shared, and a call it stops, past its deadline while a 429 confirms the
+// model, stops with team_share_exceeds_deadline, nothing sent. The
+// answers: the bucket holds 19 of 20 after this client's first request,
+// 10 after its second: others spent 8 meanwhile.
+func TestPacingHoldForTheTeam(t *testing.T) {
+	t.Parallel()
+	synctest.Test(t, func(t *testing.T) {
+		m := lookupMock(t, okLookup(20, 19, 1), okLookup(20, 10, 1),
+			problem(http.StatusTooManyRequests, append(rateLimitKV(20, 0, 1), "Retry-After", "1")...),
+			okLookup(20, 0, 1))
+		rec := &recorder{}
+		c := m.Client(t, synthient.WithObserver(rec))
+		for range 3 {
+			require.NoError(t, callLookupIP(callCtx(t), c))
+		}
+		events := rec.Events()
+		ctx, cancel := context.WithTimeout(t.Context(), time.Millisecond)
+		defer cancel()
+		err := callLookupIP(ctx, c)
+		require.ErrorIs(t, err, synthient.ErrRateLimitHold)
+		requireStop(t, err, 0, retry.TeamShareExceedsDeadline)
+		requireConnErr(t, err, true, false)
+		assert.Len(t, m.Requests(), 4, "requests: the held call sent none")
+		last := rec.Events()[len(events):]
+		require.Equal(t, []string{"StartCall", "Hold", "EndCall"}, kinds(last))
+		assert.True(t, last[1].hold.Shared, "the hold is for the team")
+		assert.Equal(t, retry.TeamShareExceedsDeadline, last[1].hold.Stop)
+	})
 }

@@ -40,6 +40,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"regexp"
 	"slices"
 	"strconv"
 	"sync"
@@ -75,14 +76,16 @@ type apiServer struct {
 	// Base is the API base URL: URL + "/api/v4".
 	Base string
 
-	handler  func(n int, w http.ResponseWriter, r *http.Request)
-	noLog    bool
-	quit     chan struct{} // closed when the test ends
-	once     sync.Once
-	mu       sync.Mutex
-	reqs     []request
-	arrivals atomic.Int64
-	newConns atomic.Int64
+	handler   func(n int, w http.ResponseWriter, r *http.Request)
+	noLog     bool
+	quit      chan struct{} // closed when the test ends
+	once      sync.Once
+	mu        sync.Mutex
+	reqs      []request
+	arrivals  atomic.Int64
+	newConns  atomic.Int64
+	openConns atomic.Int64
+	connMoved chan struct{} // a value when a connection opened or closed, if none was waiting
 }
 
 // serverOption configures an apiServer or a rawServer.
@@ -117,11 +120,21 @@ func withoutLog() serverOption { return func(c *serverConfig) { c.noLog = true }
 func newAPIServer(t testing.TB, h func(n int, w http.ResponseWriter, r *http.Request), opts ...serverOption) *apiServer {
 	t.Helper()
 	cfg := options(opts)
-	s := &apiServer{handler: h, noLog: cfg.noLog, quit: make(chan struct{})}
+	s := &apiServer{handler: h, noLog: cfg.noLog, quit: make(chan struct{}), connMoved: make(chan struct{}, 1)}
 	s.Server = httptest.NewUnstartedServer(http.HandlerFunc(s.serve))
 	s.Config.ConnState = func(_ net.Conn, st http.ConnState) {
-		if st == http.StateNew {
+		switch st {
+		case http.StateNew:
 			s.newConns.Add(1)
+			s.openConns.Add(1)
+		case http.StateClosed, http.StateHijacked:
+			s.openConns.Add(-1)
+		default:
+			return
+		}
+		select {
+		case s.connMoved <- struct{}{}:
+		default:
 		}
 	}
 	s.Config.ErrorLog = log.New(io.Discard, "", 0) // TLS handshake errors are expected
@@ -176,6 +189,29 @@ func (s *apiServer) Arrivals() int { return int(s.arrivals.Load()) }
 
 // NewConns returns the number of connections opened to the server so far.
 func (s *apiServer) NewConns() int { return int(s.newConns.Load()) }
+
+// OpenConns returns the number of connections to the server open now, as
+// the server sees them: a connection the client closed counts until the
+// server has read its end.
+func (s *apiServer) OpenConns() int { return int(s.openConns.Load()) }
+
+// RequireNoConnOpen waits until the server sees no connection open, and
+// fails the test if one still is after a grace far longer than the server
+// takes to read a loopback connection's end, and far shorter than the
+// idle timeout that closes a connection a client forgot (22.5 s by
+// default).
+func (s *apiServer) RequireNoConnOpen(t *testing.T) {
+	t.Helper()
+	grace := time.NewTimer(5 * time.Second)
+	defer grace.Stop()
+	for s.OpenConns() > 0 {
+		select {
+		case <-s.connMoved:
+		case <-grace.C:
+			t.Fatalf("%d connections still open", s.OpenConns())
+		}
+	}
+}
 
 // Requests returns a copy of the recorded requests, in arrival order.
 func (s *apiServer) Requests() []request {
@@ -493,6 +529,16 @@ func (m *mockAPI) Route(method, path string, script ...httpmock.Responder) *mock
 		inTurn = inTurn.Then(r)
 	}
 	m.RegisterResponder(method, mockOrigin+path, m.record(inTurn))
+	return m
+}
+
+// RoutePrefix is Route for every path that starts with prefix.
+func (m *mockAPI) RoutePrefix(method, prefix string, script ...httpmock.Responder) *mockAPI {
+	inTurn := script[0]
+	for _, r := range script[1:] {
+		inTurn = inTurn.Then(r)
+	}
+	m.RegisterRegexpResponder(method, regexp.MustCompile("^"+regexp.QuoteMeta(mockOrigin+prefix)), m.record(inTurn))
 	return m
 }
 

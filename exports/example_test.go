@@ -3,6 +3,7 @@ package exports_test
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -96,4 +97,43 @@ func ExampleFile_Rows() {
 	// Output:
 	// timestamp int64, tunnel_id int64, domain string, port int32
 	// "example.org" [1781067600000 3532018 example.org 53]
+}
+
+// WithMaxPageSize bounds the memory a page may take: a page over the limit
+// is a *FormatError, before its memory is allocated. Here a limit of 4 KiB
+// refuses the pages of an export of the fake, whose pages are larger.
+func ExampleWithMaxPageSize() {
+	srv := synthienttest.NewServer(synthienttest.WithClock(func() time.Time {
+		return time.Date(2026, time.June, 10, 14, 20, 0, 0, time.UTC)
+	}))
+	defer srv.Close()
+	c, _ := synthient.NewClient(srv.APIKey, synthient.WithBaseURL(srv.URL))
+	defer c.Close()
+	var buf bytes.Buffer
+	if _, err := c.DownloadExportTo(context.Background(), synthient.FeedProxies, "2026-06-10/05", &buf, nil); err != nil {
+		fmt.Println(err)
+		return
+	}
+	for _, limit := range []int64{exports.DefaultMaxPageSize, 4 << 10} {
+		f, err := exports.NewFile(bytes.NewReader(buf.Bytes()), int64(buf.Len()), exports.WithMaxPageSize(limit))
+		if err != nil {
+			fmt.Println(err)
+			return
+		}
+		n := 0
+		for _, err := range f.Proxies() {
+			var fe *exports.FormatError
+			if errors.As(err, &fe) {
+				fmt.Printf("limit %d: a *FormatError after %d rows\n", limit, n)
+				break
+			}
+			n++
+		}
+		if n == int(f.NumRows()) {
+			fmt.Printf("limit %d: every row read\n", limit)
+		}
+	}
+	// Output:
+	// limit 268435456: every row read
+	// limit 4096: a *FormatError after 0 rows
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/parquet-go/parquet-go"
 	"github.com/parquet-go/parquet-go/deprecated"
+	"github.com/parquet-go/parquet-go/encoding/thrift"
 	"github.com/parquet-go/parquet-go/format"
 )
 
@@ -16,7 +17,12 @@ import (
 // each sequence reads on its own, through the io.ReaderAt, which must then
 // allow concurrent reads (an *os.File does).
 type File struct {
-	pf      *parquet.File
+	pf      *parquet.File // opened on the virtual footer (see pages.go)
+	meta    *format.FileMetaData
+	leaves  []leaf
+	r       io.ReaderAt
+	dataEnd int64 // where the footer starts
+	maxPage int64
 	name    string    // the path Open opened; "" for NewFile
 	closer  io.Closer // the file Open opened; nil for NewFile
 	columns []Column
@@ -40,10 +46,59 @@ type Column struct {
 	Nullable bool
 }
 
+// DefaultMaxPageSize is the page limit of a File when WithMaxPageSize does
+// not set one: 256 MiB.
+const DefaultMaxPageSize = 256 << 20
+
+// minMaxPageSize is the smallest limit WithMaxPageSize takes.
+const minMaxPageSize = 1 << 10
+
+// An Option configures how Open and NewFile read a file.
+type Option func(*settings) error
+
+type settings struct {
+	maxPage int64
+}
+
+// WithMaxPageSize sets the memory limit of a page, DefaultMaxPageSize
+// (256 MiB) if not given: a page whose uncompressed size, or whose values
+// once decoded (its value count times the value's width and 6 bytes of
+// levels and offsets), or whose DELTA_BYTE_ARRAY values' total length,
+// exceed n bytes is refused with a *FormatError, before anything that
+// size is allocated. The limit also bounds a page header. n below 1 KiB
+// is an error of Open and NewFile.
+func WithMaxPageSize(n int64) Option {
+	return func(s *settings) error {
+		if n < minMaxPageSize {
+			return fmt.Errorf("exports: WithMaxPageSize(%d): the limit must be at least %d bytes", n, minMaxPageSize)
+		}
+		s.maxPage = n
+		return nil
+	}
+}
+
+func newSettings(opts []Option) (settings, error) {
+	s := settings{maxPage: DefaultMaxPageSize}
+	for _, o := range opts {
+		if o == nil {
+			return s, errors.New("exports: a nil Option")
+		}
+		if err := o(&s); err != nil {
+			return s, err
+		}
+	}
+	return s, nil
+}
+
 // Open opens the export file at path, reading its footer only. A file
 // that cannot be opened gives the *fs.PathError of os.Open; one that is not
-// a readable Parquet file a *FormatError. The caller closes the File.
-func Open(path string) (*File, error) {
+// a readable Parquet file a *FormatError; an invalid Option an error of
+// its own. The caller closes the File.
+func Open(path string, opts ...Option) (*File, error) {
+	s, err := newSettings(opts)
+	if err != nil {
+		return nil, err
+	}
 	osf, err := os.Open(path)
 	if err != nil {
 		return nil, err
@@ -53,7 +108,7 @@ func Open(path string) (*File, error) {
 		osf.Close()
 		return nil, err
 	}
-	f, err := open(osf, fi.Size(), path)
+	f, err := open(osf, fi.Size(), path, s)
 	if err != nil {
 		osf.Close()
 		return nil, err
@@ -66,62 +121,101 @@ func Open(path string) (*File, error) {
 // download kept in memory (bytes.NewReader) or an object store's reader.
 // It reads the footer only; the rows are read as a sequence asks for
 // them. A file that is not a readable Parquet file (truncated, corrupt,
-// or not Parquet at all) gives a *FormatError. r must stay readable while
-// the File is used; Close does not close it.
-func NewFile(r io.ReaderAt, size int64) (*File, error) {
+// or not Parquet at all) gives a *FormatError; an invalid Option an error
+// of its own. r must stay readable while the File is used; Close does not
+// close it.
+func NewFile(r io.ReaderAt, size int64, opts ...Option) (*File, error) {
 	if r == nil {
 		return nil, errors.New("exports: NewFile: nil reader")
 	}
-	return open(r, size, "")
+	s, err := newSettings(opts)
+	if err != nil {
+		return nil, err
+	}
+	return open(r, size, "", s)
 }
 
-func open(r io.ReaderAt, size int64, name string) (*File, error) {
+func open(r io.ReaderAt, size int64, name string, s settings) (*File, error) {
 	if size < 0 {
 		return nil, formatError(name, fmt.Errorf("negative size %d", size))
 	}
-	var pf *parquet.File
+	f := &File{r: r, name: name, maxPage: s.maxPage}
 	err := guard(func() (err error) {
-		if err := checkFooter(r, size); err != nil {
+		footer, err := readFooter(r, size)
+		if err != nil {
 			return err
 		}
-		pf, err = parquet.OpenFile(r, size, parquet.SkipPageIndex(true), parquet.SkipBloomFilters(true))
+		f.dataEnd = size - 8 - int64(len(footer))
+		if f.meta, err = decodeFooter(footer); err != nil {
+			return err
+		}
+		virtual, err := virtualFooter(f.meta)
+		if err != nil {
+			return err
+		}
+		fr := &footerReader{r: r, at: f.dataEnd, footer: virtual}
+		f.pf, err = parquet.OpenFile(fr, fr.size(), parquet.SkipPageIndex(true), parquet.SkipBloomFilters(true))
 		return err
 	})
 	if err != nil {
 		return nil, formatError(name, err)
 	}
-	if err := checkRowCount(pf); err != nil {
+	if err := checkRowCount(f.pf); err != nil {
 		return nil, formatError(name, err)
 	}
-	f := &File{pf: pf, name: name}
-	for _, fl := range pf.Schema().Fields() {
+	f.leaves = leaves(f.pf)
+	for _, fl := range f.pf.Schema().Fields() {
 		f.columns = append(f.columns, Column{Name: fl.Name(), Type: typeName(fl), Nullable: fl.Optional()})
 	}
 	return f, nil
 }
 
-// checkFooter refuses a file whose last 8 bytes announce a footer longer
-// than the file: parquet-go would allocate the announced length (up to
-// 4 GiB) before finding that out.
-func checkFooter(r io.ReaderAt, size int64) error {
+// readFooter returns the footer of the file of size bytes that r holds.
+// The footer's length is checked against the file's before the footer is
+// read: a length longer than the file is refused, not allocated.
+func readFooter(r io.ReaderAt, size int64) ([]byte, error) {
 	const magic = 4 // "PAR1", which also opens the file
 	if size < 2*magic+4 {
-		return fmt.Errorf("%d bytes are too few for a Parquet file", size)
+		return nil, fmt.Errorf("%d bytes are too few for a Parquet file", size)
 	}
 	var tail [8]byte
 	if n, err := r.ReadAt(tail[:], size-8); n < len(tail) {
 		if err == nil {
 			err = io.ErrUnexpectedEOF // a short read must say why; this one did not
 		}
-		return fmt.Errorf("reading the footer's length: %w", err)
+		return nil, fmt.Errorf("reading the footer's length: %w", err)
 	}
 	if string(tail[4:]) != "PAR1" {
-		return errors.New("it does not end in PAR1: not Parquet, or cut short")
+		return nil, errors.New("it does not end in PAR1: not Parquet, or cut short")
 	}
-	if n := int64(binary.LittleEndian.Uint32(tail[:4])); n > size-2*magic-4 {
-		return fmt.Errorf("the footer's length, %d bytes, exceeds the file's %d", n, size)
+	n := int64(binary.LittleEndian.Uint32(tail[:4]))
+	if n > size-2*magic-4 {
+		return nil, fmt.Errorf("the footer's length, %d bytes, exceeds the file's %d", n, size)
 	}
-	return nil
+	footer := make([]byte, n)
+	if err := readFull(r, footer, size-8-n); err != nil {
+		return nil, fmt.Errorf("reading the footer: %w", err)
+	}
+	return footer, nil
+}
+
+// decodeFooter decodes a footer, whose every length is checked against
+// its bytes first (thriftSize): a list the footer announces is never
+// longer than the footer, which bounds what decoding it allocates to a
+// few hundred times the footer's length.
+func decodeFooter(footer []byte) (*format.FileMetaData, error) {
+	n, err := thriftSize(footer)
+	if err == nil && n != len(footer) {
+		err = fmt.Errorf("%d bytes after its end", len(footer)-n)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("not a footer: %w", err)
+	}
+	var meta format.FileMetaData
+	if err := thrift.Unmarshal(new(thrift.CompactProtocol), footer, &meta); err != nil {
+		return nil, fmt.Errorf("not a footer: %w", err)
+	}
+	return &meta, nil
 }
 
 // checkRowCount refuses a footer whose row count is not the sum of its

@@ -198,3 +198,36 @@ func TestNewFileOfAnOversizedFooter(t *testing.T) {
 	assert.ErrorAs(t, err, new(*exports.FormatError))
 	assert.Less(t, after.TotalAlloc-before.TotalAlloc, uint64(1<<20), "bytes allocated")
 }
+
+// WithMaxPageSize sets the page limit: a page over it is a *FormatError
+// that names the limit; a limit under 1 KiB, or a nil Option, is an error
+// of Open and NewFile, and no *FormatError.
+func TestWithMaxPageSize(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join("testdata", "interop", "duckdb-v1-uncompressed-plain.parquet")
+	data, err := os.ReadFile(path)
+	require.NoError(t, err)
+
+	f, err := exports.Open(path, exports.WithMaxPageSize(1<<20))
+	require.NoError(t, err)
+	defer f.Close()
+	rows, err := collect(f.Rows())
+	require.NoError(t, err, "pages under the limit")
+	assert.Len(t, rows, 400)
+
+	f, err = exports.NewFile(bytes.NewReader(data), int64(len(data)), exports.WithMaxPageSize(4<<10))
+	require.NoError(t, err)
+	_, err = collect(f.Rows())
+	var fe *exports.FormatError
+	require.ErrorAs(t, err, &fe, "a page over the limit")
+	assert.Contains(t, err.Error(), `column "ip" (UNCOMPRESSED)`)
+	assert.Contains(t, err.Error(), "over the limit of 4096 (WithMaxPageSize)")
+
+	for name, opt := range map[string]exports.Option{"under 1 KiB": exports.WithMaxPageSize(1023), "nil": nil} {
+		_, err := exports.Open(path, opt)
+		assert.Error(t, err, name)
+		assert.False(t, errors.As(err, new(*exports.FormatError)), "%s: %v", name, err)
+		_, err = exports.NewFile(bytes.NewReader(data), int64(len(data)), opt)
+		assert.Error(t, err, name)
+	}
+}

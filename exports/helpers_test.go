@@ -13,6 +13,7 @@ import (
 	"iter"
 	"os"
 	"path/filepath"
+	"runtime"
 	"testing"
 	"time"
 
@@ -132,4 +133,71 @@ func (r failingReaderAt) ReadAt(p []byte, _ int64) (int, error) {
 	n := min(r.n, len(p))
 	clear(p[:n])
 	return n, r.err
+}
+
+// forgePage returns data, a Parquet file, with the page whose header
+// starts at byte at changed by edit, which may edit the header and returns
+// the page's body (its bytes after the header, changed or not); the file's
+// offsets past the page, and its column chunk's size, move by the change
+// in the page's length.
+func forgePage(t *testing.T, data []byte, at int64, edit func(h *format.PageHeader, body []byte) []byte) []byte {
+	t.Helper()
+	r := new(thrift.CompactProtocol).NewReaderFromBytes(data[at:])
+	var h format.PageHeader
+	require.NoError(t, thrift.NewDecoder(r).Decode(&h))
+	bodyAt := at + int64(r.BytesRead())
+	end := bodyAt + int64(h.CompressedPageSize)
+	body := edit(&h, bytes.Clone(data[bodyAt:end]))
+	header, err := thrift.Marshal(new(thrift.CompactProtocol), &h)
+	require.NoError(t, err)
+	forged := append(append(bytes.Clone(data[:at]), header...), body...)
+	forged = append(forged, data[end:]...)
+	delta := int64(len(forged) - len(data))
+	move := func(off *int64) {
+		if *off > at {
+			*off += delta
+		}
+	}
+	return forgeFooter(t, forged, func(meta *format.FileMetaData) {
+		for i := range meta.RowGroups {
+			for j := range meta.RowGroups[i].Columns {
+				cc := &meta.RowGroups[i].Columns[j]
+				md := &cc.MetaData
+				base := md.DataPageOffset
+				if md.DictionaryPageOffset != 0 {
+					base = md.DictionaryPageOffset
+				}
+				if base <= at && at < base+md.TotalCompressedSize {
+					md.TotalCompressedSize += delta
+				}
+				for _, off := range []*int64{&md.DataPageOffset, &md.DictionaryPageOffset, &md.IndexPageOffset,
+					&md.BloomFilterOffset, &cc.ColumnIndexOffset, &cc.OffsetIndexOffset, &cc.FileOffset} {
+					move(off)
+				}
+			}
+		}
+	})
+}
+
+// firstPage returns the byte at which the first page of column col of
+// row group rg of data starts.
+func firstPage(t *testing.T, data []byte, rg, col int) int64 {
+	t.Helper()
+	f, err := parquet.OpenFile(bytes.NewReader(data), int64(len(data)))
+	require.NoError(t, err)
+	md := f.Metadata().RowGroups[rg].Columns[col].MetaData
+	if md.DictionaryPageOffset != 0 {
+		return md.DictionaryPageOffset
+	}
+	return md.DataPageOffset
+}
+
+// allocated returns the bytes fn allocates on the heap (every goroutine's).
+func allocated(fn func()) uint64 {
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	fn()
+	runtime.ReadMemStats(&after)
+	return after.TotalAlloc - before.TotalAlloc
 }

@@ -156,8 +156,8 @@ func bind[T any](f *File, fields []field[T]) ([]int, error) {
 // the batch's row count, and returning false stops the scan. It returns
 // the first *FormatError.
 func (f *File) scan(cols []int, put func(col, off int, vals []parquet.Value), emit func(n int) bool) error {
-	for _, rg := range f.pf.RowGroups() {
-		stop, err := scanGroup(rg, cols, put, emit)
+	for i, rg := range f.pf.RowGroups() {
+		stop, err := f.scanGroup(i, rg, cols, put, emit)
 		if err != nil {
 			return formatError(f.name, err)
 		}
@@ -168,9 +168,9 @@ func (f *File) scan(cols []int, put func(col, off int, vals []parquet.Value), em
 	return nil
 }
 
-// scanGroup scans one row group (see scan); stop reports that emit
+// scanGroup scans row group i, rg (see scan); stop reports that emit
 // stopped it.
-func scanGroup(rg parquet.RowGroup, cols []int, put func(col, off int, vals []parquet.Value), emit func(n int) bool) (stop bool, err error) {
+func (f *File) scanGroup(i int, rg parquet.RowGroup, cols []int, put func(col, off int, vals []parquet.Value), emit func(n int) bool) (stop bool, err error) {
 	g := &groupReader{left: rg.NumRows(), vals: make([]parquet.Value, batchSize)}
 	defer g.close()
 	err = guard(func() error {
@@ -179,7 +179,17 @@ func scanGroup(rg parquet.RowGroup, cols []int, put func(col, off int, vals []pa
 			if c < 0 || c >= len(chunks) {
 				return fmt.Errorf("row group has no column %d", c)
 			}
-			g.readers = append(g.readers, parquet.NewColumnChunkValueReader(chunks[c]))
+			cr, err := f.newChunkReader(&f.meta.RowGroups[i], c)
+			if err != nil {
+				return err
+			}
+			fc, ok := chunks[c].(*parquet.FileColumnChunk)
+			if !ok {
+				return fmt.Errorf("column %d is a %T", c, chunks[c])
+			}
+			pages := pagedChunk{ColumnChunk: fc, pages: fc.PagesFrom(cr)}
+			g.readers = append(g.readers, parquet.NewColumnChunkValueReader(pages))
+			g.chunks = append(g.chunks, cr)
 		}
 		return nil
 	})
@@ -202,13 +212,16 @@ func scanGroup(rg parquet.RowGroup, cols []int, put func(col, off int, vals []pa
 // groupReader reads the values of some columns of a row group.
 type groupReader struct {
 	readers []parquet.ColumnChunkValueReader
-	left    int64 // the rows not read yet
+	chunks  []*chunkReader // the pages of each reader
+	left    int64          // the rows not read yet
 	vals    []parquet.Value
 }
 
 // next reads the next batch of rows (see scan) and returns its size; 0
 // and io.EOF after the last row. A column with fewer values than the row
-// group has rows is an error.
+// group has rows is an error; so is a page its chunkReader refused,
+// whose error is the chunkReader's own, which names the column, whatever
+// parquet-go made of it.
 func (g *groupReader) next(put func(col, off int, vals []parquet.Value)) (int, error) {
 	n := int(min(int64(len(g.vals)), g.left))
 	if n <= 0 {
@@ -219,6 +232,9 @@ func (g *groupReader) next(put func(col, off int, vals []parquet.Value)) (int, e
 			// The values are used before the next read: it may recycle
 			// the page they point into.
 			k, err := r.ReadValues(g.vals[:n-off])
+			if cerr := g.chunks[col].err; cerr != nil {
+				return 0, cerr
+			}
 			put(col, off, g.vals[:k])
 			off += k
 			switch {
@@ -236,6 +252,9 @@ func (g *groupReader) next(put func(col, off int, vals []parquet.Value)) (int, e
 func (g *groupReader) close() {
 	for _, r := range g.readers {
 		_ = guard(r.Close)
+	}
+	for _, c := range g.chunks {
+		c.release()
 	}
 }
 

@@ -7,6 +7,8 @@ package exports_test
 import (
 	"bytes"
 	"errors"
+	"os"
+	"path/filepath"
 	"sync"
 	"testing"
 	"time"
@@ -301,11 +303,19 @@ func TestLoops(t *testing.T) {
 // FuzzNewFile reads whatever bytes it is given as an export: opening,
 // then the untyped and the typed rows. Nothing may panic, and every error
 // is a *FormatError or a *ColumnError. A normal test run tries the seeds
-// only: a file of each of two schemas, and damaged copies of them.
+// only: files of two schemas written by parquet-go, three of DuckDB's and
+// Arrow's (LZ4_RAW and ZSTD pages, V2 pages, delta encodings), and damaged
+// copies of them.
 func FuzzNewFile(f *testing.F) {
 	small := writeParquet(f, newerRows)
 	nullable := writeParquet(f, []optionalProxy{{}, {}})
-	for _, b := range [][]byte{small, nullable} {
+	seeds := [][]byte{small, nullable}
+	for _, name := range []string{"duckdb-int32-overflow-v2-lz4.parquet", "duckdb-all-null.parquet", "arrow-tiny-groups.parquet"} {
+		data, err := os.ReadFile(filepath.Join("testdata", "interop", name))
+		require.NoError(f, err)
+		seeds = append(seeds, data)
+	}
+	for _, b := range seeds {
 		f.Add(b)
 		f.Add(b[:len(b)/2])
 		f.Add(b[:len(b)-9])

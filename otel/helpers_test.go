@@ -48,6 +48,12 @@ type harness struct {
 // recorded spans and metrics were scanned for secrets.
 func newHarness(t *testing.T, opts ...synthienttest.Option) *harness {
 	t.Helper()
+	return newClientHarness(t, nil, opts...)
+}
+
+// newClientHarness is newHarness with the client options clientOpts too.
+func newClientHarness(t *testing.T, clientOpts []synthient.Option, opts ...synthienttest.Option) *harness {
+	t.Helper()
 	h := &harness{spans: tracetest.NewSpanRecorder(), reader: sdkmetric.NewManualReader()}
 	clock := synthienttest.NewManualClock(testNow)
 	h.srv = synthienttest.NewServer(append([]synthienttest.Option{synthienttest.WithClock(clock.Now)}, opts...)...)
@@ -62,7 +68,7 @@ func newHarness(t *testing.T, opts ...synthienttest.Option) *harness {
 	obs, err := synthotel.NewObserver(synthotel.WithTracerProvider(h.tp), synthotel.WithMeterProvider(mp),
 		synthotel.WithPropagator(propagation.TraceContext{}))
 	require.NoError(t, err)
-	h.c, err = h.srv.NewClient(synthient.WithObserver(obs), synthient.WithBackoff(time.Millisecond, 2*time.Millisecond))
+	h.c, err = h.srv.NewClient(append([]synthient.Option{synthient.WithObserver(obs), synthient.WithBackoff(time.Millisecond, 2*time.Millisecond)}, clientOpts...)...)
 	require.NoError(t, err)
 	t.Cleanup(func() { h.c.Close() })
 	return h

@@ -19,6 +19,10 @@ type instruments struct {
 	rateLimited metric.Int64Counter
 	holds       metric.Int64Counter
 	downloaded  metric.Int64Counter
+	cacheHits   metric.Int64Counter
+	coalesced   metric.Int64Counter
+	saved       metric.Int64Counter
+	cacheErrors metric.Int64Counter
 }
 
 // durationBuckets are the bucket boundaries the HTTP semantic conventions
@@ -38,6 +42,10 @@ func newInstruments(m metric.Meter) (instruments, error) {
 		{&ins.rateLimited, "synthient.client.rate_limited", "{response}", "429 Too Many Requests answers, by operation."},
 		{&ins.holds, "synthient.client.pacing.holds", "{hold}", "Requests held by rate-limit pacing, by operation and bucket."},
 		{&ins.downloaded, "synthient.client.download.size", "By", "Bytes written by downloads, by operation."},
+		{&ins.cacheHits, "synthient.client.cache.hits", "{answer}", "Answers taken from the client's lookup cache, by operation."},
+		{&ins.coalesced, "synthient.client.coalesced", "{call}", "Calls that shared the request of an identical call in flight, by operation."},
+		{&ins.saved, "synthient.client.credits_saved", "{credit}", "Credits that the cache and shared requests saved, by operation."},
+		{&ins.cacheErrors, "synthient.client.cache.errors", "{call}", "Calls during which the lookup cache failed, by operation."},
 	}
 	for _, c := range counters {
 		var cerr error

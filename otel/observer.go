@@ -8,6 +8,10 @@
 //	obs, err := otel.NewObserver(otel.WithTracerProvider(tp), otel.WithMeterProvider(mp))
 //	c, err := synthient.NewClient(key, synthient.WithObserver(obs))
 //
+// The tracer and the meter have the instrumentation scope ScopeName, at
+// the module's Version, with the schema URL of the semantic conventions
+// the module follows (SchemaURL, semconv v1.43.0).
+//
 // # Traces
 //
 // Each call of a client method is an internal span named after the
@@ -28,12 +32,17 @@
 // for the storage host), with http.request.method, server.address,
 // server.port, url.scheme, url.full, url.template,
 // http.request.resend_count (from the second attempt of a leg on),
-// http.response.status_code and error.type (the status code from 400 on,
-// or the kind of failure: "timeout", "dial", "dns", "tls", "connection",
-// "malformed", "context"), and the SDK's synthient.request_id,
-// synthient.decision ("retry", "stop" or "done") and synthient.stop_reason.
-// A client span ends when the response headers arrived (or the request
-// failed), before the body is read. Both legs of a download are client
+// http.response.status_code, network.protocol.version (the answer's HTTP
+// version, "1.1"; absent without an answer) and error.type (the status
+// code from 400 on, or the kind of failure: "timeout", "dial", "dns",
+// "tls", "connection", "malformed", "context"), and the SDK's
+// synthient.request_id, synthient.decision ("retry", "stop" or "done") and
+// synthient.stop_reason. A client span with an error.type has the status
+// Error: for an answer from 400 on with no description, which the status
+// code implies (the conventions say not to set one); for a request that
+// got no answer described by the kind of failure. A client span ends when
+// the response headers arrived (or the request failed), before the body
+// is read. Both legs of a download are client
 // spans: the API's 307, and the request to the storage host, whose
 // url.full has no query (the presigned URL's signature is in it). Opening
 // a stream is one; the call's span lasts until the loop over the stream
@@ -64,10 +73,25 @@
 // filter the storage host out of it). No attribute or event holds the API
 // key, a request body, a header, or the query of a presigned URL.
 //
+// # A body that fails
+//
+// The answer a call takes (a 200, or a download's 307) can still fail
+// after its client span ended: a body cut short or that does not decode,
+// a download of the wrong size or checksum, a stream that breaks off or
+// that Close ends. Such a failure shows on the call's span (status Error,
+// error.type "connection", "timeout", "decode", "size_mismatch",
+// "checksum_mismatch", "closed", ...) and on that request's
+// http.client.request.duration point, as its error.type: the point of the
+// answer a call takes is recorded once the call is done with its body
+// (when its next request starts, or when it ends: for a stream, when the
+// loop ends), with the time to the response headers. A failure of the
+// caller's own (a writer or file that fails) is on the call's span only.
+//
 // # Metrics
 //
 //   - http.client.request.duration (s): each request, with its method,
-//     server, scheme, status code and error.type.
+//     server, scheme, status code, network.protocol.version and
+//     error.type (also for a body that failed; see above).
 //   - synthient.client.calls ({call}): calls by synthient.operation and
 //     synthient.outcome ("ok" or "error", with error.type).
 //   - synthient.client.retries ({retry}): retries by synthient.operation and
@@ -80,6 +104,17 @@
 //     synthient.stop_reason for one that stopped the call.
 //   - synthient.client.download.size (By): the bytes downloads wrote, by
 //     synthient.operation.
+//   - synthient.client.cache.hits ({answer}): answers taken from the
+//     client's lookup cache (synthient.WithCache), by synthient.operation.
+//   - synthient.client.coalesced ({call}): calls that shared the request of
+//     an identical call in flight, by synthient.operation.
+//   - synthient.client.credits_saved ({credit}): the credits the cache and
+//     the shared requests saved, by synthient.operation.
+//   - synthient.client.cache.errors ({call}): calls during which the lookup
+//     cache failed (they went on without it), by synthient.operation.
+//
+// A call's span has the attributes synthient.cache.hits,
+// synthient.coalesced and synthient.credits_saved when they are not zero.
 package otel
 
 import (
@@ -105,6 +140,15 @@ import (
 // ScopeName is the instrumentation scope of the tracer and the meter.
 const ScopeName = "github.com/synthient-go/synthient/otel"
 
+// Version is the version of this module, the instrumentation scope's
+// version. The module is released with the SDK, at the SDK's version
+// (synthient.Version).
+const Version = "0.1.0"
+
+// SchemaURL is the schema URL of the scope: that of the semantic
+// conventions the attributes and metrics follow (semconv v1.43.0).
+const SchemaURL = semconv.SchemaURL
+
 // The SDK's attributes.
 const (
 	attrOperation  = attribute.Key("synthient.operation")
@@ -121,6 +165,9 @@ const (
 	attrBucket     = attribute.Key("synthient.pacing.bucket")
 	attrOutcome    = attribute.Key("synthient.outcome")
 	attrRetryWhy   = attribute.Key("synthient.retry.reason")
+	attrCacheHits  = attribute.Key("synthient.cache.hits")
+	attrCoalesced  = attribute.Key("synthient.coalesced")
+	attrSaved      = attribute.Key("synthient.credits_saved")
 )
 
 // Observer is a synthient.Observer that records traces and metrics with
@@ -198,17 +245,34 @@ func NewObserver(opts ...Option) (*Observer, error) {
 			return nil, err
 		}
 	}
-	m, err := newInstruments(c.mp.Meter(ScopeName))
+	meter := c.mp.Meter(ScopeName, metric.WithInstrumentationVersion(Version), metric.WithSchemaURL(SchemaURL))
+	m, err := newInstruments(meter)
 	if err != nil {
 		return nil, err
 	}
-	return &Observer{tracer: c.tp.Tracer(ScopeName), propagator: c.propagator, m: m}, nil
+	tracer := c.tp.Tracer(ScopeName, trace.WithInstrumentationVersion(Version), trace.WithSchemaURL(SchemaURL))
+	return &Observer{tracer: tracer, propagator: c.propagator, m: m}, nil
 }
 
 // callState is what an Observer keeps of a call, in the call's context.
+// A call's events come one at a time, on one goroutine.
 type callState struct {
 	span trace.Span
 	op   attribute.KeyValue // synthient.operation, for the metrics
+	// answer is the duration point of the request whose answer the call
+	// took (when hasAnswer), kept until the call is done with the body
+	// (the next request of the call starts, or the call ends), so that a
+	// failure reading or decoding it is on the point.
+	answer    durationPoint
+	hasAnswer bool
+}
+
+// durationPoint is a measurement of http.client.request.duration to
+// record.
+type durationPoint struct {
+	ctx     context.Context // the request's
+	seconds float64
+	attrs   []attribute.KeyValue
 }
 
 // requestState is what an Observer keeps of a request, in the request's
@@ -238,6 +302,7 @@ func (o *Observer) StartRequest(ctx context.Context, r synthient.RequestStart) c
 	if !ok {
 		return ctx
 	}
+	o.recordAnswer(cs, "") // the call is done with the answer before
 	attrs := serverAttrs(r.Method, r.URL)
 	span := []attribute.KeyValue{semconv.URLFull(r.URL)}
 	name := r.Method
@@ -289,15 +354,29 @@ func (o *Observer) EndRequest(ctx context.Context, e synthient.RequestEnd) {
 	if e.Status != 0 {
 		attrs = append(attrs, semconv.HTTPResponseStatusCode(e.Status))
 	}
+	if e.ProtocolVersion != "" {
+		attrs = append(attrs, semconv.NetworkProtocolVersion(e.ProtocolVersion))
+	}
 	errType := requestErrorType(e)
-	if errType != "" {
+	switch {
+	case e.Status >= 400:
+		// The conventions: no description the status code implies.
+		attrs = append(attrs, semconv.ErrorTypeKey.String(errType))
+		rs.span.SetStatus(codes.Error, "")
+	case errType != "":
 		attrs = append(attrs, semconv.ErrorTypeKey.String(errType))
 		rs.span.SetStatus(codes.Error, errType)
 	}
 	rs.span.SetAttributes(attrs[len(rs.attrs):]...)
 	rs.span.SetAttributes(decisionAttrs(e)...)
 	rs.span.End()
-	o.m.duration.Record(ctx, time.Since(rs.start).Seconds(), metric.WithAttributes(attrs...))
+	seconds := time.Since(rs.start).Seconds()
+	if taken(e) {
+		// Recorded once the call is done with the body.
+		rs.call.answer, rs.call.hasAnswer = durationPoint{ctx: ctx, seconds: seconds, attrs: attrs}, true
+	} else {
+		o.m.duration.Record(ctx, seconds, metric.WithAttributes(attrs...))
+	}
 
 	op := rs.call.op
 	if e.Status == 429 {
@@ -312,6 +391,41 @@ func (o *Observer) EndRequest(ctx context.Context, e synthient.RequestEnd) {
 		rs.call.span.AddEvent("synthient.retry.wait", trace.WithAttributes(wait...))
 		o.m.retries.Add(ctx, 1, metric.WithAttributes(op, attrRetryWhy.String(retryReason(e))))
 	}
+}
+
+// taken reports whether the request's answer is what the call takes (a
+// 2xx, or a download's 307), whose body the call reads next.
+func taken(e synthient.RequestEnd) bool {
+	return e.Status > 0 && e.Status < 400 && !e.Decision.Retry && e.Decision.Reason == ""
+}
+
+// recordAnswer records the duration point of the answer the call took, if
+// any, with errType as its error.type ("" for none).
+func (o *Observer) recordAnswer(cs *callState, errType string) {
+	if !cs.hasAnswer {
+		return
+	}
+	p := cs.answer
+	cs.answer, cs.hasAnswer = durationPoint{}, false
+	attrs := p.attrs
+	if errType != "" {
+		attrs = append(attrs, semconv.ErrorTypeKey.String(errType))
+	}
+	o.m.duration.Record(p.ctx, p.seconds, metric.WithAttributes(attrs...))
+}
+
+// answerErrorType is the error.type a call that ended with err gives the
+// answer it took: that of err (see errorType), unless err is nil or a
+// failure of the call's own after the answer was read (a writer or a file
+// that failed: "_OTHER").
+func answerErrorType(err error) string {
+	if err == nil {
+		return ""
+	}
+	if t := errorType(err); t != "_OTHER" {
+		return t
+	}
+	return ""
 }
 
 // requestErrorType is the error.type of a request: its status from 400
@@ -393,6 +507,8 @@ func (o *Observer) EndCall(ctx context.Context, e synthient.CallEnd) {
 		cs.span.SetAttributes(attrBytes.Int64(e.Bytes))
 		o.m.downloaded.Add(ctx, e.Bytes, metric.WithAttributes(cs.op))
 	}
+	o.recordAnswer(cs, answerErrorType(e.Err))
+	o.cacheCounts(ctx, cs, e)
 	outcome := []attribute.KeyValue{cs.op, attrOutcome.String("ok")}
 	if e.Err != nil {
 		errType := semconv.ErrorTypeKey.String(errorType(e.Err))
@@ -402,4 +518,25 @@ func (o *Observer) EndCall(ctx context.Context, e synthient.CallEnd) {
 	}
 	cs.span.End()
 	o.m.calls.Add(ctx, 1, metric.WithAttributes(outcome...))
+}
+
+// cacheCounts records what the client's cache and the shared requests did
+// for the call: span attributes and counters, each when not zero.
+func (o *Observer) cacheCounts(ctx context.Context, cs *callState, e synthient.CallEnd) {
+	op := metric.WithAttributes(cs.op)
+	if e.CacheHits > 0 {
+		cs.span.SetAttributes(attrCacheHits.Int(e.CacheHits))
+		o.m.cacheHits.Add(ctx, int64(e.CacheHits), op)
+	}
+	if e.Coalesced {
+		cs.span.SetAttributes(attrCoalesced.Bool(true))
+		o.m.coalesced.Add(ctx, 1, op)
+	}
+	if e.CreditsSaved > 0 {
+		cs.span.SetAttributes(attrSaved.Int(e.CreditsSaved))
+		o.m.saved.Add(ctx, int64(e.CreditsSaved), op)
+	}
+	if e.CacheErr != nil {
+		o.m.cacheErrors.Add(ctx, 1, op)
+	}
 }

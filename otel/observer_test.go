@@ -7,9 +7,11 @@ package otel_test
 import (
 	"bytes"
 	"context"
+	"errors"
 	"net/netip"
 	"net/url"
 	"strconv"
+	"sync"
 	"testing"
 	"time"
 
@@ -17,7 +19,9 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/propagation"
+	"go.opentelemetry.io/otel/sdk/instrumentation"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	semconv "go.opentelemetry.io/otel/semconv/v1.43.0"
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/synthient-go/synthient"
@@ -66,6 +70,7 @@ func TestBilledLookupRetriedAfter429(t *testing.T) {
 		assert.Equal(t, apiURL.Port(), strconv.FormatInt(a["server.port"].(int64), 10))
 		assert.Equal(t, h.srv.URL+"/lookup/ip/203.0.113.7", a["url.full"])
 		assert.Equal(t, "/lookup/ip/{ip}", a["url.template"])
+		assert.Equal(t, "1.1", a["network.protocol.version"])
 		assert.Equal(t, log[i].RequestID, a["synthient.request_id"])
 		// The request carried the trace context of its own span.
 		assert.Equal(t, traceparent(r), log[i].Header.Get("Traceparent"), "request %d's traceparent", i+1)
@@ -74,7 +79,7 @@ func TestBilledLookupRetriedAfter429(t *testing.T) {
 	assert.Equal(t, int64(429), first["http.response.status_code"])
 	assert.Equal(t, "429", first["error.type"])
 	assert.Equal(t, "retry", first["synthient.decision"])
-	assert.Equal(t, codes.Error, requests[0].Status().Code)
+	assert.Equal(t, sdktrace.Status{Code: codes.Error}, requests[0].Status(), "an Error that the status code describes")
 	assert.NotContains(t, first, "http.request.resend_count", "the first attempt is no resend")
 	assert.Equal(t, int64(200), second["http.response.status_code"])
 	assert.Equal(t, int64(1), second["http.request.resend_count"])
@@ -100,6 +105,7 @@ func TestBilledLookupRetriedAfter429(t *testing.T) {
 		a := attrKey(dp.Attributes)
 		assert.Contains(t, a, "http.request.method=GET")
 		assert.Contains(t, a, "server.address="+apiURL.Hostname())
+		assert.Contains(t, a, "network.protocol.version=1.1")
 		assert.NotContains(t, a, "url.full", "the duration's attributes hold the URL")
 	}
 	assert.Equal(t, uint64(2), counted, "request durations")
@@ -132,6 +138,7 @@ func TestBilledLookupStopsOn503(t *testing.T) {
 	requests := children(spans, call)
 	require.Len(t, requests, 1)
 	r := attrs(requests[0].Attributes())
+	assert.Equal(t, sdktrace.Status{Code: codes.Error}, requests[0].Status(), "an Error that the status code describes")
 	assert.Equal(t, int64(503), r["http.response.status_code"])
 	assert.Equal(t, "stop", r["synthient.decision"])
 	assert.Equal(t, "may_have_been_processed", r["synthient.stop_reason"])
@@ -328,4 +335,173 @@ func TestCallErrorTypes(t *testing.T) {
 			assert.Equal(t, sdktrace.Status{Code: codes.Error, Description: err.Error()}, call.Status())
 		})
 	}
+}
+
+// TestClientSpanStatus: a client span's status is Error for an answer
+// from 400 on, without the description the status code implies, and for a
+// request that got no answer, described by the kind of failure; it is
+// unset for a 2xx or 3xx. network.protocol.version is the answer's.
+func TestClientSpanStatus(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name     string
+		fault    *synthienttest.Fault
+		status   sdktrace.Status
+		protocol any // network.protocol.version; nil for none
+	}{
+		{"200", nil, sdktrace.Status{}, "1.1"},
+		{"404", &synthienttest.Fault{Status: 404}, sdktrace.Status{Code: codes.Error}, "1.1"},
+		{"503", &synthienttest.Fault{Status: 503}, sdktrace.Status{Code: codes.Error}, "1.1"},
+		{"no answer", &synthienttest.Fault{Kind: synthienttest.FaultCloseAfterRequest},
+			sdktrace.Status{Code: codes.Error, Description: "connection"}, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			h := newHarness(t)
+			if tc.fault != nil {
+				h.srv.Inject(synthienttest.RouteLookupIP, 1, *tc.fault)
+			}
+			_, _ = h.c.LookupIP(ctx(t), lookupAddr)
+			spans := h.Spans()
+			requests := children(spans, only(t, spans, "synthient.LookupIP"))
+			require.Len(t, requests, 1)
+			assert.Equal(t, tc.status, requests[0].Status())
+			assert.Equal(t, tc.protocol, attrs(requests[0].Attributes())["network.protocol.version"])
+		})
+	}
+}
+
+// TestInstrumentationScope: spans and metrics carry the module's scope:
+// its name, its version (the SDK's, with which it is released) and the
+// schema URL of the semantic conventions it follows.
+func TestInstrumentationScope(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	_, err := h.c.LookupIP(ctx(t), lookupAddr)
+	require.NoError(t, err)
+	want := instrumentation.Scope{Name: synthotel.ScopeName, Version: synthotel.Version, SchemaURL: semconv.SchemaURL}
+	spans := h.Spans()
+	require.NotEmpty(t, spans)
+	for _, s := range spans {
+		assert.Equal(t, want, s.InstrumentationScope(), "the scope of span %q", s.Name())
+	}
+	rm := h.Metrics(t)
+	require.NotEmpty(t, rm.ScopeMetrics)
+	for _, sm := range rm.ScopeMetrics {
+		assert.Equal(t, want, sm.Scope, "the scope of the metrics")
+	}
+	assert.Equal(t, synthient.Version, synthotel.Version, "the module's version is the SDK's")
+	assert.Equal(t, "https://opentelemetry.io/schemas/1.43.0", synthotel.SchemaURL)
+}
+
+// TestBodyFailureOnTheDurationPoint: a 200 whose body then fails is on
+// the call's span and on its request's http.client.request.duration point,
+// as error.type, though its client span (which ended at the headers) says
+// 200 and no error.
+func TestBodyFailureOnTheDurationPoint(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name  string
+		fault *synthienttest.Fault
+		want  string // error.type; "" for none
+	}{
+		{"a body that decodes", nil, ""},
+		{"a body that does not decode", &synthienttest.Fault{Status: 200, Body: "{", ContentType: "application/json"}, "decode"},
+		{"a body cut short", &synthienttest.Fault{Kind: synthienttest.FaultTruncatedBody}, "connection"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			h := newHarness(t)
+			if tc.fault != nil {
+				h.srv.Inject(synthienttest.RouteLookupIP, 1, *tc.fault)
+			}
+			_, err := h.c.LookupIP(ctx(t), lookupAddr)
+			assert.Equal(t, tc.want == "", err == nil, "the call's error: %v", err)
+
+			spans := h.Spans()
+			call := only(t, spans, "synthient.LookupIP")
+			assert.Equal(t, nilIfEmpty(tc.want), attrs(call.Attributes())["error.type"], "the call's error.type")
+			requests := children(spans, call)
+			require.Len(t, requests, 1)
+			r := attrs(requests[0].Attributes())
+			assert.Equal(t, int64(200), r["http.response.status_code"])
+			assert.NotContains(t, r, "error.type", "the client span, ended at the headers")
+
+			points := histogram(t, h.Metrics(t), "http.client.request.duration")
+			require.Len(t, points, 1, "duration points")
+			assert.Equal(t, uint64(1), points[0].Count)
+			errType, ok := points[0].Attributes.Value(semconv.ErrorTypeKey)
+			assert.Equal(t, tc.want, errType.AsString(), "the point's error.type")
+			assert.Equal(t, tc.want != "", ok)
+			status, _ := points[0].Attributes.Value(semconv.HTTPResponseStatusCodeKey)
+			assert.Equal(t, int64(200), status.AsInt64(), "the point's status code")
+		})
+	}
+}
+
+// nilIfEmpty is nil for "", else s: an attribute absent or present.
+func nilIfEmpty(s string) any {
+	if s == "" {
+		return nil
+	}
+	return s
+}
+
+// failingCache is a lookup cache whose store is down.
+type failingCache struct{}
+
+func (failingCache) Get(context.Context, string) ([]byte, error) {
+	return nil, errors.New("store down")
+}
+func (failingCache) Set(context.Context, string, []byte, time.Duration) error {
+	return errors.New("store down")
+}
+
+// TestCacheHitsAndSharedCalls: a lookup answered from the cache, and calls
+// that shared a request, are counted, with the credits they saved, and
+// marked on their spans; a failing cache is counted too.
+func TestCacheHitsAndSharedCalls(t *testing.T) {
+	t.Parallel()
+	h := newClientHarness(t, []synthient.Option{synthient.WithCache(synthient.NewMemoryCache(10, time.Hour))})
+	for range 2 {
+		_, err := h.c.LookupIP(ctx(t), lookupAddr)
+		require.NoError(t, err)
+	}
+	spans := h.Spans()
+	require.Len(t, spans, 3, "two calls and one request")
+	a := attrs(spans[2].Attributes())
+	assert.Equal(t, "synthient.LookupIP", spans[2].Name())
+	assert.Equal(t, int64(1), a["synthient.cache.hits"])
+	assert.Equal(t, int64(1), a["synthient.credits_saved"])
+	assert.Equal(t, int64(0), a["synthient.attempts"])
+	assert.NotContains(t, attrs(spans[1].Attributes()), "synthient.cache.hits", "the first call's span")
+
+	// Calls for another address at once, its answer slow: those that
+	// shared a request are counted, and saved a credit each.
+	other := netip.MustParseAddr("198.51.100.9")
+	h.srv.Inject(synthienttest.RouteLookupIP, 1, synthienttest.Fault{Kind: synthienttest.FaultSlowHeaders, Delay: 200 * time.Millisecond})
+	const calls = 8
+	var wg sync.WaitGroup
+	for range calls {
+		wg.Go(func() {
+			_, err := h.c.LookupIP(ctx(t), other)
+			assert.NoError(t, err)
+		})
+	}
+	wg.Wait()
+	sent := h.srv.Arrivals(synthienttest.RouteLookupIP) - 1
+	rm := h.Metrics(t)
+	coalesced := sums(t, rm, "synthient.client.coalesced")["synthient.operation=LookupIP"]
+	hits := sums(t, rm, "synthient.client.cache.hits")["synthient.operation=LookupIP"]
+	assert.Equal(t, int64(calls-sent), coalesced+hits-1, "each call sent a request, shared one, or hit the cache")
+	assert.Equal(t, coalesced+hits, sums(t, rm, "synthient.client.credits_saved")["synthient.operation=LookupIP"])
+	assert.Empty(t, sums(t, rm, "synthient.client.cache.errors"))
+}
+
+func TestCacheErrorsCounted(t *testing.T) {
+	t.Parallel()
+	h := newClientHarness(t, []synthient.Option{synthient.WithCache(failingCache{})})
+	_, err := h.c.LookupIP(ctx(t), lookupAddr)
+	require.NoError(t, err)
+	assert.Equal(t, map[string]int64{"synthient.operation=LookupIP": 1}, sums(t, h.Metrics(t), "synthient.client.cache.errors"))
 }

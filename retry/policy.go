@@ -80,6 +80,12 @@ const (
 	// next attempt past the caller's deadline; the call stops at once,
 	// without waiting and without sending it.
 	PacingExceedsDeadline StopReason = "pacing_exceeds_deadline"
+	// TeamShareExceedsDeadline: as PacingExceedsDeadline, where the hold
+	// is for the team: the client's share of a rate limit that other
+	// clients of its team draw on too (other keys, processes or hosts)
+	// is less than the limit's rate, and its turn comes after the
+	// caller's deadline. Nothing was sent.
+	TeamShareExceedsDeadline StopReason = "team_share_exceeds_deadline"
 	// BackoffExceedsDeadline: the backoff wait would pass the caller's
 	// deadline.
 	BackoffExceedsDeadline StopReason = "backoff_exceeds_deadline"

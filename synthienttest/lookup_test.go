@@ -384,19 +384,21 @@ func TestLookupIPsValidation(t *testing.T) {
 }
 
 // A batch holding an IPv4 address and its IPv4-mapped IPv6 form gets a
-// result per address, each carrying the address it was asked for. The fake
-// answers both spellings (netip treats them as two addresses), so the SDK
-// must not mix the two results up.
+// result per address, each carrying the address it was asked for, and is
+// charged for one address: the fake counts the two spellings as two
+// addresses (api-v4.md §2.4), so the SDK sends the IPv4 form of both.
 func TestLookupIPsMappedAndPlainAddress(t *testing.T) {
 	t.Parallel()
 	srv, _ := newServer(t)
 	in := []netip.Addr{testIP, netip.MustParseAddr("::ffff:81.2.69.142")}
+	before := srv.Credits(srv.APIKey)
 	res, err := newClient(t, srv).LookupIPs(context.Background(), in)
 	require.NoError(t, err)
 	require.Len(t, res, 2)
 	assert.Equal(t, in[0], res[0].IP, "IP of the result for 81.2.69.142")
 	assert.Equal(t, in[1], res[1].IP, "IP of the result for ::ffff:81.2.69.142")
 	assert.Equal(t, res[0].Network, res[1].Network, "the two spellings have one network")
+	assert.EqualValues(t, 1, before-srv.Credits(srv.APIKey), "credits charged for one address")
 }
 
 func TestLookupDomain(t *testing.T) {

@@ -53,7 +53,8 @@
 // takes (trace, metric, propagation). A block that uses one of the latter
 // is compiled in the otel module (otel/, a module of its own, which
 // builds against this tree through its replace directive): the root module
-// has no OpenTelemetry.
+// has no OpenTelemetry. Likewise a block that uses the redis module's
+// package (synthredis) or go-redis (goredis) compiles in the redis module.
 // A block that uses a package missing from the table fails with
 // "undefined"; add the package there. A whole file keeps its own imports.
 //

@@ -50,6 +50,10 @@ var knownImports = map[string]string{
 	"metric":      "go.opentelemetry.io/otel/metric",
 	"propagation": "go.opentelemetry.io/otel/propagation",
 	"exports":     "github.com/synthient-go/synthient/exports",
+	// The redis module's, and the Redis client it takes: a block that uses
+	// one compiles in that module.
+	"synthredis": "github.com/synthient-go/synthient/redis",
+	"goredis":    "github.com/redis/go-redis/v9",
 }
 
 // module is a module of the repository that Go blocks compile in: its
@@ -60,9 +64,14 @@ type module struct{ dir, path string }
 // module of its own) can build: the root module has no OpenTelemetry.
 var otelPackages = []string{"github.com/synthient-go/synthient/otel", "go.opentelemetry.io/"}
 
+// redisPackages are the import paths that only the redis module (redis/)
+// can build.
+var redisPackages = []string{"github.com/synthient-go/synthient/redis", "github.com/redis/go-redis/"}
+
 // moduleOf returns the module block b compiles in: the otel module when it
 // imports (a whole file) or uses (any other block) one of otelPackages,
-// else the root module. root is the root module's directory.
+// the redis module for one of redisPackages, else the root module. root
+// is the root module's directory.
 func moduleOf(root string, b block) module {
 	var paths []string
 	if startsWithPackage(b.code) {
@@ -86,6 +95,11 @@ func moduleOf(root string, b block) module {
 		for _, otel := range otelPackages {
 			if strings.HasPrefix(path, otel) {
 				return module{dir: filepath.Join(root, "otel"), path: "github.com/synthient-go/synthient/otel"}
+			}
+		}
+		for _, redis := range redisPackages {
+			if strings.HasPrefix(path, redis) {
+				return module{dir: filepath.Join(root, "redis"), path: "github.com/synthient-go/synthient/redis"}
 			}
 		}
 	}
@@ -529,6 +543,7 @@ func TestModuleOf(t *testing.T) {
 	root := "/repo"
 	otel := module{dir: filepath.Join(root, "otel"), path: "github.com/synthient-go/synthient/otel"}
 	core := module{dir: root, path: "github.com/synthient-go/synthient"}
+	redis := module{dir: filepath.Join(root, "redis"), path: "github.com/synthient-go/synthient/redis"}
 	for _, tc := range []struct {
 		name string
 		b    block
@@ -539,6 +554,7 @@ func TestModuleOf(t *testing.T) {
 		{"a signature using OpenTelemetry", block{signature: "func(tp trace.TracerProvider)", code: "_ = tp\n"}, otel},
 		{"declarations", block{code: "func F() { _ = propagation.TraceContext{} }\n"}, otel},
 		{"a whole file", block{code: "package main\n\nimport _ \"go.opentelemetry.io/otel\"\n\nfunc main() {}\n"}, otel},
+		{"statements using the redis module", block{code: "c, _ := synthredis.New(goredis.NewClient(nil))\n_ = c\n"}, redis},
 		{"a whole file of the root module", block{code: "package main\n\nimport _ \"github.com/synthient-go/synthient\"\n\nfunc main() {}\n"}, core},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

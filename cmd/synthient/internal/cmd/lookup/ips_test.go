@@ -190,16 +190,19 @@ func TestBatchOutOfOrderCompletion(t *testing.T) {
 }
 
 // --concurrency bounds the requests in flight (default 4), and is used.
+// Pacing sends the first batch alone and one more for each answer until
+// it knows the rate limit (slow start), so the bound is reached from the
+// fourth batch on: the input holds three chunks more than the bound.
 func TestBatchConcurrencyBound(t *testing.T) {
 	t.Parallel()
 	for _, tt := range []struct {
 		flags []string
-		n     int // addresses: one chunk more than the bound
+		n     int // addresses: three chunks more than the bound
 		want  int
 	}{
-		{[]string{"--concurrency", "1"}, 2000, 1},
-		{[]string{"--concurrency", "3"}, 4000, 3},
-		{nil, 5000, 4},
+		{[]string{"--concurrency", "1"}, 4000, 1},
+		{[]string{"--concurrency", "3"}, 6000, 3},
+		{nil, 7000, 4},
 	} {
 		t.Run(fmt.Sprint(tt.want), func(t *testing.T) {
 			t.Parallel()
