@@ -23,6 +23,8 @@ type journalRun struct {
 	resend bool // --resend-unknown: send again what the journal holds as possibly charged
 	// sent are the addresses of the requests recorded and not done, each
 	// with its request, synced once the request's addresses are all done.
+	// The keys of sent and met are unmapped: an IPv4-mapped IPv6 address
+	// is the IPv4 address it maps, as for the SDK.
 	sent map[netip.Addr]*sentRequest
 	// met are the addresses the journal settles that this run read: a
 	// second occurrence is a duplicate.
@@ -63,7 +65,7 @@ func (jr *journalRun) beforeSend(addrs []netip.Addr) error {
 	}
 	req := &sentRequest{}
 	for _, ip := range addrs {
-		if _, ok := jr.sent[ip]; !ok {
+		if ip = ip.Unmap(); jr.sent[ip] == nil {
 			jr.sent[ip] = req
 			req.left++
 		}
@@ -74,8 +76,8 @@ func (jr *journalRun) beforeSend(addrs []netip.Addr) error {
 // settled returns the state the journal gives ip, an address it settles
 // that the run read, and whether this is its first occurrence.
 func (jr *journalRun) settled(ip netip.Addr) (journal.State, bool) {
-	first := !jr.met[ip]
-	jr.met[ip] = true
+	first := !jr.met[ip.Unmap()]
+	jr.met[ip.Unmap()] = true
 	return jr.j.State(ip), first
 }
 
@@ -85,11 +87,11 @@ func (jr *journalRun) done(ip netip.Addr, o synthient.BulkOutcome) {
 	if jr == nil {
 		return
 	}
-	req, ok := jr.sent[ip]
+	req, ok := jr.sent[ip.Unmap()]
 	if !ok {
 		return // never sent (the run stopped before), or a duplicate
 	}
-	delete(jr.sent, ip)
+	delete(jr.sent, ip.Unmap())
 	jr.keep(jr.j.Done(ip, o))
 	if req.left--; req.left == 0 {
 		jr.keep(jr.j.Sync())

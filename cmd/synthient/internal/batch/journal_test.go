@@ -195,3 +195,33 @@ func TestJournalEndsATornLine(t *testing.T) {
 		})
 	}
 }
+
+// An IPv4-mapped IPv6 address is the IPv4 address it maps, for the
+// journal as for the SDK: a resumed run sends neither spelling of an
+// address the journal holds in the other, and counts the second
+// spelling as a repeat.
+func TestJournalMappedAddresses(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct{ name, first, second string }{
+		{"IPv4 then mapped", "192.0.2.7\n", "::ffff:192.0.2.7\n"},
+		{"mapped then IPv4", "::ffff:192.0.2.7\n", "192.0.2.7\n"},
+		{"both, resumed with both", "192.0.2.7\n::ffff:192.0.2.7\n", "::ffff:192.0.2.7\n192.0.2.7\n"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			srv := clitest.NewServer(t)
+			dir := t.TempDir()
+			r := journalRun(t, srv, dir, tt.first)
+			clitest.RequireCode(t, r, clierr.OK)
+			require.Len(t, clitest.NDJSONIPs(t, r.Stdout), 1, "run 1: one result")
+
+			r = journalRun(t, srv, dir, tt.second)
+			clitest.RequireCode(t, r, clierr.OK)
+			assert.Empty(t, r.Stdout, "run 2 prints nothing again")
+			assert.Equal(t, 1, srv.Arrivals(synthienttest.RouteLookupIPs), "run 2 sends nothing")
+			n := int64(strings.Count(tt.second, "\n"))
+			assert.Equal(t, clitest.Summary{Read: n, Earlier: 1, Duplicates: n - 1}, clitest.ParseSummary(t, r.Stderr), "run 2")
+			assertNoneChargedTwice(t, srv)
+		})
+	}
+}

@@ -211,7 +211,7 @@ func (j *Journal) apply(rec record, line int) error {
 			if err != nil {
 				return &Error{Path: j.path, Line: line, Msg: "a sent address is not an IP address", Err: err}
 			}
-			if j.state[ip] != LookedUp {
+			if ip = ip.Unmap(); j.state[ip] != LookedUp {
 				j.set(ip, Unknown)
 			}
 		}
@@ -220,6 +220,7 @@ func (j *Journal) apply(rec record, line int) error {
 		if err != nil {
 			return &Error{Path: j.path, Line: line, Msg: "an address is not an IP address", Err: err}
 		}
+		ip = ip.Unmap()
 		if st := outcomeState(rec.Outcome); j.state[ip] != LookedUp && st != None {
 			j.set(ip, st)
 		}
@@ -227,7 +228,7 @@ func (j *Journal) apply(rec record, line int) error {
 	return nil
 }
 
-// set sets ip's state, keeping the counts.
+// set sets ip's state, keeping the counts; ip is unmapped.
 func (j *Journal) set(ip netip.Addr, st State) {
 	if old, ok := j.state[ip]; ok {
 		j.counts[old]--

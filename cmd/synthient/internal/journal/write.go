@@ -10,8 +10,10 @@ import (
 )
 
 // State returns what the journal held of ip when it was opened: what
-// earlier runs recorded. What this run records shows in the next Open.
-func (j *Journal) State(ip netip.Addr) State { return j.state[ip] }
+// earlier runs recorded. What this run records shows in the next Open. An
+// IPv4-mapped IPv6 address is the IPv4 address it maps, as for the SDK:
+// either spelling has the state of both.
+func (j *Journal) State(ip netip.Addr) State { return j.state[ip.Unmap()] }
 
 // Counts returns how many addresses the journal had, when it was opened,
 // in each state but None: looked up, possibly charged, safe to send again.
