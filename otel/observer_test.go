@@ -248,12 +248,16 @@ func TestPacingHoldStopsTheCall(t *testing.T) {
 	require.NoError(t, err, "the call that spends the bucket")
 	short, cancel := context.WithTimeout(ctx(t), 50*time.Millisecond)
 	defer cancel()
+	// Before a 429 confirms the model, a call whose turn would come after
+	// its deadline goes, to probe it; the bucket answers 429.
+	_, err = h.c.Account(short)
+	require.Error(t, err, "the probe")
 	_, err = h.c.Account(short)
 	require.ErrorIs(t, err, synthient.ErrRateLimitHold)
 
 	spans := h.Spans()
-	require.Len(t, spans, 3, "two call spans and one client span")
-	held := spans[2]
+	require.Len(t, spans, 5, "three call spans and two client spans")
+	held := spans[4]
 	assert.Equal(t, "synthient.Account", held.Name())
 	assert.Empty(t, children(spans, held), "a request of the held call")
 	require.Len(t, held.Events(), 1)
