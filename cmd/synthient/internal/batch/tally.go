@@ -130,10 +130,15 @@ func (g *failureGroup) extends(o synthient.BulkOutcome, err error) bool {
 }
 
 // sameError reports whether a and b are the same error value, without
-// comparing errors whose type is not comparable.
+// comparing errors whose type is not comparable, or say the same: the
+// report of a group shows only the message (the run's stop and a request
+// about to leave each make a "context canceled").
 func sameError(a, b error) bool {
-	if a == nil || b == nil || !reflect.TypeOf(a).Comparable() || reflect.TypeOf(a) != reflect.TypeOf(b) {
+	if a == nil || b == nil {
 		return a == nil && b == nil
 	}
-	return a == b
+	if reflect.TypeOf(a).Comparable() && reflect.TypeOf(a) == reflect.TypeOf(b) && a == b {
+		return true
+	}
+	return a.Error() == b.Error()
 }
