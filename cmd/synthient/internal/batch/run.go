@@ -188,7 +188,7 @@ func (r *run) track(res synthient.BulkResult, err error, line int64) {
 	case res.Outcome == synthient.LookedUp:
 		r.reportGroup()
 		return
-	case !r.group.extends(res.Outcome, err):
+	case !r.group.extends(res.Outcome, err, r.cfg.Describe):
 		r.reportGroup()
 		r.group = failureGroup{outcome: res.Outcome, err: err, first: line}
 	}

@@ -123,22 +123,21 @@ type failureGroup struct {
 }
 
 // extends reports whether an address with outcome o and error err
-// belongs to the group. Errors of the SDK are pointers: one request's
-// addresses share its error.
-func (g *failureGroup) extends(o synthient.BulkOutcome, err error) bool {
-	return g.n > 0 && g.outcome == o && sameError(g.err, err)
+// belongs to the group: the same error (errors of the SDK are pointers:
+// one request's addresses share its error), or one that describe renders
+// the same (the report shows only that line).
+func (g *failureGroup) extends(o synthient.BulkOutcome, err error, describe func(error) string) bool {
+	if g.n == 0 || g.outcome != o {
+		return false
+	}
+	return sameError(g.err, err) || err != nil && g.err != nil && describe(g.err) == describe(err)
 }
 
 // sameError reports whether a and b are the same error value, without
-// comparing errors whose type is not comparable, or say the same: the
-// report of a group shows only the message (the run's stop and a request
-// about to leave each make a "context canceled").
+// comparing errors whose type is not comparable.
 func sameError(a, b error) bool {
-	if a == nil || b == nil {
+	if a == nil || b == nil || !reflect.TypeOf(a).Comparable() || reflect.TypeOf(a) != reflect.TypeOf(b) {
 		return a == nil && b == nil
 	}
-	if reflect.TypeOf(a).Comparable() && reflect.TypeOf(a) == reflect.TypeOf(b) && a == b {
-		return true
-	}
-	return a.Error() == b.Error()
+	return a == b
 }

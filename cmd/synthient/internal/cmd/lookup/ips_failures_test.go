@@ -171,7 +171,8 @@ func TestBatchPartialResponse(t *testing.T) {
 // Ctrl-C once the first 100 results are printed, with batches read and
 // not sent: every address read is printed or in a file, the summary's
 // counts add up to the lines read, and the line the run stopped after is
-// named; the lines after it are in no output.
+// named; the lines after it are in no output; two reports of failed
+// addresses on adjacent lines never say the same.
 func TestBatchInterruptAccountsEveryAddress(t *testing.T) {
 	t.Parallel()
 	for _, concurrency := range []string{"1", "4"} {
@@ -202,6 +203,19 @@ func TestBatchInterruptAccountsEveryAddress(t *testing.T) {
 			want := slices.Clone(in[:read])
 			slices.Sort(want)
 			clitest.AssertAddrs(t, want, all, "every address read, printed or in a file, once")
+			// Two reports of adjacent lines never say the same: one line
+			// reports a run of addresses of one outcome and one cause.
+			report := regexp.MustCompile(`(?m)^synthient: lines? ([0-9]+)(?:-([0-9]+))?: [0-9]+ address(?:es)? (.*)$`)
+			said := report.FindAllStringSubmatch(r.Stderr, -1)
+			for i := 1; i < len(said); i++ {
+				last := said[i-1][2]
+				if last == "" {
+					last = said[i-1][1]
+				}
+				if n, _ := strconv.Atoi(last); strconv.Itoa(n+1) == said[i][1] {
+					assert.NotEqual(t, said[i-1][3], said[i][3], "two reports of adjacent lines say the same:\n%.3000s", r.Stderr)
+				}
+			}
 		})
 	}
 }
