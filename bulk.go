@@ -42,6 +42,16 @@ type BulkParams struct {
 	// maps (RFC 4291 2.5.5.2): one occurrence of either is a repeat of the
 	// other.
 	KeepDuplicates bool
+	// BeforeSend, when not nil, is called with the addresses of each
+	// request before the request is sent, in the order the requests are
+	// sent, on the goroutine that ranges over the results (between two
+	// yields). It is for a record that must exist before an address can
+	// have been charged, such as the journal that lets an interrupted run
+	// resume without sending an address twice. It must not keep or modify
+	// the slice. When it returns an error, that request is not sent and the
+	// run stops as after a 402: its addresses, and every address not sent
+	// yet, are NotSent with the error it returned.
+	BeforeSend func(addrs []netip.Addr) error
 }
 
 // BulkOutcome says what became of one address of a bulk lookup, and so
@@ -563,6 +573,13 @@ func (r *bulkRun) send(b *bulkBatch) {
 	if r.stopErr != nil {
 		b.settle(NotSent, r.stopErr)
 		return
+	}
+	if hook := r.cfg.BeforeSend; hook != nil {
+		if err := hook(b.addrs); err != nil {
+			b.settle(NotSent, err)
+			r.stop(err)
+			return
+		}
 	}
 	r.inflight++
 	go func() {

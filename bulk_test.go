@@ -703,6 +703,61 @@ func TestLookupIPsAllRepeatedAddress(t *testing.T) {
 	assert.Equal(t, 1, run.credits(synthient.LookedUp))
 }
 
+// BeforeSend sees each request's addresses before the request is sent,
+// in the order sent; an error it returns keeps that request and every
+// later one from being sent, their addresses NotSent with that error.
+func TestLookupIPsAllBeforeSend(t *testing.T) {
+	t.Parallel()
+	errJournal := errors.New("journal full")
+	tests := []struct {
+		name     string
+		failAt   int // the call of BeforeSend that fails, from 1; 0 for none
+		requests int
+		lookedUp int // of the 25 distinct addresses
+	}{
+		{"every request", 0, 3, 25},
+		{"the second fails", 2, 1, 10},
+		{"the first fails", 1, 0, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			srv := fakeServer(t)
+			c := fakeClient(t, srv)
+			addrs := append(testAddrs(25), testAddr(0)) // the last repeats the first
+			var seen [][]netip.Addr
+			p := &synthient.BulkParams{BatchSize: 10, Concurrency: 1, BeforeSend: func(batch []netip.Addr) error {
+				// Nothing of this request reached the API yet.
+				assert.Equal(t, len(seen), srv.Arrivals(synthienttest.RouteLookupIPs), "requests sent before BeforeSend returned")
+				seen = append(seen, slices.Clone(batch))
+				if len(seen) == tt.failAt {
+					return errJournal
+				}
+				return nil
+			}}
+
+			run := runBulk(callCtx(t), c, slices.Values(addrs), p)
+
+			require.Len(t, run.results, 26)
+			assert.Equal(t, tt.requests, srv.Arrivals(synthienttest.RouteLookupIPs), "requests sent")
+			want := [][]netip.Addr{addrs[:10], addrs[10:20], addrs[20:25]}
+			if tt.failAt > 0 {
+				want = want[:tt.failAt]
+			}
+			assert.Equal(t, want, seen, "the batches BeforeSend saw")
+			for i, r := range run.results[:25] {
+				want := synthient.LookedUp
+				if i >= tt.lookedUp {
+					want = synthient.NotSent
+					assert.ErrorIs(t, run.errs[i], errJournal, "result %d", i)
+				}
+				assert.Equal(t, want, r.Outcome, "result %d", i)
+			}
+			assert.Equal(t, run.results[0].Outcome, run.results[25].Outcome, "the repeat shares its first occurrence's outcome")
+		})
+	}
+}
+
 func TestBulkOutcomeString(t *testing.T) {
 	t.Parallel()
 	for o, want := range map[synthient.BulkOutcome]string{

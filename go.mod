@@ -3,7 +3,9 @@ module github.com/synthient-go/synthient
 go 1.25.0
 
 require (
+	github.com/BurntSushi/toml v1.6.0
 	github.com/andybalholm/brotli v1.1.1
+	github.com/creack/pty v1.1.24
 	github.com/hashicorp/go-retryablehttp v0.7.8
 	github.com/itchyny/gojq v0.12.20
 	github.com/jarcoal/httpmock v1.4.2
@@ -15,6 +17,7 @@ require (
 	github.com/spf13/cobra v1.10.2
 	github.com/spf13/pflag v1.0.9
 	github.com/stretchr/testify v1.12.1
+	github.com/zalando/go-keyring v0.2.8
 	go.uber.org/goleak v1.3.0
 	golang.org/x/net v0.55.0
 	golang.org/x/term v0.44.0
@@ -22,6 +25,8 @@ require (
 )
 
 require (
+	github.com/danieljoos/wincred v1.2.3 // indirect
+	github.com/godbus/dbus/v5 v5.2.2 // indirect
 	github.com/google/uuid v1.6.0 // indirect
 	github.com/hashicorp/go-cleanhttp v0.5.2 // indirect
 	github.com/inconshreveable/mousetrap v1.1.0 // indirect

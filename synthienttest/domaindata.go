@@ -20,9 +20,10 @@ var domainPorts = []int{443, 80, 8080, 8443, 22, 53, 25, 3389, 8000, 5000}
 // lookupDomain makes up the honeypot intelligence of a domain, the same for
 // the same name and day: a 30-day daily series ending today, and at most
 // limit recent events counting back from now. Each part draws from the
-// domain's random source in turn, in the order below.
-func lookupDomain(name string, limit int, now time.Time) synthient.DomainLookup {
-	r := rng("domain", name)
+// domain's random source in turn, in the order below. seed is the
+// server's (WithSeed).
+func lookupDomain(name string, limit int, now time.Time, seed uint64) synthient.DomainLookup {
+	r := seededRNG(seed, "domain", name)
 	out := synthient.DomainLookup{Domain: name}
 	quiet, base := domainVolume(r)
 	var total, uniq30 int64

@@ -24,15 +24,17 @@ type eventGen struct {
 	feed synthient.Feed
 	r    *rand.Rand
 	form DetailsForm
-	n    int // the events made so far
+	seed uint64 // the server's, for the lookups of the events' addresses
+	n    int    // the events made so far
 
 	session string // the honeypot_adb session, and its next command's number
 	seq     int
 }
 
-// newEventGen returns the generator of the stream numbered n.
-func newEventGen(feed synthient.Feed, n uint64, form DetailsForm) *eventGen {
-	return &eventGen{feed: feed, r: rng("stream", string(feed), strconv.FormatUint(n, 10)), form: form}
+// newEventGen returns the generator of the stream numbered n of a server
+// of seed.
+func newEventGen(feed synthient.Feed, n uint64, form DetailsForm, seed uint64) *eventGen {
+	return &eventGen{feed: feed, r: seededRNG(seed, "stream", string(feed), strconv.FormatUint(n, 10)), form: form, seed: seed}
 }
 
 var (
@@ -46,7 +48,7 @@ var (
 func (g *eventGen) pickIP(now time.Time, cats []string) (netip.Addr, synthient.IPLookup, string, string) {
 	for range 200 {
 		a := randomPublicIP(g.r)
-		l := lookupIP(a, now)
+		l := lookupIP(a, now, g.seed)
 		if l.Intelligence == nil {
 			continue
 		}
@@ -58,7 +60,7 @@ func (g *eventGen) pickIP(now time.Time, cats []string) (netip.Addr, synthient.I
 	}
 	a := randomPublicIP(g.r)
 	p := profResProxy
-	return a, lookupIP(a, now), p.providers[g.r.IntN(len(p.providers))], p.category
+	return a, lookupIP(a, now, g.seed), p.providers[g.r.IntN(len(p.providers))], p.category
 }
 
 // country is the country and ASN of a lookup; zero for an address without
@@ -207,7 +209,7 @@ func proxyEvent(g *eventGen, t eventTime) any {
 func anonymizerEvent(g *eventGen, t eventTime) any {
 	a, l, prov, typ := g.pickIP(t.now, anonCats)
 	start, end := anonRange(g.r, a)
-	cc, asn := country(lookupIP(start, t.now))
+	cc, asn := country(lookupIP(start, t.now, g.seed))
 	if cc == "" {
 		cc, asn = country(l)
 	}

@@ -84,3 +84,32 @@ func ExampleServer_NewClient() {
 	// 1.1.1.1 Cloudflare, Inc. 13335
 	// credits left: 49999
 }
+
+// A user's test asks for exactly the case it checks: the fake answers a
+// pinned result for one address, here a risk score of 59, and logs which
+// addresses were charged.
+func ExampleWithIPLookup() {
+	ip := netip.MustParseAddr("203.0.113.59")
+	srv := synthienttest.NewServer(synthienttest.WithIPLookup(synthient.IPLookup{
+		IP:           ip,
+		Intelligence: &synthient.Intelligence{RiskScore: 59, Categories: []string{"COMMERCIAL_VPN"}},
+	}))
+	defer srv.Close()
+
+	c, err := srv.NewClient()
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer c.Close()
+	r, err := c.LookupIP(context.Background(), ip)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(r.IP, r.Intelligence.RiskScore, r.Intelligence.Categories)
+	fmt.Println("charged:", srv.ChargedIPs())
+	// Output:
+	// 203.0.113.59 59 [COMMERCIAL_VPN]
+	// charged: [203.0.113.59]
+}

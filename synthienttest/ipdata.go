@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"net/netip"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -204,6 +205,15 @@ func isPublic(a netip.Addr) bool {
 
 var globalUnicast6 = netip.MustParsePrefix("2000::/3")
 
+// seededRNG returns a generator seeded by the hash of the parts and, when
+// it is not 0, the server's seed (WithSeed).
+func seededRNG(seed uint64, parts ...string) *rand.Rand {
+	if seed != 0 {
+		parts = append([]string{"seed", strconv.FormatUint(seed, 10)}, parts...)
+	}
+	return rng(parts...)
+}
+
 // rng returns a generator seeded by the hash of the parts.
 func rng(parts ...string) *rand.Rand {
 	h := sha256.Sum256([]byte(strings.Join(parts, "\x00")))
@@ -227,15 +237,15 @@ func ptr(s string) *string {
 }
 
 // lookupIP makes up what the API knows of addr, the same for the same
-// address (and, for the network and location, its whole /24 or /48);
-// timestamps count back from now's day.
-func lookupIP(addr netip.Addr, now time.Time) synthient.IPLookup {
+// address and seed (and, for the network and location, its whole /24 or
+// /48); timestamps count back from now's day.
+func lookupIP(addr netip.Addr, now time.Time, seed uint64) synthient.IPLookup {
 	out := synthient.IPLookup{IP: addr}
 	a := addr.Unmap()
 	if !isPublic(a) {
 		return out
 	}
-	pr := rng("network", networkPrefix(a).String())
+	pr := seededRNG(seed, "network", networkPrefix(a).String())
 	doc := inAny(a, docPrefixes)
 	op := operator(a, doc, pr)
 	c := cities[op.cities[pr.IntN(len(op.cities))]]
@@ -256,7 +266,7 @@ func lookupIP(addr netip.Addr, now time.Time) synthient.IPLookup {
 		out.Intelligence = &synthient.Intelligence{Behavior: []string{}, Categories: []string{}, Devices: []synthient.Device{}, Providers: []synthient.Provider{}}
 		return out
 	}
-	out.Intelligence = intelligence(a, op.kind, now)
+	out.Intelligence = intelligence(a, op.kind, now, seed)
 	return out
 }
 
@@ -336,8 +346,8 @@ var deviceOSes = []struct{ os, version string }{
 
 // intelligence makes up the 90-day intelligence of a, or nil (about one
 // address in four has none).
-func intelligence(a netip.Addr, kind string, now time.Time) *synthient.Intelligence {
-	r := rng("intel", a.String())
+func intelligence(a netip.Addr, kind string, now time.Time, seed uint64) *synthient.Intelligence {
+	r := seededRNG(seed, "intel", a.String())
 	if r.IntN(4) == 0 {
 		return nil
 	}

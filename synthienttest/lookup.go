@@ -36,7 +36,8 @@ func (s *Server) handleLookupIP(w http.ResponseWriter, r *http.Request, k *apiKe
 		paymentRequired(w, r, 1, s.credits(k), now)
 		return
 	}
-	writeJSON(w, http.StatusOK, lookupIP(addr, now))
+	s.logCharged(addr)
+	writeJSON(w, http.StatusOK, s.ipAnswer(addr, now))
 }
 
 // batchCost is what a batch of n unique valid addresses costs:
@@ -71,8 +72,9 @@ func (s *Server) handleLookupIPs(w http.ResponseWriter, r *http.Request, k *apiK
 	out := struct {
 		Results []synthient.IPLookup `json:"results"`
 	}{Results: make([]synthient.IPLookup, len(addrs))}
+	s.logCharged(addrs...)
 	for i, a := range addrs {
-		out.Results[i] = lookupIP(a, now)
+		out.Results[i] = s.ipAnswer(a, now)
 	}
 	writeJSON(w, http.StatusOK, out)
 }
@@ -159,7 +161,7 @@ func (s *Server) handleLookupDomain(w http.ResponseWriter, r *http.Request, k *a
 		paymentRequired(w, r, 1, s.credits(k), now)
 		return
 	}
-	writeJSON(w, http.StatusOK, lookupDomain(name, limit, now))
+	writeJSON(w, http.StatusOK, s.domainAnswer(name, limit, now))
 }
 
 // checkDomain validates a domain name (LDH labels, at least two, at most

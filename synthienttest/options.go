@@ -2,6 +2,7 @@ package synthienttest
 
 import (
 	"math"
+	"net/netip"
 	"strconv"
 	"time"
 
@@ -40,6 +41,10 @@ type config struct {
 	maxEvents     int
 	httpsDetails  DetailsForm
 	listenAddr    string
+	seed          uint64
+	latency       time.Duration
+	ipAnswers     map[netip.Addr]synthient.IPLookup
+	domainAnswers map[string]synthient.DomainLookup
 }
 
 // defaultConfig is the configuration before the options.

@@ -150,7 +150,8 @@ func (s *Server) Requests() []Request {
 	return out
 }
 
-// Reset clears the pending faults, the arrival counts and the request log.
+// Reset clears the pending faults, the arrival counts, the request log
+// and the log of charged addresses (ChargedIPs).
 // Keys, credits, rate limiters and open streams are left alone.
 func (s *Server) Reset() {
 	s.mu.Lock()
@@ -158,6 +159,7 @@ func (s *Server) Reset() {
 	s.faults = map[string][]*pendingFault{}
 	s.arrivals = map[string]int{}
 	s.log = nil
+	s.charged = nil
 }
 
 // statusWriter records the status of a response in its log entry, and

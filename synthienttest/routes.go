@@ -201,6 +201,9 @@ func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request) {
 		name = rt.name
 	}
 	sw := s.begin(w, r, name)
+	if !s.sleep(r.Context(), s.cfg.latency) { // WithLatency
+		return
+	}
 	if f, ok := s.takeFault(name, sw.e); ok {
 		s.runFault(sw, r, name, f, func(w http.ResponseWriter) { s.handleAPI(w, r, rt, p) })
 		return

@@ -8,6 +8,7 @@ import (
 	"log"
 	"net"
 	"net/http"
+	"net/netip"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -40,11 +41,12 @@ type Server struct {
 	handlers sync.WaitGroup
 	conns    sync.WaitGroup // open connections, both origins
 
-	mu       sync.Mutex // guards faults, arrivals, log, unhealthy
+	mu       sync.Mutex // guards faults, arrivals, log, unhealthy, charged
 	faults   map[string][]*pendingFault
 	arrivals map[string]int
 	log      []*Request
 	sick     []string
+	charged  []netip.Addr // every address a lookup charged for, in order
 
 	reqSeq    atomic.Uint64
 	streamSeq atomic.Uint64

@@ -30,7 +30,7 @@ func (s *Server) handleStream(w http.ResponseWriter, r *http.Request, k *apiKey,
 		return
 	}
 	// A stream's number, and so its events, is taken once it sends them.
-	g := newEventGen(p.feed, s.streamSeq.Add(1), s.cfg.httpsDetails)
+	g := newEventGen(p.feed, s.streamSeq.Add(1), s.cfg.httpsDetails, s.cfg.seed)
 	s.pace(r.Context(), &streamWriter{w: w, rc: rc, gen: g, now: s.now, max: s.cfg.maxEvents})
 }
 

@@ -5,7 +5,11 @@
 //	synthient demo                     # the guided tour, on an in-process fake API
 //	synthient lookup ip 8.8.8.8        # needs SYNTHIENT_API_KEY, or --fake
 //
-// See docs/cli.md for every command.
+// See docs/cli.md for every command. The commands live in internal/cmd,
+// one package per command group and one file per command; what they share
+// is in internal/cmdutil, and the code that knows nothing of cobra
+// (output formats, escapes and redaction, address input, the bulk run,
+// the trace printer) in the other packages under internal.
 package main
 
 import (
@@ -15,6 +19,10 @@ import (
 	"syscall"
 
 	"golang.org/x/term"
+
+	"github.com/synthient-go/synthient/cmd/synthient/internal/cmd/root"
+	"github.com/synthient-go/synthient/cmd/synthient/internal/interrupt"
+	"github.com/synthient-go/synthient/cmd/synthient/internal/iostreams"
 )
 
 func main() {
@@ -30,18 +38,34 @@ func main() {
 		<-ctx.Done()
 		stop()
 	}()
-	code := run(ctx, os.Args[1:], &env{
-		stdin:  os.Stdin,
-		stdout: os.Stdout,
-		stderr: os.Stderr,
-		getenv: os.Getenv,
-		stderrIsTerminal: func() bool {
-			return term.IsTerminal(int(os.Stderr.Fd()))
+	code := root.Run(ctx, os.Args[1:], root.Env{
+		System: iostreams.System{
+			Stdin:            os.Stdin,
+			Stdout:           os.Stdout,
+			Stderr:           os.Stderr,
+			Getenv:           os.Getenv,
+			StdinIsTerminal:  func() bool { return term.IsTerminal(int(os.Stdin.Fd())) },
+			StdoutIsTerminal: func() bool { return term.IsTerminal(int(os.Stdout.Fd())) },
+			StderrIsTerminal: func() bool { return term.IsTerminal(int(os.Stderr.Fd())) },
 		},
-		stdoutIsTerminal: func() bool {
-			return term.IsTerminal(int(os.Stdout.Fd()))
-		},
+		ReadPassword: readPassword,
 	})
 	stop()
 	os.Exit(code)
+}
+
+// readPassword reads a line from the terminal on stdin without echoing
+// it. When ctx ends first (Ctrl-C), the read is abandoned and the
+// terminal's state put back, so that it echoes again.
+func readPassword(ctx context.Context) ([]byte, error) {
+	fd := int(os.Stdin.Fd())
+	state, err := term.GetState(fd)
+	if err != nil {
+		return nil, err
+	}
+	b, err := interrupt.Do(ctx, func() ([]byte, error) { return term.ReadPassword(fd) }, nil)
+	if ctx.Err() != nil {
+		_ = term.Restore(fd, state)
+	}
+	return b, err
 }

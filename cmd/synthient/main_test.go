@@ -1,9 +1,9 @@
 package main
 
-// The package's tests run the command in-process: see helpers_test.go for
-// the harness. Each *_test.go file tests the source file of its name;
-// this one main.go, the command as a process: the recipes of docs/cli.md
-// run it, as the synthient on their PATH, from a shell.
+// Tests of main.go: the command as a process. The recipes of docs/cli.md
+// run it, as the synthient on their PATH, from a shell. The tests of the
+// commands, in-process, are in their packages under internal (the
+// harness: package clitest).
 
 import (
 	"bytes"
@@ -22,6 +22,8 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.uber.org/goleak"
 
+	"github.com/synthient-go/synthient/cmd/synthient/internal/clierr"
+	"github.com/synthient-go/synthient/cmd/synthient/internal/clitest"
 	"github.com/synthient-go/synthient/synthienttest"
 )
 
@@ -87,7 +89,7 @@ func TestClosedStdout(t *testing.T) {
 	for _, output := range []string{"text", "csv", "json"} {
 		t.Run(output, func(t *testing.T) {
 			t.Parallel()
-			srv := newServer(t)
+			srv := clitest.NewServer(t)
 			cmd := process(t, srv, "-o", output, "lookup", "ips", "--file", "-", "--batch-size", "10", "--concurrency", "1")
 			cmd.Stdin = strings.NewReader(in.String())
 			var stderr bytes.Buffer
@@ -102,10 +104,10 @@ func TestClosedStdout(t *testing.T) {
 			err = cmd.Wait()
 			var exit *exec.ExitError
 			require.ErrorAs(t, err, &exit, "stderr:\n%s", stderr.String())
-			assert.Equal(t, exitFailure, exit.ExitCode(), "exit code (-1: killed by a signal); stderr:\n%s", stderr.String())
+			assert.Equal(t, clierr.Failure, exit.ExitCode(), "exit code (-1: killed by a signal); stderr:\n%s", stderr.String())
 			assert.Contains(t, stderr.String(), "broken pipe")
-			s := parseSummary(t, stderr.String())
-			assert.Less(t, s.credits, int64(100), "credits spent after stdout closed (450 for all)")
+			s := clitest.ParseSummary(t, stderr.String())
+			assert.Less(t, s.Credits, int64(100), "credits spent after stdout closed (450 for all)")
 		})
 	}
 }
@@ -114,7 +116,7 @@ func TestClosedStdout(t *testing.T) {
 // that does not end.
 func TestSecondInterruptKills(t *testing.T) {
 	t.Parallel()
-	srv := newServer(t)
+	srv := clitest.NewServer(t)
 	nested := strings.Repeat("{{range $.scopes}}", 8) + strings.Repeat("{{end}}", 8)
 	cmd := process(t, srv, "--template", nested, "account")
 	require.NoError(t, cmd.Start())
@@ -190,7 +192,7 @@ func checkEnrichRecipe(t *testing.T, script string) {
 	// Erin's line has a Windows line end, which the output drops.
 	file := strings.Join(logins[:len(logins)-1], "\n") + "\n" + logins[len(logins)-1] + "\r\n"
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "logins.csv"), []byte(file), 0o644))
-	srv := newServer(t)
+	srv := clitest.NewServer(t)
 	out := runRecipe(t, srv, script, dir)
 	assert.Contains(t, out, `line 4: "not-an-address" is not an IP address`, "the invalid line is reported")
 
@@ -200,7 +202,7 @@ func checkEnrichRecipe(t *testing.T, script string) {
 	}
 	got, err := os.ReadFile(filepath.Join(dir, "enriched.csv"))
 	require.NoError(t, err)
-	assert.Equal(t, want, lines(string(got)), "enriched.csv")
+	assert.Equal(t, want, clitest.Lines(string(got)), "enriched.csv")
 	assert.Equal(t, 1, srv.Arrivals(synthienttest.RouteLookupIPs), "one batch request")
 	retry, err := os.ReadFile(filepath.Join(dir, "retry.txt"))
 	require.NoError(t, err)
@@ -215,15 +217,15 @@ func riskCells(t *testing.T, srv *synthienttest.Server, addr string) string {
 	if addr == "not-an-address" {
 		return ","
 	}
-	r := runSrv(t, srv, "-o", "json", "lookup", "ip", addr)
-	requireCode(t, r, exitOK)
+	r := clitest.RunSrv(t, srv, "-o", "json", "lookup", "ip", addr)
+	clitest.RequireCode(t, r, clierr.OK)
 	var l struct {
 		Intelligence *struct {
 			RiskScore  int      `json:"risk_score"`
 			Categories []string `json:"categories"`
 		} `json:"intelligence"`
 	}
-	require.NoError(t, json.Unmarshal([]byte(r.stdout), &l))
+	require.NoError(t, json.Unmarshal([]byte(r.Stdout), &l))
 	if l.Intelligence == nil {
 		return ","
 	}
@@ -242,11 +244,11 @@ func checkMirrorRecipe(t *testing.T, script string) {
 		out := runRecipe(t, srv, script, dir)
 		assert.Contains(t, out, "mirror/proxies-"+day+".parquet: OK", "run %d: sha256sum's check", run)
 	}
-	meta := runSrv(t, srv, "--jq", ".size", "exports", "meta", "proxies", day)
-	requireCode(t, meta, exitOK)
+	meta := clitest.RunSrv(t, srv, "--jq", ".size", "exports", "meta", "proxies", day)
+	clitest.RequireCode(t, meta, clierr.OK)
 	info, err := os.Stat(filepath.Join(dir, "mirror", "proxies-"+day+".parquet"))
 	require.NoError(t, err)
-	assert.Equal(t, strings.TrimSpace(meta.stdout), fmt.Sprint(info.Size()), "the file's size")
+	assert.Equal(t, strings.TrimSpace(meta.Stdout), fmt.Sprint(info.Size()), "the file's size")
 	assert.Equal(t, 1, srv.Arrivals(synthienttest.RouteStorage), "downloads: the second run skips the day")
 }
 
@@ -255,7 +257,7 @@ func checkMirrorRecipe(t *testing.T, script string) {
 func checkTailRecipe(t *testing.T, script string) {
 	t.Helper()
 	dir := t.TempDir()
-	srv := newServer(t, synthienttest.WithMaxEvents(3))
+	srv := clitest.NewServer(t, synthienttest.WithMaxEvents(3))
 	cmd := recipe(t, srv, script, dir)
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
@@ -279,7 +281,7 @@ func checkTailRecipe(t *testing.T, script string) {
 	b, err := os.ReadFile(file)
 	require.NoError(t, err)
 	require.True(t, bytes.HasSuffix(b, []byte("\n")), "the last event is complete")
-	for i, l := range lines(string(b)) {
+	for i, l := range clitest.Lines(string(b)) {
 		var ev struct {
 			IP string `json:"ip"`
 		}

@@ -1,0 +1,140 @@
+package auth_test
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/synthient-go/synthient/cmd/synthient/internal/clierr"
+	"github.com/synthient-go/synthient/cmd/synthient/internal/clitest"
+	"github.com/synthient-go/synthient/synthienttest"
+)
+
+// home is a user's machine: a configuration directory and a keychain.
+type home struct {
+	srv      *synthienttest.Server
+	dir      string // XDG_CONFIG_HOME
+	keychain *clitest.Keychain
+}
+
+func newHome(t *testing.T, keychainErr error) *home {
+	t.Helper()
+	return &home{srv: clitest.NewServer(t), dir: t.TempDir(), keychain: &clitest.Keychain{Err: keychainErr}}
+}
+
+// call is args run at h, against its fake, without SYNTHIENT_API_KEY.
+func (h *home) call(args ...string) clitest.Call {
+	return clitest.Call{Args: append([]string{"--base-url", h.srv.URL}, args...),
+		Env: map[string]string{"XDG_CONFIG_HOME": h.dir}, Keychain: h.keychain}
+}
+
+// auth login --with-token checks the key with the API and keeps it in
+// the keychain; the next command finds it there; the key is never
+// printed.
+func TestLoginWithToken(t *testing.T) {
+	t.Parallel()
+	h := newHome(t, nil)
+	c := h.call("auth", "login", "--with-token")
+	c.Stdin = strings.NewReader(h.srv.APIKey + "\n")
+	r := c.Run(t)
+	clitest.RequireCode(t, r, clierr.OK)
+	assert.Equal(t, "synthient: logged in as Grace Hopper <grace@example.com> (Example Labs), profile default; the key is kept in the system keychain (service synthient)\n", r.Stderr)
+	key, err := h.keychain.Get("synthient", "default")
+	require.NoError(t, err)
+	assert.Equal(t, h.srv.APIKey, key)
+	assert.NoFileExists(t, filepath.Join(h.dir, "synthient", "credentials.toml"))
+
+	r = h.call("account", "--jq", ".email").Run(t)
+	clitest.RequireCode(t, r, clierr.OK)
+	assert.Equal(t, "grace@example.com\n", r.Stdout)
+	r = h.call("auth", "status").Run(t)
+	clitest.RequireCode(t, r, clierr.OK)
+	assert.Contains(t, r.Stdout, "API key   set (not shown), from the system keychain (service synthient), profile default\n")
+	assert.NotContains(t, r.Stdout+r.Stderr, h.srv.APIKey)
+}
+
+// On a machine without a keychain the key goes to credentials.toml, mode
+// 0600, which login and status name.
+func TestLoginWithoutKeychain(t *testing.T) {
+	t.Parallel()
+	h := newHome(t, errors.New("no Secret Service on this host"))
+	c := h.call("auth", "login", "--with-token")
+	c.Stdin = strings.NewReader(h.srv.APIKey)
+	r := c.Run(t)
+	clitest.RequireCode(t, r, clierr.OK)
+	path := filepath.Join(h.dir, "synthient", "credentials.toml")
+	assert.Contains(t, r.Stderr, "the key is kept in "+path+" (mode 0600): no system keychain here (no Secret Service on this host)")
+	fi, err := os.Stat(path)
+	require.NoError(t, err)
+	assert.Equal(t, os.FileMode(0o600), fi.Mode().Perm())
+	r = h.call("auth", "status").Run(t)
+	clitest.RequireCode(t, r, clierr.OK)
+	assert.Contains(t, r.Stdout, "from "+path+", profile default")
+}
+
+// A key typed at the prompt, which does not echo it, is kept like one on
+// stdin; without a terminal and without --with-token, login says how to
+// give the key, and reads nothing.
+func TestLoginPrompt(t *testing.T) {
+	t.Parallel()
+	h := newHome(t, nil)
+	c := h.call("auth", "login")
+	c.TTYIn, c.Password = true, []byte(h.srv.APIKey)
+	r := c.Run(t)
+	clitest.RequireCode(t, r, clierr.OK)
+	assert.True(t, strings.HasPrefix(r.Stderr, "Paste your Synthient API key (it is not shown): \nsynthient: logged in as Grace Hopper"), "stderr: %q", r.Stderr)
+
+	r = newHome(t, nil).call("auth", "login").Run(t)
+	clitest.RequireCode(t, r, clierr.Usage)
+	assert.Contains(t, r.Stderr, "stdin is not one: give it on stdin with --with-token")
+}
+
+// A key the API refuses is not kept; one on stdin that is not a key is
+// refused before anything is sent.
+func TestLoginRefusedKey(t *testing.T) {
+	t.Parallel()
+	h := newHome(t, nil)
+	c := h.call("auth", "login", "--with-token")
+	c.Stdin = strings.NewReader(clitest.UnknownKey)
+	r := c.Run(t)
+	clitest.RequireCode(t, r, clierr.API)
+	assert.Contains(t, r.Stderr, "the key was not kept: checking it with the API: 401 Unauthorized")
+	assert.NotContains(t, r.Stderr, clitest.UnknownKey)
+	_, err := h.keychain.Get("synthient", "default")
+	assert.Error(t, err, "nothing kept")
+
+	before := len(h.srv.Requests())
+	c = h.call("auth", "login", "--with-token")
+	c.Stdin = strings.NewReader("two words\n")
+	r = c.Run(t)
+	clitest.RequireCode(t, r, clierr.Usage)
+	assert.Contains(t, r.Stderr, "--with-token: stdin holds more than one word")
+	assert.Len(t, h.srv.Requests(), before, "requests sent")
+}
+
+// Each profile has a key of its own; logout removes the profile's, and a
+// second logout has nothing to remove.
+func TestLogout(t *testing.T) {
+	t.Parallel()
+	h := newHome(t, nil)
+	for _, p := range []string{"default", "staging"} {
+		c := h.call("--profile", p, "auth", "login", "--with-token")
+		c.Stdin = strings.NewReader(h.srv.APIKey)
+		clitest.RequireCode(t, c.Run(t), clierr.OK)
+	}
+	r := h.call("--profile", "staging", "auth", "logout").Run(t)
+	clitest.RequireCode(t, r, clierr.OK)
+	assert.Equal(t, "synthient: logged out of profile staging: its key is removed from the system keychain (service synthient)\n", r.Stderr)
+	r = h.call("--profile", "staging", "auth", "logout").Run(t)
+	clitest.RequireCode(t, r, clierr.Failure)
+	assert.Contains(t, r.Stderr, "no key stored for profile staging")
+	_, err := h.keychain.Get("synthient", "default")
+	assert.NoError(t, err, "the default profile's key stays")
+	r = h.call("--fake", "auth", "status").Run(t)
+	clitest.RequireCode(t, r, clierr.Usage)
+}

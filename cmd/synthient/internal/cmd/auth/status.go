@@ -1,0 +1,164 @@
+package auth
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/synthient-go/synthient"
+	"github.com/synthient-go/synthient/cmd/synthient/internal/clierr"
+	"github.com/synthient-go/synthient/cmd/synthient/internal/cmdutil"
+	"github.com/synthient-go/synthient/cmd/synthient/internal/output"
+	"github.com/synthient-go/synthient/cmd/synthient/internal/render"
+)
+
+// StatusOptions are the options of auth status.
+type StatusOptions struct {
+	Printer  *output.Printer
+	Settings *cmdutil.Settings
+	// BaseURL is the base URL in use, and BaseURLFrom where it came from.
+	BaseURL, BaseURLFrom string
+	HasKey               func() bool
+	Client               func(...synthient.Option) (*synthient.Client, error)
+	Describe             func(error) string
+}
+
+// NewCmdStatus returns auth status. runF, when not nil, runs in place of
+// the command's own run function.
+func NewCmdStatus(f *cmdutil.Factory, runF func(context.Context, *StatusOptions) error) *cobra.Command {
+	opts := &StatusOptions{HasKey: f.HasKey, Client: f.Client, Describe: f.Describe}
+	cmd := &cobra.Command{
+		Use:   "status",
+		Short: "Show the profile, the base URL and where the key comes from, and check the key",
+		Long: `Show the profile in use and what chose it, config.toml, the base URL and where it
+comes from, and where the API key comes from (never the key), then check the
+key with the API (a free request of the account). Exit code 0 when the key
+works, 1 without a key, 3 when the API refuses it, 4 when the API cannot be
+reached.`,
+		Args: cmdutil.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			opts.Printer, opts.Settings = f.Printer, &f.Settings
+			opts.BaseURL, opts.BaseURLFrom = baseURL(f)
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
+			return statusRun(cmd.Context(), opts)
+		},
+	}
+	cmdutil.SetExamples(cmd, "synthient auth status", "synthient auth status -o json")
+	return cmd
+}
+
+// baseURL returns the base URL f's command line uses, and where it came
+// from.
+func baseURL(f *cmdutil.Factory) (string, string) {
+	switch {
+	case f.Flags.BaseURL != "":
+		return f.Flags.BaseURL, "--base-url"
+	case f.Getenv("SYNTHIENT_BASE_URL") != "":
+		return f.Getenv("SYNTHIENT_BASE_URL"), "SYNTHIENT_BASE_URL"
+	case f.BaseURL() != "":
+		return f.BaseURL(), "profile " + f.Settings.Profile
+	}
+	return synthient.DefaultBaseURL, "built in"
+}
+
+// status is what auth status says, as JSON.
+type status struct {
+	Profile     string         `json:"profile"`
+	ProfileFrom string         `json:"profile_from"`
+	Config      string         `json:"config,omitempty"`
+	Profiles    []string       `json:"profiles"`
+	BaseURL     string         `json:"base_url"`
+	BaseURLFrom string         `json:"base_url_from"`
+	KeyFrom     string         `json:"key_from,omitempty"`
+	Account     *statusAccount `json:"account,omitempty"`
+	Error       string         `json:"error,omitempty"`
+	err         error          // the check's
+	acct        *synthient.Account
+}
+
+type statusAccount struct {
+	Email   string `json:"email"`
+	Name    string `json:"name"`
+	Credits int64  `json:"credits"`
+}
+
+func statusRun(ctx context.Context, o *StatusOptions) error {
+	s := o.Settings
+	st := status{Profile: s.Profile, ProfileFrom: s.ProfileFrom, Config: s.Config.Path, Profiles: s.Config.Names(),
+		BaseURL: o.BaseURL, BaseURLFrom: o.BaseURLFrom, KeyFrom: s.KeyFrom}
+	if st.ProfileFrom == "" {
+		st.ProfileFrom = "built in"
+	}
+	if o.HasKey() {
+		st.check(ctx, o)
+	}
+	if err := o.print(&st); err != nil {
+		return err
+	}
+	switch {
+	case !o.HasKey():
+		return clierr.New(clierr.Failure, errors.New("not logged in: run 'synthient auth login' (or set SYNTHIENT_API_KEY)"))
+	case st.err != nil:
+		return st.err
+	}
+	return nil
+}
+
+// check asks the account with the key.
+func (st *status) check(ctx context.Context, o *StatusOptions) {
+	c, err := o.Client()
+	if err == nil {
+		st.acct, err = c.Account(ctx)
+	}
+	if err != nil {
+		st.err, st.Error = err, o.Describe(err)
+		return
+	}
+	st.Account = &statusAccount{Email: st.acct.Email, Name: strings.TrimSpace(st.acct.FirstName + " " + st.acct.LastName), Credits: st.acct.LookupQuota.Credits}
+}
+
+// print prints the status: a table, or one JSON document.
+func (o *StatusOptions) print(st *status) error {
+	p := o.Printer
+	if p.JSON() {
+		return p.Emit(st)
+	}
+	t := render.NewTable(p.Out)
+	t.Row("Profile", st.Profile+fromNote(st.ProfileFrom))
+	config := "none"
+	switch {
+	case len(st.Profiles) > 0 || o.Settings.Config.Exists:
+		config = st.Config + " (profiles: " + render.List(st.Profiles) + ")"
+	case st.Config != "":
+		config = "none (" + st.Config + " would be read)"
+	}
+	t.Row("Config", config)
+	t.Row("Base URL", st.BaseURL+fromNote(st.BaseURLFrom))
+	switch {
+	case st.KeyFrom == "":
+		t.Row("API key", "none: run 'synthient auth login'")
+	default:
+		t.Row("API key", "set (not shown), from "+st.KeyFrom)
+	}
+	switch {
+	case st.Account != nil:
+		t.Row("Account", fmt.Sprintf("%s <%s>, %s credits: the key works", st.Account.Name, st.Account.Email, strconv.FormatInt(st.Account.Credits, 10)))
+	case st.err != nil:
+		t.Row("Account", "the check failed: "+st.Error)
+	}
+	return t.Flush()
+}
+
+// fromNote is the parenthesis after a setting naming its source.
+func fromNote(source string) string {
+	if source == "built in" {
+		return " (built in)"
+	}
+	return " (from " + source + ")"
+}

@@ -1,0 +1,137 @@
+package lookup_test
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/synthient-go/synthient/cmd/synthient/internal/clierr"
+	"github.com/synthient-go/synthient/cmd/synthient/internal/clitest"
+	"github.com/synthient-go/synthient/synthienttest"
+)
+
+// lookup ip with several addresses, or none and a stdin that is not a
+// terminal, or "-", is a bulk lookup: one request, NDJSON in input order,
+// the summary; lookup ips reads stdin the same ways. Several addresses may
+// share a line, as "echo a b" writes them.
+func TestBulkInputs(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name  string
+		args  []string
+		stdin string
+		want  []string
+	}{
+		{"lookup ip ADDR ADDR", []string{"lookup", "ip", "1.1.1.1", "8.8.8.8"}, "", []string{"1.1.1.1", "8.8.8.8"}},
+		{"lookup ip from a pipe", []string{"lookup", "ip"}, "9.9.9.9\n1.0.0.1\n", []string{"9.9.9.9", "1.0.0.1"}},
+		{"lookup ip -", []string{"lookup", "ip", "-"}, "9.9.9.9\n", []string{"9.9.9.9"}},
+		{"lookup ips from a pipe", []string{"lookup", "ips"}, "8.8.4.4\n", []string{"8.8.4.4"}},
+		{"lookup ips -", []string{"lookup", "ips", "-"}, "8.8.4.4\n1.1.1.1\n", []string{"8.8.4.4", "1.1.1.1"}},
+		{"several on a line", []string{"lookup", "ip"}, "213.149.183.127 168.205.174.84\t9.9.9.9 # a comment 8.8.8.8\n", []string{"213.149.183.127", "168.205.174.84", "9.9.9.9"}},
+		{"lookup ip ADDR --journal", []string{"lookup", "ip", "1.1.1.1", "--journal", "JOURNAL"}, "", []string{"1.1.1.1"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			srv := clitest.NewServer(t)
+			args := append([]string{"-o", "json"}, tt.args...)
+			for i, a := range args {
+				if a == "JOURNAL" {
+					args[i] = filepath.Join(t.TempDir(), "j")
+				}
+			}
+			c := clitest.Against(srv, args...)
+			c.Stdin = strings.NewReader(tt.stdin)
+			r := c.Run(t)
+			clitest.RequireCode(t, r, clierr.OK, args...)
+			assert.Equal(t, tt.want, clitest.NDJSONIPs(t, r.Stdout))
+			assert.Equal(t, int64(len(tt.want)), clitest.ParseSummary(t, r.Stderr).LookedUp, "summary")
+			assert.Equal(t, 1, srv.Arrivals(synthienttest.RouteLookupIPs), "one batch request")
+			assert.Zero(t, srv.Arrivals(synthienttest.RouteLookupIP), "no single lookup")
+		})
+	}
+}
+
+// lookup ip with one address is a single lookup, printed in full; with a
+// terminal on stdin and no address it asks for ADDR, sending nothing.
+func TestLookupIPOneOrNone(t *testing.T) {
+	t.Parallel()
+	srv := clitest.NewServer(t)
+	r := clitest.RunSrv(t, srv, "lookup", "ip", "8.8.8.8")
+	clitest.RequireCode(t, r, clierr.OK)
+	assert.Contains(t, r.Stdout, "Network       AS15169")
+	assert.Empty(t, r.Stderr)
+	assert.Equal(t, 1, srv.Arrivals(synthienttest.RouteLookupIP))
+
+	c := clitest.Against(srv, "lookup", "ip")
+	c.TTYIn = true
+	r = c.Run(t)
+	clitest.RequireCode(t, r, clierr.Usage)
+	assert.Contains(t, r.Stderr, "lookup ip needs addresses")
+	assert.Equal(t, 1, srv.Arrivals(synthienttest.RouteLookupIP)+srv.Arrivals(synthienttest.RouteLookupIPs), "requests")
+}
+
+// --api-key-file - and addresses on stdin cannot both be: stdin holds one
+// of them.
+func TestBulkStdinTwice(t *testing.T) {
+	t.Parallel()
+	srv := clitest.NewServer(t)
+	for _, args := range [][]string{{"lookup", "ips", "-"}, {"lookup", "ip"}, {"lookup", "ips", "--file", "-"}} {
+		t.Run(strings.Join(args, " "), func(t *testing.T) {
+			c := clitest.Call{Args: append([]string{"--base-url", srv.URL, "--api-key-file", "-"}, args...),
+				Stdin: strings.NewReader(srv.APIKey + "\n")}
+			r := c.Run(t)
+			clitest.RequireCode(t, r, clierr.Usage, c.Args...)
+			assert.Contains(t, r.Stderr, "stdin")
+		})
+	}
+	assert.Zero(t, srv.Arrivals(synthienttest.RouteLookupIPs))
+}
+
+// A journal that is the input file is refused before anything is read or
+// sent: it would append records to the addresses.
+func TestBulkJournalIsInput(t *testing.T) {
+	t.Parallel()
+	srv := clitest.NewServer(t)
+	in := filepath.Join(t.TempDir(), "in.txt")
+	require.NoError(t, os.WriteFile(in, []byte("1.1.1.1\n"), 0o600))
+	r := clitest.RunSrv(t, srv, "lookup", "ips", "--file", in, "--journal", in)
+	clitest.RequireCode(t, r, clierr.Usage)
+	assert.Contains(t, r.Stderr, "--journal "+in+" is the input file")
+	got, err := os.ReadFile(in)
+	require.NoError(t, err)
+	assert.Equal(t, "1.1.1.1\n", string(got))
+	assert.Empty(t, srv.Requests())
+}
+
+// A file given where addresses go (lookup ips addrs.txt) is a usage error
+// that says how to read it, and nothing is sent; a file whose name is an
+// address is that address.
+func TestFileGivenAsAddress(t *testing.T) {
+	t.Parallel()
+	file := filepath.Join(t.TempDir(), "addrs.txt")
+	require.NoError(t, os.WriteFile(file, []byte("1.1.1.1\n"), 0o600))
+	tests := []struct {
+		name, command string
+		args          []string
+	}{
+		{"lookup ips FILE", "lookup ips", []string{"lookup", "ips", file}},
+		{"lookup ips ADDR FILE", "lookup ips", []string{"lookup", "ips", "8.8.8.8", file}},
+		{"lookup ip FILE", "lookup ip", []string{"lookup", "ip", file}},
+		{"lookup ip FILE ADDR", "lookup ip", []string{"lookup", "ip", file, "8.8.8.8"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			srv := clitest.NewServer(t)
+			r := clitest.RunSrv(t, srv, tt.args...)
+			clitest.RequireCode(t, r, clierr.Usage, tt.args...)
+			assert.Contains(t, r.Stderr, `"`+file+`" is a file, not an IP address: read it with synthient `+tt.command+` --file `+file)
+			assert.Zero(t, srv.Arrivals(synthienttest.RouteLookupIPs)+srv.Arrivals(synthienttest.RouteLookupIP), "lookups sent")
+		})
+	}
+}

@@ -1,0 +1,101 @@
+package lookup
+
+import (
+	"context"
+	"net/netip"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/synthient-go/synthient"
+	"github.com/synthient-go/synthient/cmd/synthient/internal/clierr"
+	"github.com/synthient-go/synthient/cmd/synthient/internal/cmdutil"
+	"github.com/synthient-go/synthient/cmd/synthient/internal/output"
+	"github.com/synthient-go/synthient/cmd/synthient/internal/render"
+)
+
+// IPOptions are the options of lookup ip with one address and none of the
+// bulk flags.
+type IPOptions struct {
+	Printer *output.Printer
+	Client  func(...synthient.Option) (*synthient.Client, error)
+	Addr    string
+}
+
+// NewCmdIP returns lookup ip: one address, looked up alone (a detailed
+// view), or many, looked up as lookup ips does. runF and bulkF, when not
+// nil, run in place of the command's own run functions.
+func NewCmdIP(f *cmdutil.Factory, runF func(context.Context, *IPOptions) error, bulkF func(context.Context, *BulkOptions) error) *cobra.Command {
+	opts := &IPOptions{Client: f.Client}
+	bulk := newBulkOptions(f, "lookup ip")
+	cmd := &cobra.Command{
+		Use:   "ip [ADDR... | -]",
+		Short: "Look up IP addresses (1 credit each; 0.9 in batches)",
+		Long: `Look up IP addresses. One address, and none of the flags of a bulk lookup,
+is looked up alone and printed in full; any other is a bulk lookup, as
+lookup ips makes it.
+
+` + bulkHelp,
+		Args: cobra.ArbitraryArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 1 && args[0] != "-" && !anyChanged(cmd, bulkFlags) {
+				opts.Printer, opts.Addr = f.Printer, args[0]
+				if runF != nil {
+					return runF(cmd.Context(), opts)
+				}
+				return ipRun(cmd.Context(), opts)
+			}
+			bulk.ready(f)
+			if err := bulk.setInput(args, "ADDR... or - (stdin)"); err != nil {
+				return err
+			}
+			if err := bulk.check(); err != nil {
+				return err
+			}
+			if bulkF != nil {
+				return bulkF(cmd.Context(), bulk)
+			}
+			return bulkRun(cmd.Context(), bulk)
+		},
+	}
+	addBulkFlags(cmd.Flags(), bulk)
+	cmdutil.SetExamples(cmd, "synthient lookup ip 8.8.8.8", "synthient lookup ip 2001:4860:4860::8888 -o json",
+		"synthient lookup ip 8.8.8.8 --jq .network.asn", "synthient lookup ip 1.1.1.1 8.8.8.8 9.9.9.9")
+	return cmd
+}
+
+// anyChanged reports whether any of the flags names was given to cmd.
+func anyChanged(cmd *cobra.Command, names []string) bool {
+	for _, n := range names {
+		if cmd.Flags().Changed(n) {
+			return true
+		}
+	}
+	return false
+}
+
+func ipRun(ctx context.Context, opts *IPOptions) error {
+	ip, err := netip.ParseAddr(strings.TrimSpace(opts.Addr))
+	if err != nil {
+		if isFile(opts.Addr) {
+			return fileArg("lookup ip", opts.Addr)
+		}
+		return clierr.Usagef("%q is not an IP address", opts.Addr)
+	}
+	c, err := opts.Client()
+	if err != nil {
+		return err
+	}
+	r, err := c.LookupIP(ctx, ip)
+	if err != nil {
+		return err
+	}
+	p := opts.Printer
+	switch {
+	case p.JSON():
+		return p.Emit(r)
+	case p.CSV():
+		return render.WriteCSV(p.Out, render.IPCSVHeader, render.IPCSVRow(r))
+	}
+	return render.WriteIPLookup(p.Out, r)
+}

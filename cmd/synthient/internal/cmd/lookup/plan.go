@@ -1,0 +1,157 @@
+package lookup
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/netip"
+	"strconv"
+
+	"github.com/synthient-go/synthient"
+	"github.com/synthient-go/synthient/cmd/synthient/internal/addrinput"
+	"github.com/synthient-go/synthient/cmd/synthient/internal/batch"
+	"github.com/synthient-go/synthient/cmd/synthient/internal/journal"
+	"github.com/synthient-go/synthient/cmd/synthient/internal/render"
+)
+
+// planRun is --dry-run: it reads and checks the input as a run would,
+// and prints what the run would send and cost (synthient.
+// PlanLookupIPsAll), and, with a key, the credits left. Nothing billed
+// is sent. Invalid lines are reported, and counted, as in a run.
+func planRun(ctx context.Context, o *BulkOptions, in io.Reader) error {
+	cfg := o.Batch
+	lines := addrinput.NewReader(ctx, in, cfg.ReportInvalid)
+	defer lines.Close()
+	j, err := openJournal(o.Journal, true)
+	if err != nil {
+		return err
+	}
+	var inJournal *int64
+	if o.Journal != "" {
+		inJournal = new(int64)
+	}
+	if j != nil {
+		defer j.Close()
+		lines.Skip = func(ip netip.Addr) bool {
+			st := j.State(ip)
+			return st == journal.LookedUp || st == journal.Unknown && !o.ResendUnknown
+		}
+	}
+	plan, err := synthient.PlanLookupIPsAll(lines.Addrs(), o.params())
+	if err != nil {
+		return err
+	}
+	for e, ok := lines.Next(); ok; e, ok = lines.Next() {
+		if e.Skipped {
+			*inJournal++
+		}
+	}
+	if err := lines.End(); err != nil {
+		return err
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if err := writePlan(cfg, plan, inJournal, creditsLeft(ctx, o)); err != nil {
+		return err
+	}
+	if err := batch.NoAddressError(plan.Invalid, plan.Addresses+deref(inJournal), cfg.InvalidWhere()); err != nil {
+		return err
+	}
+	cfg.InvalidNote(plan.Invalid)
+	return nil
+}
+
+// deref returns *n, or 0 for nil.
+func deref(n *int64) int64 {
+	if n == nil {
+		return 0
+	}
+	return *n
+}
+
+// dryRunPlan is the JSON form of a dry run's plan.
+type dryRunPlan struct {
+	Addresses   int64  `json:"addresses"`
+	Journal     *int64 `json:"journal,omitempty"` // settled by the journal: not sent again
+	Invalid     int64  `json:"invalid"`
+	Duplicates  int64  `json:"duplicates"`
+	Distinct    int64  `json:"distinct"`
+	Requests    int64  `json:"requests"`
+	Credits     int64  `json:"credits"`
+	CreditsLeft *int64 `json:"credits_left,omitempty"`
+	Fits        *bool  `json:"fits,omitempty"`
+}
+
+// writePlan prints plan, with the addresses the journal settles when
+// inJournal is not nil, and the credits left when left is not nil.
+func writePlan(cfg *batch.Config, plan *synthient.BulkPlan, inJournal, left *int64) error {
+	p := dryRunPlan{Addresses: plan.Addresses + deref(inJournal), Journal: inJournal, Invalid: plan.Invalid, Duplicates: plan.Duplicates,
+		Distinct: plan.Distinct, Requests: plan.Requests, Credits: plan.Credits, CreditsLeft: left}
+	if left != nil {
+		fits := *left >= plan.Credits
+		p.Fits = &fits
+	}
+	pr := cfg.Printer
+	switch {
+	case pr.JSON():
+		return pr.Emit(p)
+	case pr.CSV():
+		return render.WriteCSV(pr.Out, planCSVHeader, planCSVRow(&p))
+	}
+	t := render.NewTable(pr.Out)
+	t.Row("Addresses", strconv.FormatInt(p.Addresses, 10))
+	if inJournal != nil {
+		t.Row("In the journal", strconv.FormatInt(*inJournal, 10)+" (not sent again)")
+	}
+	for _, r := range []struct {
+		name string
+		n    int64
+	}{{"Invalid", p.Invalid}, {"Duplicates", p.Duplicates},
+		{"Distinct", p.Distinct}, {"Requests", p.Requests}, {"Credits", p.Credits}} {
+		t.Row(r.name, strconv.FormatInt(r.n, 10))
+	}
+	if left != nil {
+		verdict := "enough"
+		if !*p.Fits {
+			verdict = "not enough"
+		}
+		t.Row("Credits left", fmt.Sprintf("%d (%s)", *left, verdict))
+	}
+	return t.Flush()
+}
+
+// creditsLeft asks the account's credits (a free request) when a key is
+// configured; nil without one, or when the request fails, which it
+// reports on stderr without failing the dry run.
+func creditsLeft(ctx context.Context, o *BulkOptions) *int64 {
+	if !o.HasKey() {
+		return nil
+	}
+	c, err := o.Client()
+	if err == nil {
+		var acct *synthient.Account
+		if acct, err = c.Account(ctx); err == nil {
+			return &acct.LookupQuota.Credits
+		}
+	}
+	fmt.Fprintln(o.Batch.Err, "synthient: credits left unknown: "+o.Batch.Describe(err))
+	return nil
+}
+
+var planCSVHeader = []string{"addresses", "invalid", "duplicates", "distinct", "requests", "credits", "credits_left", "fits", "journal"}
+
+// planCSVRow is a dry run's row under planCSVHeader: credits_left and
+// fits are empty without a key, journal without --journal.
+func planCSVRow(p *dryRunPlan) []string {
+	left, fits, inJournal := "", "", ""
+	if p.CreditsLeft != nil {
+		left, fits = strconv.FormatInt(*p.CreditsLeft, 10), strconv.FormatBool(*p.Fits)
+	}
+	if p.Journal != nil {
+		inJournal = strconv.FormatInt(*p.Journal, 10)
+	}
+	return []string{strconv.FormatInt(p.Addresses, 10), strconv.FormatInt(p.Invalid, 10),
+		strconv.FormatInt(p.Duplicates, 10), strconv.FormatInt(p.Distinct, 10),
+		strconv.FormatInt(p.Requests, 10), strconv.FormatInt(p.Credits, 10), left, fits, inJournal}
+}

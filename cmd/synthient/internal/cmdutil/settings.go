@@ -1,0 +1,133 @@
+package cmdutil
+
+import (
+	"context"
+	"path/filepath"
+
+	"github.com/synthient-go/synthient/cmd/synthient/internal/clierr"
+	"github.com/synthient-go/synthient/cmd/synthient/internal/config"
+)
+
+// Settings are where a run's settings came from, for auth status and the
+// errors that name a source.
+type Settings struct {
+	// Profile is the profile in use, and ProfileFrom what chose it:
+	// "--profile", "SYNTHIENT_PROFILE" or "" for the default.
+	Profile, ProfileFrom string
+	// Config is config.toml (empty when there is none).
+	Config *config.File
+	// KeyFrom says where the key came from: "--api-key", "--api-key-file
+	// FILE", "SYNTHIENT_API_KEY", ".env (PATH:LINE)", or where the store
+	// keeps it; "" without a key.
+	KeyFrom string
+}
+
+// Store returns the store of keys of f's configuration.
+func (f *Factory) Store() *config.Store {
+	return &config.Store{Keychain: f.Keychain, Dir: config.Dir(f.Getenv)}
+}
+
+// LoadConfig reads config.toml and picks the profile: --profile, else
+// SYNTHIENT_PROFILE, else "default". A profile named explicitly must be
+// in config.toml or have a key stored, unless keeping is set (auth login
+// and logout, which keep and remove keys). The profile's settings apply where no flag (changed reports
+// the flags given) or environment variable sets them.
+func (f *Factory) LoadConfig(changed func(flag string) bool, keeping bool) error {
+	s := &f.Settings
+	file, err := config.Load(config.Dir(f.Getenv))
+	if err != nil {
+		return clierr.New(clierr.Usage, err)
+	}
+	s.Config, s.Profile = file, config.DefaultProfile
+	switch {
+	case f.Flags.Profile != "":
+		s.Profile, s.ProfileFrom = f.Flags.Profile, "--profile"
+	case f.Getenv("SYNTHIENT_PROFILE") != "":
+		s.Profile, s.ProfileFrom = f.Getenv("SYNTHIENT_PROFILE"), "SYNTHIENT_PROFILE"
+	}
+	p, known := file.Profiles[s.Profile]
+	if s.ProfileFrom != "" && !known && !keeping {
+		if key, _, err := f.Store().Get(s.Profile); err != nil || key == "" {
+			return clierr.Usagef("profile %s (from %s): not in %s, and no key stored for it (synthient auth login --profile %s)",
+				s.Profile, s.ProfileFrom, orNone(file.Path), s.Profile)
+		}
+	}
+	fl := &f.Flags
+	if p.Timeout != nil && !changed("timeout") {
+		fl.Timeout = p.Timeout.Duration
+	}
+	if p.OpenTimeout != nil && !changed("open-timeout") {
+		fl.OpenTimeout = p.OpenTimeout.Duration
+	}
+	if p.MaxRetries != nil && !changed("max-retries") {
+		fl.MaxRetries = *p.MaxRetries
+	}
+	f.profileBase = p.BaseURL
+	return nil
+}
+
+func orNone(path string) string {
+	if path == "" {
+		return "config.toml (no configuration directory: set HOME or XDG_CONFIG_HOME)"
+	}
+	return path
+}
+
+// ResolveKey sets the key, and Settings.KeyFrom, from the first of:
+// --api-key-file, --api-key, SYNTHIENT_API_KEY, a .env file in the
+// working directory, and the key the store keeps for the profile (the
+// system keychain, else credentials.toml). It makes the key a secret.
+// With --fake it needs none. Reading the key file stops when ctx is done.
+func (f *Factory) ResolveKey(ctx context.Context) error {
+	fl, s := &f.Flags, &f.Settings
+	switch {
+	case fl.Fake:
+		return nil
+	case fl.APIKeyFile != "":
+		key, err := config.ReadKeyFile(ctx, fl.APIKeyFile, f.IO.In)
+		if err != nil {
+			return err
+		}
+		f.key, s.KeyFrom = key, "--api-key-file "+fl.APIKeyFile
+	case fl.APIKey != "":
+		f.key, s.KeyFrom = fl.APIKey, "--api-key"
+	case f.Getenv("SYNTHIENT_API_KEY") != "":
+		f.key, s.KeyFrom = f.Getenv("SYNTHIENT_API_KEY"), "SYNTHIENT_API_KEY"
+	default:
+		if err := f.keyFromFiles(); err != nil {
+			return err
+		}
+	}
+	f.Secrets.Add(f.key)
+	return nil
+}
+
+// keyFromFiles looks for the key in .env, then in the store.
+func (f *Factory) keyFromFiles() error {
+	path := filepath.Join(f.WorkDir, ".env")
+	key, line, err := config.ReadDotEnv(path)
+	if err != nil {
+		return clierr.New(clierr.Usage, err)
+	}
+	if key != "" {
+		f.key, f.Settings.KeyFrom = key, ".env ("+path+":"+itoa(line)+")"
+		return nil
+	}
+	key, where, err := f.Store().Get(f.Settings.Profile)
+	if err != nil {
+		return clierr.New(clierr.Usage, err)
+	}
+	if key != "" {
+		f.key, f.Settings.KeyFrom = key, where.String()+", profile "+f.Settings.Profile
+	}
+	return nil
+}
+
+func itoa(n int) string { return string(appendInt(nil, n)) }
+
+func appendInt(b []byte, n int) []byte {
+	if n >= 10 {
+		b = appendInt(b, n/10)
+	}
+	return append(b, byte('0'+n%10))
+}

@@ -1,0 +1,108 @@
+package cmdutil_test
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/synthient-go/synthient/cmd/synthient/internal/clierr"
+	"github.com/synthient-go/synthient/cmd/synthient/internal/clitest"
+	"github.com/synthient-go/synthient/synthienttest"
+)
+
+// Tests of settings.go: where the key and the settings come from.
+
+// The key comes from the first of: a flag, SYNTHIENT_API_KEY, .env, the
+// profile's stored key. Each source here has a key of its own, told apart
+// by its credits.
+func TestKeyPrecedence(t *testing.T) {
+	t.Parallel()
+	srv := clitest.NewServer(t)
+	stored, dotenv, env, flag := srv.AddKey(synthienttest.AllScopes(), 1), srv.AddKey(synthienttest.AllScopes(), 2),
+		srv.AddKey(synthienttest.AllScopes(), 3), srv.AddKey(synthienttest.AllScopes(), 4)
+	keychain := &clitest.Keychain{}
+	require.NoError(t, keychain.Set("synthient", "default", stored))
+	withDotEnv := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(withDotEnv, ".env"), []byte("OTHER=1\nSYNTHIENT_API_KEY="+dotenv+"\n"), 0o600))
+	tests := []struct {
+		name    string
+		flags   []string
+		env     string
+		dir     string
+		credits string
+	}{
+		{"a flag first", []string{"--api-key", flag}, env, withDotEnv, "4"},
+		{"then the environment", nil, env, withDotEnv, "3"},
+		{"then .env", nil, "", withDotEnv, "2"},
+		{"then the keychain", nil, "", "", "1"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			c := clitest.Call{Args: append(append([]string{"--base-url", srv.URL}, tt.flags...), "account", "--jq", ".lookup_quota.credits"),
+				Env: map[string]string{"SYNTHIENT_API_KEY": tt.env, "XDG_CONFIG_HOME": t.TempDir()}, Keychain: keychain, Dir: tt.dir}
+			r := c.Run(t)
+			clitest.RequireCode(t, r, clierr.OK, c.Args...)
+			assert.Equal(t, tt.credits+"\n", r.Stdout)
+		})
+	}
+}
+
+// A .env that sets the key and cannot be read is a usage error naming its
+// line, never the key.
+func TestDotEnvRefused(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, ".env"), []byte("SYNTHIENT_API_KEY=\""+clitest.PastedKey+"\n"), 0o600))
+	r := clitest.Call{Args: []string{"account"}, Dir: dir}.Run(t)
+	clitest.RequireCode(t, r, clierr.Usage)
+	assert.Equal(t, "synthient: "+filepath.Join(dir, ".env")+":1: SYNTHIENT_API_KEY: the quote is not closed on its line\n", r.Stderr)
+}
+
+// A profile of config.toml gives the base URL, timeouts and retries where
+// no flag or environment variable does; --profile and SYNTHIENT_PROFILE
+// pick it; a profile named and found nowhere is refused.
+func TestProfiles(t *testing.T) {
+	t.Parallel()
+	srv := clitest.NewServer(t)
+	home := t.TempDir()
+	require.NoError(t, os.MkdirAll(filepath.Join(home, "synthient"), 0o700))
+	require.NoError(t, os.WriteFile(filepath.Join(home, "synthient", "config.toml"), []byte(
+		"[profiles.default]\nbase_url = \""+srv.URL+"\"\n\n"+
+			"[profiles.once]\nbase_url = \""+srv.URL+"\"\nmax_retries = 0\n\n"+
+			"[profiles.elsewhere]\nbase_url = \"http://127.0.0.1:1/api/v4\"\n"), 0o600))
+	run := func(env map[string]string, args ...string) clitest.Result {
+		t.Helper()
+		e := map[string]string{"XDG_CONFIG_HOME": home, "SYNTHIENT_API_KEY": srv.APIKey}
+		for k, v := range env {
+			e[k] = v
+		}
+		return clitest.Call{Args: args, Env: e}.Run(t)
+	}
+	clitest.RequireCode(t, run(nil, "health"), clierr.OK)
+	clitest.RequireCode(t, run(nil, "--profile", "elsewhere", "health"), clierr.Connection)
+	clitest.RequireCode(t, run(map[string]string{"SYNTHIENT_PROFILE": "elsewhere"}, "health"), clierr.Connection)
+	clitest.RequireCode(t, run(map[string]string{"SYNTHIENT_PROFILE": "elsewhere", "SYNTHIENT_BASE_URL": srv.URL}, "health"), clierr.OK)
+	clitest.RequireCode(t, run(nil, "--profile", "elsewhere", "--base-url", srv.URL, "health"), clierr.OK)
+
+	srv.Inject(synthienttest.RouteAccount, 1, synthienttest.Fault{Status: 502})
+	r := run(nil, "--profile", "once", "account")
+	clitest.RequireCode(t, r, clierr.API)
+	assert.Contains(t, r.Stderr, "1 attempt(s)", "max_retries = 0 of the profile")
+	srv.Inject(synthienttest.RouteAccount, 1, synthienttest.Fault{Status: 502})
+	clitest.RequireCode(t, run(nil, "--profile", "once", "--max-retries", "1", "account"), clierr.OK)
+
+	r = run(nil, "--profile", "nowhere", "account")
+	clitest.RequireCode(t, r, clierr.Usage)
+	assert.Contains(t, r.Stderr, "profile nowhere (from --profile): not in "+filepath.Join(home, "synthient", "config.toml")+", and no key stored for it")
+
+	require.NoError(t, os.WriteFile(filepath.Join(home, "synthient", "config.toml"), []byte("[profiles.default]\nbase_url = 1\n"), 0o600))
+	r = run(nil, "account")
+	clitest.RequireCode(t, r, clierr.Usage)
+	assert.True(t, strings.HasPrefix(r.Stderr, "synthient: "+filepath.Join(home, "synthient", "config.toml")), "a config.toml that cannot be used: %s", r.Stderr)
+	clitest.RequireCode(t, run(nil, "version"), clierr.OK) // a command that calls nothing does not read it
+}

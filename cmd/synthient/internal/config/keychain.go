@@ -1,0 +1,71 @@
+package config
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/zalando/go-keyring"
+)
+
+// Service is the service name of the CLI's keys in the system keychain;
+// the account is the profile's name.
+const Service = "synthient"
+
+// Keychain is where keys are kept: the system keychain (SystemKeychain),
+// or another store a test gives. Get returns ErrNotFound for a key it does
+// not hold; any other error means the keychain cannot be used.
+type Keychain interface {
+	Get(service, account string) (string, error)
+	Set(service, account, secret string) error
+	Delete(service, account string) error
+}
+
+// ErrNotFound is the error of a key a Keychain does not hold.
+var ErrNotFound = keyring.ErrNotFound
+
+// SystemKeychain is the system's keychain, through zalando/go-keyring:
+// the macOS Keychain, the Windows Credential Manager, the Secret Service
+// (GNOME Keyring, KWallet) on Linux. Each call gives up after Timeout: a
+// keychain that does not answer (a locked one waiting for a password no
+// one types) counts as none.
+type SystemKeychain struct {
+	Timeout time.Duration
+}
+
+// errKeychainTimeout is the error of a keychain call that did not return
+// within the timeout.
+var errKeychainTimeout = errors.New("the system keychain did not answer")
+
+func (k SystemKeychain) Get(service, account string) (string, error) {
+	var v string
+	err := k.call(func() (err error) { v, err = keyring.Get(service, account); return err })
+	return v, err
+}
+
+func (k SystemKeychain) Set(service, account, secret string) error {
+	return k.call(func() error { return keyring.Set(service, account, secret) })
+}
+
+func (k SystemKeychain) Delete(service, account string) error {
+	return k.call(func() error { return keyring.Delete(service, account) })
+}
+
+// call runs f, giving up after the timeout (f then goes on, on its own
+// goroutine, until it returns).
+func (k SystemKeychain) call(f func() error) error {
+	d := k.Timeout
+	if d <= 0 {
+		d = 5 * time.Second
+	}
+	done := make(chan error, 1)
+	go func() { done <- f() }()
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case err := <-done:
+		return err
+	case <-t.C:
+		return fmt.Errorf("%w within %s", errKeychainTimeout, d)
+	}
+}

@@ -1,0 +1,88 @@
+// Package config finds the settings of a run: the API key and where it
+// comes from, the base URL and the client's options, from the flags, the
+// environment, a .env file, the profiles of the config file and the
+// system keychain.
+package config
+
+import (
+	"context"
+	"io"
+	"os"
+	"strings"
+	"unicode"
+
+	"github.com/synthient-go/synthient/cmd/synthient/internal/clierr"
+	"github.com/synthient-go/synthient/cmd/synthient/internal/interrupt"
+)
+
+// MaxKeyFile is the largest --api-key-file read: a key is 36 bytes, and a
+// bigger file is the wrong file.
+const MaxKeyFile = 4 << 10
+
+// ReadKeyFile reads a key from the file name ("-": stdin), trimmed of
+// surrounding white space (the newline an editor or echo adds). A file
+// that cannot be read, is empty, too big, or holds more than one word is a
+// usage error that never shows what the file holds. Opening and reading
+// stop when ctx is done (Ctrl-C while a terminal, a pipe or a named pipe
+// has not sent the key).
+func ReadKeyFile(ctx context.Context, name string, stdin io.Reader) (string, error) {
+	what := "stdin"
+	if name != "-" {
+		what = name
+	}
+	b, err := interrupt.Do(ctx, func() ([]byte, error) {
+		r := stdin
+		if name != "-" {
+			f, err := os.Open(name)
+			if err != nil {
+				return nil, clierr.Usagef("--api-key-file: %v", err)
+			}
+			defer f.Close()
+			r = f
+		}
+		b, err := io.ReadAll(io.LimitReader(r, MaxKeyFile+1))
+		if err != nil {
+			return nil, clierr.Usagef("--api-key-file: reading %s: %v", what, err)
+		}
+		return b, nil
+	}, nil)
+	if err != nil {
+		return "", err
+	}
+	return checkKey(b, "--api-key-file", what)
+}
+
+// ReadKey reads a key from r (stdin), as ReadKeyFile reads a file: flag
+// and what name the flag and the source in its errors.
+func ReadKey(ctx context.Context, r io.Reader, flag, what string) (string, error) {
+	b, err := interrupt.Do(ctx, func() ([]byte, error) {
+		b, err := io.ReadAll(io.LimitReader(r, MaxKeyFile+1))
+		if err != nil {
+			return nil, clierr.Usagef("%s: reading %s: %v", flag, what, err)
+		}
+		return b, nil
+	}, nil)
+	if err != nil {
+		return "", err
+	}
+	return checkKey(b, flag, what)
+}
+
+// checkKey returns the key b holds, trimmed; one that is empty, too big,
+// or more than one word is a usage error that never shows b.
+func checkKey(b []byte, flag, what string) (string, error) {
+	key := strings.TrimSpace(string(b))
+	switch {
+	case len(b) > MaxKeyFile:
+		return "", clierr.Usagef("%s: %s is larger than %d bytes, too large for an API key", flag, what, MaxKeyFile)
+	case key == "":
+		return "", clierr.Usagef("%s: %s is empty", flag, what)
+	case strings.IndexFunc(key, notKeyRune) >= 0:
+		return "", clierr.Usagef("%s: %s holds more than one word (white space or control characters after trimming), not a single API key", flag, what)
+	}
+	return key, nil
+}
+
+func notKeyRune(r rune) bool {
+	return unicode.IsSpace(r) || unicode.IsControl(r) || r == unicode.ReplacementChar
+}

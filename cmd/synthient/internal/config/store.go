@@ -1,0 +1,185 @@
+package config
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/BurntSushi/toml"
+)
+
+// Store keeps the API key of each profile: in the system keychain, else
+// (a headless server has none) in the file credentials.toml of the
+// configuration directory, with mode 0600.
+type Store struct {
+	Keychain Keychain
+	Dir      string // the configuration directory; "" for none
+}
+
+// Where says where a key is kept.
+type Where struct {
+	Keychain bool   // the system keychain, service Service, account the profile
+	Path     string // else this file
+}
+
+func (w Where) String() string {
+	if w.Keychain {
+		return "the system keychain (service " + Service + ")"
+	}
+	return w.Path
+}
+
+// credentials is credentials.toml.
+type credentials struct {
+	Profiles map[string]struct {
+		APIKey string `toml:"api_key"`
+	} `toml:"profiles"`
+}
+
+// CredentialsPath returns the path of the file of keys, "" without a
+// configuration directory.
+func (s *Store) CredentialsPath() string {
+	if s.Dir == "" {
+		return ""
+	}
+	return filepath.Join(s.Dir, "credentials.toml")
+}
+
+// Get returns the key of profile and where it is kept; "" when it is
+// kept nowhere. The keychain is asked first, then the file.
+func (s *Store) Get(profile string) (string, Where, error) {
+	key, err := s.Keychain.Get(Service, profile)
+	if err == nil && key != "" {
+		return key, Where{Keychain: true}, nil
+	}
+	c, err := s.readCredentials()
+	if err != nil {
+		return "", Where{}, err
+	}
+	return c.Profiles[profile].APIKey, Where{Path: s.CredentialsPath()}, nil
+}
+
+// Set keeps key as profile's: in the keychain, else in the file. keychainErr
+// is why the keychain could not be used, when the file was.
+func (s *Store) Set(profile, key string) (where Where, keychainErr error, err error) {
+	kerr := s.Keychain.Set(Service, profile, key)
+	if kerr == nil {
+		// A key left in the file by an earlier login would be found
+		// second; it goes.
+		if _, err := s.deleteFromFile(profile); err != nil {
+			return Where{}, nil, err
+		}
+		return Where{Keychain: true}, nil, nil
+	}
+	if s.Dir == "" {
+		return Where{}, kerr, fmt.Errorf("no system keychain (%v), and no configuration directory for a file of keys: set HOME or XDG_CONFIG_HOME", kerr)
+	}
+	c, err := s.readCredentials()
+	if err != nil {
+		return Where{}, kerr, err
+	}
+	if c.Profiles == nil {
+		c.Profiles = map[string]struct {
+			APIKey string `toml:"api_key"`
+		}{}
+	}
+	c.Profiles[profile] = struct {
+		APIKey string `toml:"api_key"`
+	}{key}
+	if err := s.writeCredentials(c); err != nil {
+		return Where{}, kerr, err
+	}
+	return Where{Path: s.CredentialsPath()}, kerr, nil
+}
+
+// Delete removes profile's key from the keychain and the file, and
+// returns where it was.
+func (s *Store) Delete(profile string) ([]Where, error) {
+	var was []Where
+	err := s.Keychain.Delete(Service, profile)
+	if err == nil {
+		was = append(was, Where{Keychain: true})
+	}
+	found, ferr := s.deleteFromFile(profile)
+	if found {
+		was = append(was, Where{Path: s.CredentialsPath()})
+	}
+	return was, ferr
+}
+
+// deleteFromFile removes profile from the file, and reports whether it
+// was there.
+func (s *Store) deleteFromFile(profile string) (bool, error) {
+	c, err := s.readCredentials()
+	if err != nil {
+		return false, err
+	}
+	if _, ok := c.Profiles[profile]; !ok {
+		return false, nil
+	}
+	delete(c.Profiles, profile)
+	return true, s.writeCredentials(c)
+}
+
+// readCredentials reads the file of keys: empty when there is none. A
+// file others can read is refused: the keys in it are secrets.
+func (s *Store) readCredentials() (*credentials, error) {
+	c := &credentials{}
+	path := s.CredentialsPath()
+	if path == "" {
+		return c, nil
+	}
+	fi, err := os.Stat(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return c, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	if fi.Mode().Perm()&0o077 != 0 {
+		return nil, &FileError{Path: path, Msg: fmt.Sprintf("others can read it (mode %04o): it holds API keys; chmod 600 %s", fi.Mode().Perm(), path)}
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return c, decode(path, b, c)
+}
+
+// writeCredentials replaces the file of keys with c, mode 0600, through
+// a new file renamed over it: a crash leaves the old file or the new one.
+func (s *Store) writeCredentials(c *credentials) error {
+	path := s.CredentialsPath()
+	if err := os.MkdirAll(s.Dir, 0o700); err != nil {
+		return err
+	}
+	var b strings.Builder
+	b.WriteString("# The API keys of synthient auth login, for profiles where no system keychain\n# was found. Keep this file private (mode 0600).\n\n")
+	if err := toml.NewEncoder(&b).Encode(c); err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(s.Dir, ".credentials-*.toml")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name()) // after the rename, nothing is there
+	if err := tmp.Chmod(0o600); err != nil {
+		tmp.Close()
+		return err
+	}
+	if _, err := tmp.WriteString(b.String()); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Sync(); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
+}

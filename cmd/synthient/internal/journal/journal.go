@@ -1,0 +1,286 @@
+// Package journal records a bulk lookup as it goes, so that a run cut
+// short, also by SIGKILL, can be resumed without sending an address
+// twice.
+//
+// The journal is a file of records, one per line, each its CRC-32C and
+// its JSON:
+//
+//	1c9b0a3e {"t":"journal","v":1}
+//	5e2f7d10 {"t":"sent","ips":["203.0.113.7","8.8.8.8"]}
+//	0b7c44a1 {"t":"done","ip":"203.0.113.7","o":"looked_up"}
+//
+// A request's addresses are recorded, and synced to disk, before the
+// request is sent (Sent); each address's outcome after the run handled it
+// (Done): a looked-up address once its result was printed. Reading the
+// journal back, an address is looked up when its outcome says so,
+// possibly charged (Unknown) when it was sent and has no outcome or an
+// unknown one, and safe to send again when it was not sent or was
+// rejected. A last record cut short (a crash while it was written) is
+// ignored and cut off; a damaged record before the last is a *Error.
+package journal
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"io"
+	"net/netip"
+	"os"
+	"path/filepath"
+	"strconv"
+	"syscall"
+
+	"github.com/synthient-go/synthient"
+)
+
+// State is what a journal knows of an address.
+type State uint8
+
+const (
+	// None: the journal has no record of the address.
+	None State = iota
+	// LookedUp: an earlier run looked the address up and printed it.
+	LookedUp
+	// Unknown: an earlier run sent the address and recorded no answer,
+	// or an unknown outcome: it may have been charged.
+	Unknown
+	// Retry: an earlier run did not send the address, or the API
+	// rejected it without a charge: it is safe to send again.
+	Retry
+)
+
+// version is the journal format this package writes and reads.
+const version = 1
+
+// maxRecord bounds a record: a request of 1000 IPv6 addresses takes
+// about 42 KB.
+const maxRecord = 1 << 20
+
+// Error is a journal that cannot be used: not a journal, a version this
+// package does not read, damaged before its last record, or in use by
+// another run.
+type Error struct {
+	Path string
+	Line int // the record's line, from 1; 0 when it is not about one
+	Msg  string
+	Err  error // the cause, if any
+}
+
+func (e *Error) Error() string {
+	where := e.Path
+	if e.Line > 0 {
+		where = fmt.Sprintf("%s:%d", e.Path, e.Line)
+	}
+	if e.Err != nil {
+		return fmt.Sprintf("journal %s: %s: %v", where, e.Msg, e.Err)
+	}
+	return fmt.Sprintf("journal %s: %s", where, e.Msg)
+}
+
+func (e *Error) Unwrap() error { return e.Err }
+
+// Journal is an open journal. Its methods must be called from one
+// goroutine at a time.
+type Journal struct {
+	path  string
+	f     *os.File
+	state map[netip.Addr]State
+	// Counts of the addresses of each State when the journal was opened.
+	counts [Retry + 1]int
+	// Torn reports that the last record was cut short, and cut off.
+	torn bool
+	err  error // the first write error; every later write returns it
+}
+
+// record is a line of the journal.
+type record struct {
+	T       string   `json:"t"`
+	V       int      `json:"v,omitempty"`
+	IPs     []string `json:"ips,omitempty"`
+	IP      string   `json:"ip,omitempty"`
+	Outcome string   `json:"o,omitempty"`
+}
+
+// Open opens the journal at path, creating it (mode 0600) when it does
+// not exist, reads what it holds, cuts off a torn last record, and locks
+// it for this run: another run that opens it meanwhile gets an *Error.
+func Open(path string) (*Journal, error) {
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return nil, err
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		f.Close()
+		return nil, &Error{Path: path, Msg: "in use by another run (it is locked)", Err: err}
+	}
+	j := &Journal{path: path, f: f, state: map[netip.Addr]State{}}
+	if err := j.load(); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return j, nil
+}
+
+// load reads the records, then readies the file for appending: a new or
+// empty journal gets its header, a torn last record is cut off.
+func (j *Journal) load() error {
+	br := bufio.NewReaderSize(j.f, 64<<10)
+	var end int64 // the offset after the last good record
+	line := 0
+	for {
+		raw, err := readLine(br)
+		if len(raw) == 0 && err == io.EOF {
+			break
+		}
+		line++
+		rec, ok := parse(raw, err)
+		if !ok {
+			if line == 1 && !bytes.HasPrefix(headerLine(), raw) {
+				// Not a journal cut short while it was created: a file
+				// of something else, which must not be overwritten.
+				return &Error{Path: j.path, Line: 1, Msg: "not a journal of synthient lookups"}
+			}
+			if _, perr := br.Peek(1); perr != io.EOF {
+				return &Error{Path: j.path, Line: line, Msg: "damaged record before the last: the journal cannot be trusted (delete it to start afresh)"}
+			}
+			j.torn = true
+			break
+		}
+		if err := j.apply(rec, line); err != nil {
+			return err
+		}
+		end += int64(len(raw))
+	}
+	return j.ready(end, line == 0 || end == 0)
+}
+
+// readLine reads one line of at most maxRecord bytes, with its newline.
+func readLine(br *bufio.Reader) ([]byte, error) {
+	var out []byte
+	for {
+		chunk, err := br.ReadSlice('\n')
+		out = append(out, chunk...)
+		switch {
+		case err == bufio.ErrBufferFull && len(out) <= maxRecord:
+			continue
+		case err == bufio.ErrBufferFull:
+			return out, errors.New("record too long")
+		}
+		return out, err
+	}
+}
+
+// parse checks one line: complete (err nil, a newline), its CRC right,
+// its JSON a record.
+func parse(raw []byte, err error) (record, bool) {
+	var rec record
+	if err != nil || len(raw) < 10 || raw[8] != ' ' {
+		return rec, false
+	}
+	body := raw[9 : len(raw)-1]
+	sum, err := strconv.ParseUint(string(raw[:8]), 16, 32)
+	if err != nil || uint32(sum) != crc32.Checksum(body, castagnoli) {
+		return rec, false
+	}
+	return rec, json.Unmarshal(body, &rec) == nil && rec.T != ""
+}
+
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+// headerLine is the first line of every journal.
+func headerLine() []byte { return encode(record{T: "journal", V: version}) }
+
+// apply takes in the record of line.
+func (j *Journal) apply(rec record, line int) error {
+	if line == 1 {
+		switch {
+		case rec.T != "journal":
+			return &Error{Path: j.path, Line: 1, Msg: "not a journal of synthient lookups"}
+		case rec.V != version:
+			return &Error{Path: j.path, Line: 1, Msg: fmt.Sprintf("version %d, this synthient reads version %d", rec.V, version)}
+		}
+		return nil
+	}
+	switch rec.T {
+	case "sent":
+		for _, s := range rec.IPs {
+			ip, err := netip.ParseAddr(s)
+			if err != nil {
+				return &Error{Path: j.path, Line: line, Msg: "a sent address is not an IP address", Err: err}
+			}
+			if ip = ip.Unmap(); j.state[ip] != LookedUp {
+				j.set(ip, Unknown)
+			}
+		}
+	case "done":
+		ip, err := netip.ParseAddr(rec.IP)
+		if err != nil {
+			return &Error{Path: j.path, Line: line, Msg: "an address is not an IP address", Err: err}
+		}
+		ip = ip.Unmap()
+		if st := outcomeState(rec.Outcome); j.state[ip] != LookedUp && st != None {
+			j.set(ip, st)
+		}
+	}
+	return nil
+}
+
+// set sets ip's state, keeping the counts; ip is unmapped.
+func (j *Journal) set(ip netip.Addr, st State) {
+	if old, ok := j.state[ip]; ok {
+		j.counts[old]--
+	}
+	j.state[ip] = st
+	j.counts[st]++
+}
+
+// outcomeState is the state an outcome record leaves an address in.
+func outcomeState(o string) State {
+	switch o {
+	case synthient.LookedUp.String():
+		return LookedUp
+	case synthient.Unknown.String():
+		return Unknown
+	case synthient.NotSent.String(), synthient.Rejected.String():
+		return Retry
+	}
+	return None
+}
+
+// ready cuts the file at end (a torn record) and, for a new journal
+// (fresh), writes the header, syncing the file and its directory; then
+// it is at its end, for appending.
+func (j *Journal) ready(end int64, fresh bool) error {
+	if fresh {
+		end = 0
+	}
+	if err := j.f.Truncate(end); err != nil {
+		return err
+	}
+	if _, err := j.f.Seek(end, io.SeekStart); err != nil {
+		return err
+	}
+	if !fresh {
+		return j.f.Sync()
+	}
+	if err := j.write(record{T: "journal", V: version}); err != nil {
+		return err
+	}
+	if err := j.f.Sync(); err != nil {
+		return err
+	}
+	return syncDir(filepath.Dir(j.path))
+}
+
+// syncDir syncs the directory dir, so that a new file's name is on disk.
+func syncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	return d.Sync()
+}
