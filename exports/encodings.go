@@ -38,14 +38,14 @@ func checkRLE(src []byte, width int, n int64) error {
 		at += k
 		var count, size, most uint64
 		if h&1 == 1 { // groups of 8 values, bit-packed
-			count, size, most = (h>>1)*8, (h>>1)*uint64(width), uint64(n)+maxPadding
+			count, size, most = (h>>1)*8, (h>>1)*uint64(width), uint64(n)+maxPadding //nolint:gosec // n >= 0, a page value count checked by chunkReader.count
 		} else {
-			count, size, most = h>>1, uint64(width+7)/8, uint64(n)
+			count, size, most = h>>1, uint64(width+7)/8, uint64(n) //nolint:gosec // n >= 0, as above
 		}
-		if h>>1 > uint64(n)+maxPadding || total+count > most {
+		if h>>1 > uint64(n)+maxPadding || total+count > most { //nolint:gosec // n >= 0, as above
 			return fmt.Errorf("RLE runs of more than the page's %d values", n)
 		}
-		if size > uint64(len(src)-at) {
+		if size > uint64(len(src)-at) { //nolint:gosec // at <= len(src), the loop holds it
 			return errors.New("an RLE run past the end of its data")
 		}
 		total += count
@@ -82,10 +82,10 @@ func readDeltaHeader(src []byte, n int64) (deltaHeader, []byte, error) {
 		return h, nil, fmt.Errorf("a DELTA_BINARY_PACKED block of %d values", vals[0])
 	case vals[1] == 0 || vals[0]%vals[1] != 0 || (vals[0]/vals[1])%32 != 0:
 		return h, nil, fmt.Errorf("a DELTA_BINARY_PACKED block of %d values in %d mini blocks", vals[0], vals[1])
-	case vals[2] > uint64(n):
+	case vals[2] > uint64(n): //nolint:gosec // n >= 0, a page value count checked by chunkReader.count
 		return h, nil, fmt.Errorf("DELTA_BINARY_PACKED data of %d values in a page of %d", vals[2], n)
 	}
-	h = deltaHeader{blockSize: int(vals[0]), miniBlocks: int(vals[1]), total: int(vals[2]), first: first}
+	h = deltaHeader{blockSize: int(vals[0]), miniBlocks: int(vals[1]), total: int(vals[2]), first: first} //nolint:gosec // each bounded by the checks above: 1<<20, vals[0], n
 	return h, src, nil
 }
 
@@ -106,7 +106,7 @@ func eachDelta(src []byte, n int64, emit func(int64)) ([]byte, error) {
 		return src, err
 	}
 	emit(h.first)
-	last, left := uint64(h.first), h.total-1
+	last, left := uint64(h.first), h.total-1 //nolint:gosec // two's complement: the format's arithmetic wraps around
 	perMini := h.blockSize / h.miniBlocks
 	for left > 0 {
 		minDelta, k := binary.Varint(src)
@@ -136,8 +136,8 @@ func eachDelta(src []byte, n int64, emit func(int64)) ([]byte, error) {
 			}
 			data := src[:min(size, len(src))]
 			for j := range k {
-				last += uint64(minDelta) + unpack(data, int(w), j)
-				emit(int64(last))
+				last += uint64(minDelta) + unpack(data, int(w), j) //nolint:gosec // two's complement: the format's arithmetic wraps around
+				emit(int64(last))                                  //nolint:gosec // two's complement, as above
 			}
 			src = src[len(data):]
 			left -= k
@@ -256,7 +256,7 @@ func plainInt32(dst, src []byte, n int64) ([]byte, error) {
 		return nil, fmt.Errorf("an INT32 column's first value %d", h.first)
 	}
 	dst = slices.Grow(dst, 4*h.total)
-	_, err = eachDelta(src, n, func(v int64) { dst = binary.LittleEndian.AppendUint32(dst, uint32(v)) })
+	_, err = eachDelta(src, n, func(v int64) { dst = binary.LittleEndian.AppendUint32(dst, uint32(v)) }) //nolint:gosec // an INT32 column: its deltas wrap around in 32 bits
 	return dst, err
 }
 

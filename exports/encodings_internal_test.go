@@ -29,7 +29,7 @@ func TestPlainInt32(t *testing.T) {
 	t.Parallel()
 	long := make([]int32, 1000)
 	for i := range long {
-		long[i] = int32(uint32(i) * 2654435761)
+		long[i] = int32(uint32(i) * 2654435761) //nolint:gosec // wraps on purpose: values of every sign
 	}
 	for _, vals := range append(int32s, long) {
 		wide := make([]int64, len(vals))
@@ -45,7 +45,7 @@ func TestPlainInt32(t *testing.T) {
 			require.NoError(t, err, name)
 			got := make([]int32, len(plain)/4)
 			for i := range got {
-				got[i] = int32(binary.LittleEndian.Uint32(plain[4*i:]))
+				got[i] = int32(binary.LittleEndian.Uint32(plain[4*i:])) //nolint:gosec // the bits of an INT32 value
 			}
 			assert.Equal(t, vals, got, "%s of %d values", name, len(vals))
 		}
@@ -106,7 +106,7 @@ func TestCheckRLE(t *testing.T) {
 		h := count << 1
 		size := (width + 7) / 8
 		if bitPacked {
-			h, size = count/8<<1|1, int(count/8)*width
+			h, size = count/8<<1|1, int(count/8)*width //nolint:gosec // a count of a few values
 		}
 		return append(binary.AppendUvarint(nil, h), make([]byte, size)...)
 	}

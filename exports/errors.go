@@ -38,7 +38,8 @@ func (e *FormatError) Unwrap() error { return e.Err }
 // that no error of a file is mistaken for the end of one.
 func formatError(name string, err error) *FormatError {
 	if errors.Is(err, io.EOF) {
-		err = fmt.Errorf("%w (%v)", io.ErrUnexpectedEOF, err)
+		// Not %w for err: the point is that errors.Is(err, io.EOF) is false.
+		err = fmt.Errorf("%w (%v)", io.ErrUnexpectedEOF, err) //nolint:errorlint // see above
 	}
 	return &FormatError{Name: name, Err: err}
 }

@@ -3,13 +3,13 @@ package exports_test
 // Tests of errors.go: the errors' texts and what they wrap.
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"io/fs"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/synthient-go/synthient/exports"
 )
@@ -39,12 +39,12 @@ func TestErrorsAs(t *testing.T) {
 	t.Parallel()
 	wrapped := fmt.Errorf("loading: %w", &exports.FormatError{Err: fs.ErrClosed})
 	var fe *exports.FormatError
-	assert.ErrorAs(t, wrapped, &fe)
-	assert.ErrorIs(t, wrapped, fs.ErrClosed)
+	require.ErrorAs(t, wrapped, &fe)
+	require.ErrorIs(t, wrapped, fs.ErrClosed)
 
 	wrapped = fmt.Errorf("loading: %w", &exports.ColumnError{Column: "ip", Want: "string"})
 	var ce *exports.ColumnError
-	assert.ErrorAs(t, wrapped, &ce)
+	require.ErrorAs(t, wrapped, &ce)
 	assert.Equal(t, "ip", ce.Column)
-	assert.False(t, errors.As(wrapped, &fe), "a *ColumnError is a *FormatError")
+	assert.NotErrorAs(t, wrapped, &fe, "a *ColumnError is a *FormatError")
 }

@@ -25,7 +25,7 @@ func ExampleFile_Proxies() {
 	c, _ := synthient.NewClient(srv.APIKey, synthient.WithBaseURL(srv.URL))
 	defer c.Close()
 	dir, _ := os.MkdirTemp("", "example")
-	defer os.RemoveAll(dir)
+	defer func() { _ = os.RemoveAll(dir) }()
 	path := filepath.Join(dir, "proxies.parquet")
 
 	meta, err := c.DownloadExportFile(context.Background(), synthient.FeedProxies, "latest", path,

@@ -40,7 +40,7 @@ func TestOpen(t *testing.T) {
 	_, err = collect(f.Torrents())
 	var fe *exports.FormatError
 	require.ErrorAs(t, err, &fe, "reading after Close")
-	assert.ErrorIs(t, err, fs.ErrClosed)
+	require.ErrorIs(t, err, fs.ErrClosed)
 	assert.Equal(t, got.path, fe.Name, "name")
 }
 
@@ -48,14 +48,14 @@ func TestOpenFailures(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	text := filepath.Join(dir, "notes.txt")
-	require.NoError(t, os.WriteFile(text, []byte("not a Parquet file, not even close"), 0o644))
+	require.NoError(t, os.WriteFile(text, []byte("not a Parquet file, not even close"), 0o600))
 
 	_, err := exports.Open(filepath.Join(dir, "missing.parquet"))
-	assert.ErrorIs(t, err, fs.ErrNotExist, "a missing file")
-	assert.False(t, errors.As(err, new(*exports.FormatError)), "a missing file is a *FormatError: %v", err)
+	require.ErrorIs(t, err, fs.ErrNotExist, "a missing file")
+	assert.NotErrorAs(t, err, new(*exports.FormatError), "a missing file is a *FormatError: %v", err)
 
 	_, err = exports.Open(dir)
-	assert.Error(t, err, "a directory")
+	require.Error(t, err, "a directory")
 
 	_, err = exports.Open(text)
 	var fe *exports.FormatError
@@ -71,14 +71,14 @@ func TestNewFile(t *testing.T) {
 	rows, err := collect(f.HoneypotDNS())
 	require.NoError(t, err)
 	assert.Len(t, rows, int(got.meta.Rows))
-	assert.NoError(t, f.Close(), "Close of a File of NewFile")
+	require.NoError(t, f.Close(), "Close of a File of NewFile")
 
 	cols := f.Columns()
 	cols[0].Name = "changed"
 	assert.Equal(t, "timestamp", f.Columns()[0].Name, "Columns returns the file's own slice")
 
 	_, err = exports.NewFile(nil, 10)
-	assert.Error(t, err, "a nil reader")
+	require.Error(t, err, "a nil reader")
 	_, err = exports.NewFile(bytes.NewReader(got.data), -1)
 	assert.ErrorAs(t, err, new(*exports.FormatError), "a negative size")
 }
@@ -131,7 +131,7 @@ func TestNewFileOfAFailingReader(t *testing.T) {
 			_, err := exports.NewFile(tc.r, 1<<10)
 			var fe *exports.FormatError
 			require.ErrorAs(t, err, &fe)
-			assert.ErrorIs(t, err, tc.want)
+			require.ErrorIs(t, err, tc.want)
 			assert.Contains(t, err.Error(), "reading the footer's length")
 		})
 	}
@@ -189,13 +189,15 @@ func TestNewFileOfAFooterMiscounting(t *testing.T) {
 
 // A trailer that announces a footer longer than the file is refused before
 // anything that size is allocated.
+//
+//nolint:paralleltest // counts the process's allocations: a parallel test would add its own
 func TestNewFileOfAnOversizedFooter(t *testing.T) {
 	data := []byte("PAR1 a few bytes \xf0\xff\xff\xffPAR1") // a footer of 4 GiB
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
 	_, err := exports.NewFile(bytes.NewReader(data), int64(len(data)))
 	runtime.ReadMemStats(&after)
-	assert.ErrorAs(t, err, new(*exports.FormatError))
+	require.ErrorAs(t, err, new(*exports.FormatError))
 	assert.Less(t, after.TotalAlloc-before.TotalAlloc, uint64(1<<20), "bytes allocated")
 }
 
@@ -205,7 +207,7 @@ func TestNewFileOfAnOversizedFooter(t *testing.T) {
 func TestWithMaxPageSize(t *testing.T) {
 	t.Parallel()
 	path := filepath.Join("testdata", "interop", "duckdb-v1-uncompressed-plain.parquet")
-	data, err := os.ReadFile(path)
+	data, err := os.ReadFile(path) //nolint:gosec // a fixture of this test
 	require.NoError(t, err)
 
 	f, err := exports.Open(path, exports.WithMaxPageSize(1<<20))
@@ -225,8 +227,8 @@ func TestWithMaxPageSize(t *testing.T) {
 
 	for name, opt := range map[string]exports.Option{"under 1 KiB": exports.WithMaxPageSize(1023), "nil": nil} {
 		_, err := exports.Open(path, opt)
-		assert.Error(t, err, name)
-		assert.False(t, errors.As(err, new(*exports.FormatError)), "%s: %v", name, err)
+		require.Error(t, err, name)
+		assert.NotErrorAs(t, err, new(*exports.FormatError), "%s: %v", name, err)
 		_, err = exports.NewFile(bytes.NewReader(data), int64(len(data)), opt)
 		assert.Error(t, err, name)
 	}

@@ -55,7 +55,7 @@ func fetch(t testing.TB, feed synthient.Feed, id string, size int64) fetched {
 	path := filepath.Join(t.TempDir(), string(feed)+".parquet")
 	m, err := c.DownloadExportFile(context.Background(), feed, id, path, &synthient.DownloadParams{Verify: true})
 	require.NoError(t, err, "downloading %s %s", feed, id)
-	data, err := os.ReadFile(path)
+	data, err := os.ReadFile(path) //nolint:gosec // a fixture of this test
 	require.NoError(t, err)
 	return fetched{path: path, data: data, meta: m}
 }
@@ -97,7 +97,7 @@ func collect[T any](seq iter.Seq2[T, error]) ([]T, error) {
 func genericRows[T any](t testing.TB, data []byte) []T {
 	t.Helper()
 	r := parquet.NewGenericReader[T](bytes.NewReader(data))
-	defer r.Close()
+	defer func() { _ = r.Close() }()
 	out := make([]T, r.NumRows())
 	n, err := r.Read(out)
 	if !errors.Is(err, io.EOF) {
@@ -118,7 +118,7 @@ func forgeFooter(t *testing.T, data []byte, edit func(*format.FileMetaData)) []b
 	footer, err := thrift.Marshal(new(thrift.CompactProtocol), &meta)
 	require.NoError(t, err)
 	forged := append(bytes.Clone(data[:len(data)-8-footerLen]), footer...)
-	forged = binary.LittleEndian.AppendUint32(forged, uint32(len(footer)))
+	forged = binary.LittleEndian.AppendUint32(forged, uint32(len(footer))) //nolint:gosec // a footer of a few bytes
 	return append(forged, "PAR1"...)
 }
 

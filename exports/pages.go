@@ -26,7 +26,7 @@ import (
 // deprecates and DuckDB's V1 pages and older writers' files use.
 //
 //lint:ignore SA1019 the files of those writers are read
-const plainDictionary = format.PlainDictionary
+const plainDictionary = format.PlainDictionary //nolint:staticcheck // as above: those files are read
 
 // virtualChunkSize is the size of every column chunk in the footer that
 // parquet-go reads: the chunkReader ends a chunk with io.EOF where its
@@ -65,8 +65,8 @@ type footerReader struct {
 func (f *footerReader) size() int64 { return f.at + int64(len(f.footer)) + 8 }
 
 func (f *footerReader) ReadAt(p []byte, off int64) (int, error) {
-	tail := append(f.footer[:len(f.footer):len(f.footer)], byte(len(f.footer)), byte(len(f.footer)>>8),
-		byte(len(f.footer)>>16), byte(len(f.footer)>>24), 'P', 'A', 'R', '1')
+	tail := append(f.footer[:len(f.footer):len(f.footer)], byte(len(f.footer)), byte(len(f.footer)>>8), //nolint:gosec // the footer's length, little-endian: it was read from 4 bytes
+		byte(len(f.footer)>>16), byte(len(f.footer)>>24), 'P', 'A', 'R', '1') //nolint:gosec // as above
 	n := 0
 	if off < f.at {
 		k, err := f.r.ReadAt(p[:min(int64(len(p)), f.at-off)], off)
@@ -255,7 +255,7 @@ func (c *chunkReader) load() error {
 		} else if h.DataPageHeaderV2.Valid {
 			c.read += int64(h.DataPageHeaderV2.V.NumValues)
 		}
-		h.UncompressedPageSize, h.CompressedPageSize, h.CRC = int32(len(body)), int32(len(body)), 0
+		h.UncompressedPageSize, h.CompressedPageSize, h.CRC = int32(len(body)), int32(len(body)), 0 //nolint:gosec // body has the header's int32 UncompressedPageSize bytes
 		if h.DataPageHeaderV2.Valid {
 			h.DataPageHeaderV2.V.IsCompressed = thrift.New(false)
 			h.DataPageHeaderV2.V.Statistics = format.Statistics{}
@@ -356,7 +356,7 @@ func (c *chunkReader) page(h *format.PageHeader, at int64) ([]byte, error) {
 	if err := readFull(c.r, raw, at); err != nil {
 		return nil, err
 	}
-	if h.CRC != 0 && crc32.ChecksumIEEE(raw) != uint32(h.CRC) {
+	if h.CRC != 0 && crc32.ChecksumIEEE(raw) != uint32(h.CRC) { //nolint:gosec // the format stores the CRC-32 as an i32: the same bits
 		return nil, errors.New("its checksum does not match its bytes")
 	}
 	switch h.Type {

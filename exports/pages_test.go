@@ -48,7 +48,7 @@ func readExpected(t *testing.T, path string) expected {
 	t.Helper()
 	gz, err := os.Open(strings.TrimSuffix(path, ".parquet") + ".json.gz")
 	require.NoError(t, err, "the expected values of %s", path)
-	defer gz.Close()
+	defer func() { _ = gz.Close() }() // read-only
 	zr, err := gzip.NewReader(gz)
 	require.NoError(t, err)
 	var want expected
@@ -215,7 +215,7 @@ func TestFilesOfOtherWritersIssue21(t *testing.T) {
 // bytesOf reads the fixture name.
 func bytesOf(t *testing.T, name string) []byte {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join("testdata", "interop", name))
+	data, err := os.ReadFile(filepath.Join("testdata", "interop", name)) //nolint:gosec // a fixture of this test
 	require.NoError(t, err)
 	return data
 }
@@ -267,6 +267,8 @@ func uvarintAt(body []byte, n int, v uint64) []byte {
 // each claim below is refused with a *FormatError, and reading it
 // allocates a few MiB at most, where parquet-go alone would reserve
 // gigabytes (16 GiB for the dictionary of 2^31 int64 values).
+//
+//nolint:paralleltest // counts the process's allocations: a parallel test would add its own
 func TestClaimsOfAFile(t *testing.T) {
 	dict, text, delta := claimFiles(t)
 	snappy := bytesOf(t, "duckdb-v1-snappy-plain.parquet")
@@ -279,7 +281,7 @@ func TestClaimsOfAFile(t *testing.T) {
 	body := func(data []byte, col int, edit func([]byte) []byte) []byte {
 		return forgePage(t, data, firstPage(t, data, 0, col), func(h *format.PageHeader, body []byte) []byte {
 			body = edit(body)
-			h.CompressedPageSize, h.UncompressedPageSize, h.CRC = int32(len(body)), int32(len(body)), 0
+			h.CompressedPageSize, h.UncompressedPageSize, h.CRC = int32(len(body)), int32(len(body)), 0 //nolint:gosec // a page of a few bytes
 			return body
 		})
 	}
@@ -302,7 +304,7 @@ func TestClaimsOfAFile(t *testing.T) {
 			// The definition levels: 4 bytes of length, then one run of
 			// 2^30 ones.
 			run := binary.AppendUvarint(nil, 1<<31)
-			levels := binary.LittleEndian.AppendUint32(nil, uint32(len(run)+1))
+			levels := binary.LittleEndian.AppendUint32(nil, uint32(len(run)+1)) //nolint:gosec // a run of a few values
 			return append(append(append(levels, run...), 1), b[4+binary.LittleEndian.Uint32(b):]...)
 		}), "RLE runs of more than the page's 300 values"},
 		{"INT32 deltas of 2^31-1 values", body(delta, 0, func(b []byte) []byte { return uvarintAt(b, 2, math.MaxInt32) }),
@@ -377,6 +379,8 @@ func TestCodecsNotRead(t *testing.T) {
 // A footer whose list announces 2^31-1 row groups in a few bytes is a
 // *FormatError from NewFile, before the list is allocated (parquet-go
 // alone reserves 2^31 row groups, about 190 GB, and dies).
+//
+//nolint:paralleltest // counts the process's allocations: a parallel test would add its own
 func TestFooterOfAListTooLong(t *testing.T) {
 	footer := []byte{
 		0x15, 0x02, // version: 1
@@ -385,7 +389,7 @@ func TestFooterOfAListTooLong(t *testing.T) {
 		0x19, 0xfc, 0xff, 0xff, 0xff, 0xff, 0x07, // row_groups: a list of 2^31-1 structs
 		0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, // ... of which 10 are there, empty
 	}
-	data := append(append([]byte("PAR1"), footer...), byte(len(footer)), 0, 0, 0)
+	data := append(append([]byte("PAR1"), footer...), byte(len(footer)), 0, 0, 0) //nolint:gosec // a footer of a few bytes
 	data = append(data, "PAR1"...)
 	var err error
 	n := allocated(func() { _, err = exports.NewFile(bytesReader(data), int64(len(data))) })
@@ -413,17 +417,19 @@ func TestDeltaPagesOfParquetGo(t *testing.T) {
 // Damaged copies of the fixtures (bytes changed at random, the same each
 // run) read as rows or a *FormatError, each allocating a few MiB at most:
 // parquet-go alone, on the same copies, dies of running out of memory.
+//
+//nolint:paralleltest // counts the process's allocations: a parallel test would add its own
 func TestDamagedFilesOfOtherWriters(t *testing.T) {
-	r := rand.New(rand.NewPCG(21, 4))
+	r := rand.New(rand.NewPCG(21, 4)) //nolint:gosec // damage that is the same each run, not a secret
 	var most uint64
 	for _, path := range interopFiles(t) {
-		data, err := os.ReadFile(path)
+		data, err := os.ReadFile(path) //nolint:gosec // a fixture of this test
 		require.NoError(t, err)
 		for range 10 {
 			damaged := bytes.Clone(data)
 			for range 1 + r.IntN(4) {
 				i := r.IntN(len(damaged))
-				damaged[i] = [...]byte{damaged[i] ^ 1<<r.IntN(8), byte(r.IntN(256)), 0xff}[r.IntN(3)]
+				damaged[i] = [...]byte{damaged[i] ^ 1<<r.IntN(8), byte(r.IntN(256)), 0xff}[r.IntN(3)] //nolint:gosec // IntN(256) is a byte
 			}
 			var err error
 			n := allocated(func() {

@@ -112,7 +112,7 @@ func TestRowGroupShorterThanItsFooterSays(t *testing.T) {
 	f := openBytes(t, forged)
 	assert.Equal(t, int64(len(newerRows)+3), f.NumRows(), "rows the footer announces")
 	rows, err := collect(f.Proxies())
-	assert.ErrorAs(t, err, new(*exports.FormatError))
+	require.ErrorAs(t, err, new(*exports.FormatError))
 	assert.Empty(t, rows, "rows of the short batch")
 	_, err = collect(f.Rows())
 	assert.ErrorAs(t, err, new(*exports.FormatError))
@@ -253,13 +253,14 @@ func TestDamagedPages(t *testing.T) {
 		"untyped": func(f *exports.File) error { return lastErr(f.Rows()) },
 	} {
 		t.Run(name, func(t *testing.T) {
+			t.Parallel()
 			f := openBytes(t, damaged)
 			var fe *exports.FormatError
 			require.ErrorAs(t, seq(f), &fe)
 		})
 	}
 	rows, err := collect(openBytes(t, damaged).Proxies())
-	assert.Error(t, err)
+	require.Error(t, err)
 	assert.Len(t, rows, int(groups[0].NumRows), "the rows of the first row group, before the error")
 }
 
@@ -311,7 +312,7 @@ func FuzzNewFile(f *testing.F) {
 	nullable := writeParquet(f, []optionalProxy{{}, {}})
 	seeds := [][]byte{small, nullable}
 	for _, name := range []string{"duckdb-int32-overflow-v2-lz4.parquet", "duckdb-all-null.parquet", "arrow-tiny-groups.parquet"} {
-		data, err := os.ReadFile(filepath.Join("testdata", "interop", name))
+		data, err := os.ReadFile(filepath.Join("testdata", "interop", name)) //nolint:gosec // a fixture of this test
 		require.NoError(f, err)
 		seeds = append(seeds, data)
 	}

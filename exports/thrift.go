@@ -76,10 +76,10 @@ func (w *thriftWalker) uvarint() (uint64, error) {
 
 // skip passes n bytes.
 func (w *thriftWalker) skip(n uint64) error {
-	if n > uint64(len(w.b)-w.at) {
+	if n > uint64(len(w.b)-w.at) { //nolint:gosec // w.at <= len(w.b), which every move keeps
 		return errShortThrift
 	}
-	w.at += int(n)
+	w.at += int(n) //nolint:gosec // n <= len(w.b)-w.at, checked above
 	return nil
 }
 
@@ -89,7 +89,7 @@ func (w *thriftWalker) skip(n uint64) error {
 // has fewer bytes, and that is an error, not errShortThrift, once the
 // bytes read cover the whole region the struct may take.
 func (w *thriftWalker) count(n uint64, min uint64) error {
-	if left := uint64(len(w.b) - w.at); n > left/min {
+	if left := uint64(len(w.b) - w.at); n > left/min { //nolint:gosec // w.at <= len(w.b), which every move keeps
 		return fmt.Errorf("%w: a length of %d elements, in %d bytes", errShortThrift, n, left)
 	}
 	return nil

@@ -43,6 +43,7 @@ func TestAuthentication(t *testing.T) {
 		{"feed scope: its stream", "/feeds/helio/http/stream", helioHTTP, 403, "HONEYPOT_HTTP_STREAM"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			r := do(t, hc, "GET", srv.URL+tc.path, tc.key, "")
 			if tc.status == 200 {
 				assert.Equal(t, 200, r.Status)

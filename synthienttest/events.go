@@ -1,7 +1,7 @@
 package synthienttest
 
 import (
-	"crypto/md5"
+	"crypto/md5" //nolint:gosec // JA3 fingerprints are MD5 by definition
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/hex"
@@ -145,7 +145,7 @@ func (g *eventGen) meta() *synthient.HoneypotMeta {
 func (g *eventGen) hex(n int) string {
 	b := make([]byte, n)
 	for i := range b {
-		b[i] = byte(g.r.IntN(256))
+		b[i] = byte(g.r.IntN(256)) //nolint:gosec // IntN(256) is a byte
 	}
 	return hex.EncodeToString(b)
 }
@@ -230,9 +230,9 @@ func anonRange(r *rand.Rand, a netip.Addr) (start, end netip.Addr) {
 	}
 	b := networkPrefix(a).Addr().As4()
 	size := []int{16, 64, 256}[r.IntN(3)]
-	b[3] = byte(r.IntN(256/size) * size)
+	b[3] = byte(r.IntN(256/size) * size) //nolint:gosec // below 256: a multiple of size under 256
 	start = netip.AddrFrom4(b)
-	b[3] += byte(size - 1)
+	b[3] += byte(size - 1) //nolint:gosec // size-1 is at most 255
 	return start, netip.AddrFrom4(b)
 }
 
@@ -336,7 +336,7 @@ func (g *eventGen) clientHello(sni string) []byte {
 	ciphers = ciphers[:3+r.IntN(len(ciphers)-3)]
 	exts := []int{0, 23, 65281, 10, 11, 35, 16, 5, 13, 18, 51, 45, 43, 27, 17513}
 	exts = exts[:6+r.IntN(len(exts)-6)]
-	ja3 := md5.Sum([]byte(fmt.Sprint(ciphers, exts)))
+	ja3 := md5.Sum([]byte(fmt.Sprint(ciphers, exts))) //nolint:gosec // a JA3 fingerprint is an MD5 sum by definition, not a protection
 	hello := map[string]any{
 		"tls_version": "TLS 1.3", "record_version": "TLS 1.0", "sni": sni,
 		"cipher_suites": ciphers, "extensions": exts, "supported_groups": []int{29, 23, 24},
@@ -370,7 +370,7 @@ func (g *eventGen) details(hello []byte) json.RawMessage {
 func tlsRecord(r *rand.Rand) string {
 	b := make([]byte, 5+64+r.IntN(240))
 	for i := range b {
-		b[i] = byte(r.IntN(256))
+		b[i] = byte(r.IntN(256)) //nolint:gosec // IntN(256) is a byte
 	}
 	copy(b, []byte{0x16, 0x03, 0x01})
 	return base64.StdEncoding.EncodeToString(b)

@@ -110,7 +110,7 @@ func TestEventsTyped(t *testing.T) {
 		t.Parallel()
 		for _, e := range streamOf(t, 3, (*synthient.Client).StreamTorrents) {
 			_, err := hex.DecodeString(e.InfoHash)
-			assert.NoError(t, err, "info hash %q", e.InfoHash)
+			require.NoError(t, err, "info hash %q", e.InfoHash)
 			assert.Len(t, e.InfoHash, 40)
 			assert.True(t, strings.HasPrefix(e.MagnetURI, "magnet:?xt=urn:btih:"+e.InfoHash), "magnet %q", e.MagnetURI)
 			assert.Equal(t, len(e.Files), e.FileCount, "file_count")
@@ -217,7 +217,7 @@ func TestEventsHTTPSDetailsForms(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			srv, _ := newServer(t, synthienttest.WithEventInterval(time.Millisecond), synthienttest.WithHTTPSDetails(tc.form))
-			_, br := openRaw(t, rawClient(t), srv, "helio/https")
+			_, br := openRaw(t, rawClient(t), srv, "helio/https") //nolint:bodyclose // openRaw closes it at Cleanup
 			var forms []byte
 			for range 6 {
 				line, err := br.ReadBytes('\n')

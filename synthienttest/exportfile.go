@@ -156,7 +156,7 @@ func (fr fileRows) at(i int64) eventTime {
 func (fr fileRows) offset() int64 {
 	h := fnv.New64a()
 	h.Write([]byte(string(fr.file.feed) + "/" + fr.file.id))
-	return int64(h.Sum64() % uint64(poolSize-min(fr.rows, poolSize)+1))
+	return int64(h.Sum64() % uint64(poolSize-min(fr.rows, poolSize)+1)) //nolint:gosec // below poolSize+1
 }
 
 // rowSource makes the rows of one feed's export files, of row type T.

@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/hex"
+	"encoding/xml"
 	"fmt"
 	"hash/fnv"
 	"io"
@@ -346,11 +347,19 @@ func (s *Server) sign(path string, q url.Values) string {
 
 func storageError(w http.ResponseWriter, status int, code, msg, resource string) {
 	body := fmt.Sprintf("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Error><Code>%s</Code><Message>%s</Message><Resource>%s</Resource></Error>\n",
-		code, msg, resource)
+		xmlText(code), xmlText(msg), xmlText(resource))
 	w.Header().Set("Content-Type", "application/xml")
 	w.Header().Set("Content-Length", strconv.Itoa(len(body)))
 	w.WriteHeader(status)
 	_, _ = io.WriteString(w, body)
+}
+
+// xmlText escapes s for XML character data: a request's path may hold an
+// "&" (or, from a hostile client, "<"), which would end the document.
+func xmlText(s string) string {
+	var b strings.Builder
+	_ = xml.EscapeText(&b, []byte(s)) // a strings.Builder does not fail
+	return b.String()
 }
 
 // serveStorage is the storage origin's handler.

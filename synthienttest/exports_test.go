@@ -111,7 +111,8 @@ func TestExportPagination(t *testing.T) {
 	}
 	assert.Equal(t, wantIDs(), all, "AllExports ids")
 	srv.Reset()
-	for range c.AllExports(ctx, synthient.FeedTorrents, &synthient.ListExportsParams{Limit: 2}) {
+	for _, err := range c.AllExports(ctx, synthient.FeedTorrents, &synthient.ListExportsParams{Limit: 2}) {
+		require.NoError(t, err)
 		break
 	}
 	assert.Equal(t, 1, srv.Arrivals(synthienttest.RouteExports), "requests for one element")
@@ -303,13 +304,13 @@ func TestDownloadExport(t *testing.T) {
 	})
 	require.NoError(t, err, "DownloadExportFile")
 	assert.Equal(t, "2026-06-10/13", m.ID, "meta id")
-	b, err := os.ReadFile(path)
+	b, err := os.ReadFile(path) //nolint:gosec // a file this test wrote
 	require.NoError(t, err, "reading the file")
 	sum := sha256.Sum256(b)
 	assert.Equal(t, m.Checksum, hex.EncodeToString(sum[:]), "file SHA-256")
 	assert.Equal(t, m.Size, progress, "progress")
 	_, err = c.DownloadExportFile(ctx, synthient.FeedProxies, "latest", path, nil)
-	assert.ErrorIs(t, err, os.ErrExist)
+	require.ErrorIs(t, err, os.ErrExist)
 	entries, _ := os.ReadDir(dir)
 	assert.Len(t, entries, 1, "files in the directory")
 
@@ -334,16 +335,16 @@ func TestDownloadExportFileVerifyAndOverwrite(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "x.parquet")
 	_, err := c.DownloadExportFile(ctx, synthient.FeedProxies, "2026-06-09", path, &synthient.DownloadParams{Verify: true})
-	assert.ErrorIs(t, err, synthient.ErrSizeMismatch)
+	require.ErrorIs(t, err, synthient.ErrSizeMismatch)
 	entries, _ := os.ReadDir(dir)
 	assert.Empty(t, entries, "files left after a mismatch")
 
 	// Overwrite replaces an existing file.
-	require.NoError(t, os.WriteFile(path, []byte("old"), 0o644), "writing")
+	require.NoError(t, os.WriteFile(path, []byte("old"), 0o600), "writing")
 	stable, _ := newServer(t)
 	m, err := newClient(t, stable).DownloadExportFile(ctx, synthient.FeedJA4T, "2026-06-10/02", path, &synthient.DownloadParams{Overwrite: true, Verify: true})
 	require.NoError(t, err, "DownloadExportFile with Overwrite")
-	b, err := os.ReadFile(path)
+	b, err := os.ReadFile(path) //nolint:gosec // a file this test wrote
 	require.NoError(t, err, "reading")
 	assert.Equal(t, m.Size, int64(len(b)), "size of the replaced file")
 	entries, _ = os.ReadDir(dir)
@@ -474,6 +475,7 @@ func TestExportSizes(t *testing.T) {
 	for _, feed := range synthient.Feeds {
 		for id, asked := range sizes {
 			t.Run(string(feed)+"/"+id, func(t *testing.T) {
+				t.Parallel()
 				m, err := c.ExportMeta(context.Background(), feed, id)
 				require.NoError(t, err, "ExportMeta")
 				if asked == 1 {
@@ -570,6 +572,7 @@ func TestExportFilesAreParquet(t *testing.T) {
 	for _, feed := range synthient.Feeds {
 		for _, id := range []string{"latest", "2026-06-09"} {
 			t.Run(string(feed)+"/"+id, func(t *testing.T) {
+				t.Parallel()
 				var buf bytes.Buffer
 				m, err := c.DownloadExportTo(context.Background(), feed, id, &buf, &synthient.DownloadParams{Verify: true})
 				require.NoError(t, err, "download")
@@ -639,7 +642,7 @@ func otherReader(t *testing.T) func(t *testing.T, path string) (int64, []string)
 		}
 	}
 	const script = "import sys, pyarrow.parquet as pq; f = pq.ParquetFile(sys.argv[1]); print(f.metadata.num_rows); print('\\n'.join(f.schema_arrow.names))"
-	if python, err := exec.LookPath("python3"); err == nil && exec.Command(python, "-c", "import pyarrow.parquet").Run() == nil {
+	if python, err := exec.LookPath("python3"); err == nil && exec.CommandContext(t.Context(), python, "-c", "import pyarrow.parquet").Run() == nil { //nolint:gosec // python3 from PATH, an optional cross-check
 		return func(t *testing.T, path string) (int64, []string) {
 			return readerOutput(t, python, "-c", script, path)
 		}
@@ -651,7 +654,7 @@ func otherReader(t *testing.T) func(t *testing.T, path string) (int64, []string)
 // readerOutput runs a reader that prints a row count, then a column name
 // a line.
 func readerOutput(t *testing.T, name string, args ...string) (int64, []string) {
-	out, err := exec.Command(name, args...).Output()
+	out, err := exec.CommandContext(t.Context(), name, args...).Output() //nolint:gosec // a reader from PATH, an optional cross-check
 	require.NoError(t, err, "%s: %s", name, out)
 	lines := strings.Fields(string(out))
 	require.NotEmpty(t, lines, "%s printed nothing", name)

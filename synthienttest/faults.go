@@ -369,7 +369,7 @@ func (s *Server) emitRecorded(sw *statusWriter, r *http.Request, rec *recorder, 
 	h.Del("Transfer-Encoding")
 	h.Set("Connection", "close")
 	h.Set("Date", time.Now().UTC().Format(http.TimeFormat))
-	fmt.Fprintf(brw, "HTTP/1.1 %d %s\r\n", rec.status, http.StatusText(rec.status))
+	_, _ = fmt.Fprintf(brw, "HTTP/1.1 %d %s\r\n", rec.status, http.StatusText(rec.status))
 	_ = h.Write(brw)
 	_, _ = brw.WriteString("\r\n")
 	_, _ = brw.Write(body[:n])

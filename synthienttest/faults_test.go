@@ -169,6 +169,7 @@ func TestFaultCloseAfterRequest(t *testing.T) {
 	assert.Equal(t, 2, srv.Arrivals(synthienttest.RouteStream), "stream arrivals")
 }
 
+//nolint:paralleltest // on real time (a delay against a timeout): it runs alone, not beside the parallel tests
 func TestFaultSlowHeaders(t *testing.T) {
 	srv, _ := newServer(t)
 	c := newClient(t, srv, synthient.WithTimeout(100*time.Millisecond))
@@ -196,6 +197,7 @@ func TestFaultSlowHeaders(t *testing.T) {
 	assert.GreaterOrEqual(t, time.Since(start), 30*time.Millisecond, "delayed")
 }
 
+//nolint:paralleltest // on real time (a delay against a timeout): it runs alone, not beside the parallel tests
 func TestCloseInterruptsFaults(t *testing.T) {
 	srv := synthienttest.NewServer()
 	c := newClient(t, srv, synthient.WithMaxRetries(0))
@@ -220,13 +222,14 @@ func TestCloseInterruptsFaults(t *testing.T) {
 	for range 2 {
 		select {
 		case err := <-errs:
-			assert.NotNil(t, err, "a call succeeded after Close")
+			require.Error(t, err, "a call succeeded after Close")
 		case <-time.After(3 * time.Second):
 			t.Fatal("a call did not end after Close")
 		}
 	}
 }
 
+//nolint:paralleltest // on real time (a delay against a timeout): it runs alone, not beside the parallel tests
 func TestFaultSlowBody(t *testing.T) {
 	srv, _ := newServer(t)
 	ctx := context.Background()
@@ -244,7 +247,7 @@ func TestFaultSlowBody(t *testing.T) {
 	srv.Reset()
 	srv.Inject(synthienttest.RouteAccount, 1, synthienttest.Fault{Kind: synthienttest.FaultSlowBody, Size: 10, Delay: time.Second})
 	_, err = slow.Account(ctx)
-	errAs[*synthient.TimeoutError](t, err)
+	require.ErrorAs(t, err, new(*synthient.TimeoutError))
 	assert.Equal(t, 1, srv.Arrivals(synthienttest.RouteAccount), "arrivals")
 
 	// A slow download still arrives whole.
@@ -284,7 +287,7 @@ func TestFaultResetMidBody(t *testing.T) {
 	dir := t.TempDir()
 	srv.Inject(synthienttest.RouteStorage, 1, synthienttest.Fault{Kind: synthienttest.FaultResetMidBody, Size: 1000})
 	_, err = c.DownloadExportFile(ctx, synthient.FeedProxies, "2026-06-09", filepath.Join(dir, "p.parquet"), &synthient.DownloadParams{Verify: true})
-	errAs[*synthient.ConnectionError](t, err)
+	require.ErrorAs(t, err, new(*synthient.ConnectionError))
 	entries, _ := os.ReadDir(dir)
 	assert.Empty(t, entries, "files left behind")
 
@@ -292,14 +295,14 @@ func TestFaultResetMidBody(t *testing.T) {
 	srv.Reset()
 	srv.Inject(synthienttest.RouteAccount, 1, synthienttest.Fault{Kind: synthienttest.FaultResetMidBody})
 	_, err = c.Account(ctx)
-	errAs[*synthient.ConnectionError](t, err)
+	require.ErrorAs(t, err, new(*synthient.ConnectionError))
 	assert.Equal(t, 1, srv.Arrivals(synthienttest.RouteAccount), "account arrivals")
 
 	// A stream: the first event, then the error.
 	srv.Inject(synthienttest.RouteStream, 1, synthienttest.Fault{Kind: synthienttest.FaultResetMidBody})
 	evs, err := take(c.StreamProxies(ctx), 10)
 	assert.Len(t, evs, 1, "events before the reset")
-	errAs[*synthient.ConnectionError](t, err)
+	require.ErrorAs(t, err, new(*synthient.ConnectionError))
 	assert.Equal(t, 1, srv.Arrivals(synthienttest.RouteStream), "stream arrivals")
 	require.Eventually(t, func() bool { return srv.OpenStreams() == 0 }, 3*time.Second, 5*time.Millisecond, "the stream is closed")
 }
@@ -321,17 +324,17 @@ func TestFaultTruncatedBody(t *testing.T) {
 	srv.Inject(synthienttest.RouteAccount, 1, synthienttest.Fault{Kind: synthienttest.FaultTruncatedBody})
 	_, err := c.Account(ctx)
 	ce := errAs[*synthient.ConnectionError](t, err)
-	assert.ErrorIs(t, ce, io.ErrUnexpectedEOF)
+	require.ErrorIs(t, ce, io.ErrUnexpectedEOF)
 	assert.Equal(t, 1, srv.Arrivals(synthienttest.RouteAccount), "arrivals")
 
 	srv.Inject(synthienttest.RouteLookupDomain, 1, synthienttest.Fault{Kind: synthienttest.FaultTruncatedBody})
 	_, err = c.LookupDomain(ctx, "example.org", nil)
-	errAs[*synthient.ConnectionError](t, err)
+	require.ErrorAs(t, err, new(*synthient.ConnectionError))
 	assert.Equal(t, 1, srv.Arrivals(synthienttest.RouteLookupDomain), "domain arrivals")
 
 	srv.Inject(synthienttest.RouteStorage, 1, synthienttest.Fault{Kind: synthienttest.FaultTruncatedBody, Size: 1000})
 	n, err := c.DownloadExport(ctx, synthient.FeedProxies, "latest", io.Discard)
-	errAs[*synthient.ConnectionError](t, err)
+	require.ErrorAs(t, err, new(*synthient.ConnectionError))
 	assert.Equal(t, int64(1000), n, "bytes before the cut")
 	assert.Equal(t, 1, srv.Arrivals(synthienttest.RouteStorage), "storage arrivals")
 
@@ -349,8 +352,8 @@ func TestFaultOversizedLine(t *testing.T) {
 	srv.Inject(synthienttest.RouteStream, 1, synthienttest.Fault{Kind: synthienttest.FaultOversizedLine})
 	evs, err := take(c.StreamProxies(ctx), 1)
 	assert.Empty(t, evs)
-	assert.ErrorIs(t, err, synthient.ErrLineTooLong)
-	errAs[*synthient.DecodeError](t, err)
+	require.ErrorIs(t, err, synthient.ErrLineTooLong)
+	require.ErrorAs(t, err, new(*synthient.DecodeError))
 	assert.Equal(t, 1, srv.Arrivals(synthienttest.RouteStream), "arrivals")
 
 	// A line of exactly the most the client accepts goes through, and the

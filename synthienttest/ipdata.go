@@ -217,7 +217,7 @@ func seededRNG(seed uint64, parts ...string) *rand.Rand {
 // rng returns a generator seeded by the hash of the parts.
 func rng(parts ...string) *rand.Rand {
 	h := sha256.Sum256([]byte(strings.Join(parts, "\x00")))
-	return rand.New(rand.NewPCG(binary.BigEndian.Uint64(h[:8]), binary.BigEndian.Uint64(h[8:16])))
+	return rand.New(rand.NewPCG(binary.BigEndian.Uint64(h[:8]), binary.BigEndian.Uint64(h[8:16]))) //nolint:gosec // deterministic fake data from a seed, not a secret
 }
 
 // networkPrefix is the prefix that shares a network and location: a /24
@@ -458,10 +458,10 @@ func randomPublicIP(r *rand.Rand) netip.Addr {
 			b[0], b[1] = p[0], p[1]
 			binary.BigEndian.PutUint64(b[2:10], r.Uint64())
 			binary.BigEndian.PutUint32(b[10:14], r.Uint32())
-			b[14], b[15] = 0, byte(1+r.IntN(250))
+			b[14], b[15] = 0, byte(1+r.IntN(250)) //nolint:gosec // below 251
 			a = netip.AddrFrom16(b)
 		} else {
-			a = netip.AddrFrom4([4]byte{byte(1 + r.IntN(222)), byte(r.IntN(256)), byte(r.IntN(256)), byte(1 + r.IntN(254))})
+			a = netip.AddrFrom4([4]byte{byte(1 + r.IntN(222)), byte(r.IntN(256)), byte(r.IntN(256)), byte(1 + r.IntN(254))}) //nolint:gosec // each below 256
 		}
 		if isPublic(a) && !inAny(a, docPrefixes) && !isWellKnown(a) {
 			return a

@@ -75,7 +75,7 @@ func checkLookup(t *testing.T, r *synthient.IPLookup) {
 		assert.NotEmpty(t, l.State, "%s: state", r.IP)
 		assert.NotEmpty(t, l.City, "%s: city", r.IP)
 		_, err := time.LoadLocation(l.Timezone)
-		assert.NoError(t, err, "%s: time zone", r.IP)
+		require.NoError(t, err, "%s: time zone", r.IP)
 		assert.GreaterOrEqual(t, len(l.GeoHash), 3, "%s: geohash %q", r.IP, l.GeoHash)
 		a, b, c, d := geohashCell(l.GeoHash)
 		assert.True(t, a <= l.Latitude && l.Latitude <= b && c <= l.Longitude && l.Longitude <= d,
@@ -206,7 +206,7 @@ func TestLookupIPSpecialAddresses(t *testing.T) {
 	// Berlin's coordinates give geohash u33.
 	var berlin *synthient.Location
 	for i := 0; i < 4000 && berlin == nil; i++ {
-		r, err := c.LookupIP(ctx, netip.AddrFrom4([4]byte{80, byte(i >> 8), byte(i), 1}))
+		r, err := c.LookupIP(ctx, netip.AddrFrom4([4]byte{80, byte(i >> 8), byte(i), 1})) //nolint:gosec // the bytes of a small counter
 		require.NoError(t, err)
 		if r.Location != nil && r.Location.City == "Berlin" {
 			berlin = r.Location
@@ -272,7 +272,7 @@ func TestLookupIPValidation(t *testing.T) {
 
 	// The SDK rejects invalid addresses before sending anything.
 	_, err := newClient(t, srv).LookupIP(context.Background(), netip.Addr{})
-	assert.ErrorIs(t, err, synthient.ErrInvalidArgument, "zero Addr")
+	require.ErrorIs(t, err, synthient.ErrInvalidArgument, "zero Addr")
 	assert.Equal(t, 6, srv.Arrivals(synthienttest.RouteLookupIP), "arrivals")
 }
 
@@ -341,6 +341,8 @@ func TestLookupIPsCost(t *testing.T) {
 }
 
 // A batch without a valid address answers 422 and costs nothing.
+//
+//nolint:tparallel // the subtests compare the credits of one key before and after
 func TestLookupIPsValidation(t *testing.T) {
 	t.Parallel()
 	srv, _ := newServer(t)
@@ -377,9 +379,9 @@ func TestLookupIPsValidation(t *testing.T) {
 	srv.Reset()
 	c := newClient(t, srv)
 	_, err := c.LookupIPs(context.Background(), nil)
-	assert.ErrorIs(t, err, synthient.ErrInvalidArgument, "empty batch")
+	require.ErrorIs(t, err, synthient.ErrInvalidArgument, "empty batch")
 	_, err = c.LookupIPs(context.Background(), make([]netip.Addr, 1001))
-	assert.ErrorIs(t, err, synthient.ErrInvalidArgument, "1001 addresses")
+	require.ErrorIs(t, err, synthient.ErrInvalidArgument, "1001 addresses")
 	assert.Zero(t, srv.Arrivals(synthienttest.RouteLookupIPs), "arrivals")
 }
 

@@ -89,7 +89,7 @@ func do(t testing.TB, hc httpDoer, method, url, key string, body string) respons
 	if body != "" {
 		rd = strings.NewReader(body)
 	}
-	req, err := http.NewRequest(method, url, rd)
+	req, err := http.NewRequestWithContext(t.Context(), method, url, rd)
 	require.NoError(t, err)
 	if key != "" {
 		req.Header.Set("X-Api-Key", key)
@@ -99,7 +99,7 @@ func do(t testing.TB, hc httpDoer, method, url, key string, body string) respons
 	}
 	resp, err := hc.Do(req)
 	require.NoError(t, err, "%s %s", method, url)
-	defer resp.Body.Close()
+	defer func() { _ = resp.Body.Close() }() // read to its end below
 	b, err := io.ReadAll(resp.Body)
 	if _, tolerant := hc.(*tolerantClient); !tolerant {
 		require.NoError(t, err, "%s %s: reading the body", method, url)
@@ -169,11 +169,11 @@ func take[T any](seq iter.Seq2[T, error], n int) ([]T, error) {
 // line reader; the body is closed when the test ends.
 func openRaw(t testing.TB, hc *http.Client, srv *synthienttest.Server, seg string) (*http.Response, *bufio.Reader) {
 	t.Helper()
-	req, err := http.NewRequest("GET", srv.URL+"/feeds/"+seg+"/stream", nil)
+	req, err := http.NewRequestWithContext(t.Context(), http.MethodGet, srv.URL+"/feeds/"+seg+"/stream", nil)
 	require.NoError(t, err)
 	req.Header.Set("X-Api-Key", srv.APIKey)
 	resp, err := hc.Do(req)
 	require.NoError(t, err, "opening the stream")
-	t.Cleanup(func() { resp.Body.Close() })
+	t.Cleanup(func() { _ = resp.Body.Close() }) // a stream, cut off: its error says nothing
 	return resp, bufio.NewReader(resp.Body)
 }

@@ -25,11 +25,11 @@ func golden(t *testing.T, name, got string) {
 	t.Helper()
 	path := filepath.Join("testdata", name)
 	if *update {
-		require.NoError(t, os.MkdirAll("testdata", 0o755))
-		require.NoError(t, os.WriteFile(path, []byte(got), 0o644))
+		require.NoError(t, os.MkdirAll("testdata", 0o750))
+		require.NoError(t, os.WriteFile(path, []byte(got), 0o600))
 		return
 	}
-	b, err := os.ReadFile(path)
+	b, err := os.ReadFile(path) //nolint:gosec // this test's golden file
 	require.NoError(t, err, "run 'go test ./synthienttest -update' to create it")
 	want, have := blocks(string(b)), blocks(got)
 	for i := range min(len(want), len(have)) {
@@ -288,6 +288,8 @@ func shortBody(b []byte) string {
 // Paths the fake does not know answer 404 before any other check; a known
 // path with another method answers 405 with Allow; a feed the fake does
 // not know answers 404 once the key passed. The log names each route.
+//
+//nolint:tparallel // each subtest resets one server's counters and reads them
 func TestUnknownRoutesAndMethods(t *testing.T) {
 	t.Parallel()
 	srv, _ := newServer(t)

@@ -92,13 +92,14 @@ func Start(opts ...Option) (*Server, error) {
 	if apiAddr == "" {
 		apiAddr = "127.0.0.1:0"
 	}
-	apiLn, err := net.Listen("tcp", apiAddr)
+	var lc net.ListenConfig
+	apiLn, err := lc.Listen(context.Background(), "tcp", apiAddr)
 	if err != nil {
 		return nil, fmt.Errorf("synthienttest: listening on %s: %w", apiAddr, err)
 	}
-	stLn, err := net.Listen("tcp", "127.0.0.1:0")
+	stLn, err := lc.Listen(context.Background(), "tcp", "127.0.0.1:0")
 	if err != nil {
-		apiLn.Close()
+		_ = apiLn.Close() // the error to report is the listen's
 		return nil, fmt.Errorf("synthienttest: listening on loopback: %w", err)
 	}
 	s.URL = "http://" + apiLn.Addr().String() + "/api/v4"

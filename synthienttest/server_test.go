@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"iter"
+	"net/http"
 	"net/url"
 	"regexp"
 	"sync"
@@ -51,7 +52,7 @@ func TestStartOnAnAddressInUse(t *testing.T) {
 	u, err := url.Parse(srv.URL)
 	require.NoError(t, err)
 	_, err = synthienttest.Start(synthienttest.WithListenAddr(u.Host))
-	assert.ErrorContains(t, err, u.Host)
+	require.ErrorContains(t, err, u.Host)
 	assert.Panics(t, func() { synthienttest.NewServer(synthienttest.WithListenAddr(u.Host)) })
 }
 
@@ -91,15 +92,18 @@ func TestCloseStopsBothOrigins(t *testing.T) {
 	srv.Close() // a second Close does nothing
 	hc := rawClient(t)
 	for _, u := range []string{srv.URL + "/health", srv.StorageURL + "/"} {
-		resp, err := hc.Get(u)
-		if !assert.Error(t, err, "GET %s after Close", u) {
-			resp.Body.Close()
+		req, err := http.NewRequestWithContext(t.Context(), http.MethodGet, u, nil)
+		require.NoError(t, err)
+		resp, err := hc.Do(req)
+		if !assert.Error(t, err, "GET %s after Close", u) { //nolint:testifylint // the loop goes on to the next URL
+			_ = resp.Body.Close()
 		}
 	}
 	_, err = c.Health(context.Background())
-	errAs[*synthient.ConnectionError](t, err)
+	require.ErrorAs(t, err, new(*synthient.ConnectionError))
 }
 
+//nolint:paralleltest // compares the process's goroutines before and after: a parallel test would add its own
 func TestCloseLeavesNoGoroutines(t *testing.T) {
 	before := goleak.IgnoreCurrent()
 	srv := synthienttest.NewServer(synthienttest.WithEventInterval(time.Millisecond))

@@ -17,7 +17,7 @@ import (
 func TestStreamWireFormat(t *testing.T) {
 	t.Parallel()
 	srv, _ := newServer(t, synthienttest.WithEventInterval(time.Hour), synthienttest.WithHeartbeat(10*time.Millisecond))
-	resp, br := openRaw(t, rawClient(t), srv, "helio/https")
+	resp, br := openRaw(t, rawClient(t), srv, "helio/https") //nolint:bodyclose // openRaw closes it at Cleanup
 	assert.Equal(t, 200, resp.StatusCode)
 	assert.Equal(t, "application/x-ndjson", resp.Header.Get("Content-Type"))
 	assert.Equal(t, "no-cache", resp.Header.Get("Cache-Control"))
@@ -49,6 +49,7 @@ func TestStreamEndsAfterMaxEvents(t *testing.T) {
 	require.Eventually(t, func() bool { return srv.OpenStreams() == 0 }, 3*time.Second, 5*time.Millisecond, "the stream is closed")
 }
 
+//nolint:paralleltest // on real time (a delay against a timeout): it runs alone, not beside the parallel tests
 func TestStreamEndsAfterLifetime(t *testing.T) {
 	srv, _ := newServer(t, synthienttest.WithEventInterval(10*time.Millisecond), synthienttest.WithStreamLifetime(150*time.Millisecond))
 	start := time.Now()
@@ -68,6 +69,7 @@ func TestStreamEndsAfterLifetime(t *testing.T) {
 	require.Eventually(t, func() bool { return srv.OpenStreams() == 0 }, 3*time.Second, 5*time.Millisecond, "the stream is closed")
 }
 
+//nolint:paralleltest // on real time (a delay against a timeout): it runs alone, not beside the parallel tests
 func TestStreamStopsWhenClientLeaves(t *testing.T) {
 	srv, _ := newServer(t, synthienttest.WithEventInterval(time.Millisecond))
 	c := newClient(t, srv)
@@ -89,7 +91,7 @@ func TestStreamStopsWhenClientLeaves(t *testing.T) {
 		}
 	}
 	// The SDK yields nothing it read before it saw the cancel.
-	assert.ErrorIs(t, last, context.Canceled, "after %d events", n)
+	require.ErrorIs(t, last, context.Canceled, "after %d events", n)
 	assert.Equal(t, 10, n, "events")
 	require.Eventually(t, func() bool { return srv.OpenStreams() == 0 }, 3*time.Second, 5*time.Millisecond, "the server sees the client leave")
 }
@@ -143,6 +145,7 @@ func TestStreamConcurrencyLimit(t *testing.T) {
 	require.NoError(t, err, "a stream after one closed")
 }
 
+//nolint:paralleltest // on real time (a delay against a timeout): it runs alone, not beside the parallel tests
 func TestCloseEndsStreams(t *testing.T) {
 	srv := synthienttest.NewServer(synthienttest.WithEventInterval(time.Hour), synthienttest.WithHeartbeat(time.Hour))
 	c := newClient(t, srv)
@@ -168,13 +171,14 @@ func TestCloseEndsStreams(t *testing.T) {
 		// The fake cuts the connection: the client sees the chunked body
 		// end early.
 		if err != nil {
-			errAs[*synthient.ConnectionError](t, err)
+			require.ErrorAs(t, err, new(*synthient.ConnectionError))
 		}
 	case <-time.After(3 * time.Second):
 		t.Fatal("the stream did not end after Close")
 	}
 }
 
+//nolint:paralleltest // on real time (a delay against a timeout): it runs alone, not beside the parallel tests
 func TestStreamHeartbeatsKeepItAlive(t *testing.T) {
 	ctx := context.Background()
 	// Events every 400 ms, heartbeats every 25 ms: a client that times out
@@ -189,6 +193,6 @@ func TestStreamHeartbeatsKeepItAlive(t *testing.T) {
 	quiet, _ := newServer(t, synthienttest.WithEventInterval(time.Hour))
 	evs, err = take(newClient(t, quiet, synthient.WithTimeout(250*time.Millisecond)).StreamHoneypotDNS(ctx), 10)
 	assert.Len(t, evs, 1)
-	errAs[*synthient.TimeoutError](t, err)
+	require.ErrorAs(t, err, new(*synthient.TimeoutError))
 	assert.Equal(t, 1, quiet.Arrivals(synthienttest.RouteStream), "arrivals: a read failure is not retried")
 }

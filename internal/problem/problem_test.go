@@ -152,7 +152,7 @@ func TestWrite(t *testing.T) {
 			rec := httptest.NewRecorder()
 			problem.Write(rec, tc.in)
 			res := rec.Result()
-			defer res.Body.Close()
+			defer func() { _ = res.Body.Close() }() // a recorder's body
 			assert.Equal(t, tc.wantStatus, res.StatusCode, "status")
 			ct := res.Header.Get("Content-Type")
 			assert.Equal(t, "application/problem+json", ct, "Content-Type")
@@ -172,9 +172,11 @@ func TestWriteServesHTTP(t *testing.T) {
 	t.Cleanup(srv.Close)
 	hc := srv.Client()
 	t.Cleanup(hc.CloseIdleConnections)
-	res, err := hc.Get(srv.URL)
+	req, err := http.NewRequestWithContext(t.Context(), http.MethodGet, srv.URL, nil)
 	require.NoError(t, err)
-	defer res.Body.Close()
+	res, err := hc.Do(req)
+	require.NoError(t, err)
+	defer func() { _ = res.Body.Close() }() // read to its end below
 	body, err := io.ReadAll(res.Body)
 	require.NoError(t, err)
 	assert.Equal(t, 429, res.StatusCode, "status")

@@ -11,8 +11,9 @@ import (
 // the Parquet library, nor package exports, while package exports does:
 // a program that only calls the API stays free of it.
 func TestRootLeavesOutParquet(t *testing.T) {
+	t.Parallel()
 	deps := func(pkg string) []string {
-		cmd := exec.Command("go", "list", "-deps", pkg)
+		cmd := exec.CommandContext(t.Context(), "go", "list", "-deps", pkg) //nolint:gosec // the go tool on this module's packages
 		cmd.Dir = moduleRoot(t)
 		out, err := cmd.Output()
 		if err != nil {

@@ -13,6 +13,12 @@
 //   - TestRootLeavesOutParquet checks, with go list, that package synthient
 //     builds in no Parquet library: reading exports is package exports'
 //     (and the fake's) alone.
+//   - TestChangelogNamesTheVersion checks that the newest release in
+//     CHANGELOG.md is synthient.Version (and the otel module's Version),
+//     that releases are newest first, each with its link;
+//     TestChangelogHasUnreleased that the changelog starts with an
+//     Unreleased section with the headings Added, Changed, Fixed and
+//     Security.
 //
 // # Go blocks in the docs
 //

@@ -128,7 +128,7 @@ func (b block) String() string { return fmt.Sprintf("%s:%d", b.file, b.fence) }
 // goBlocks returns the Go blocks of the Markdown file. A snippet comment
 // that is not right before a Go block (blank lines aside) is an error.
 func goBlocks(file string) ([]block, error) {
-	data, err := os.ReadFile(file)
+	data, err := os.ReadFile(file) //nolint:gosec // a file of this repository
 	if err != nil {
 		return nil, err
 	}
@@ -344,7 +344,7 @@ func compile(t *testing.T, mod module, blocks []block) string {
 		}
 		name := fmt.Sprintf("b%02d", i)
 		file := filepath.Join(tmp, name+".go")
-		if err := os.WriteFile(file, []byte(src), 0o644); err != nil {
+		if err := os.WriteFile(file, []byte(src), 0o600); err != nil {
 			t.Fatal(err)
 		}
 		overlay[filepath.Join(mod.dir, "internal", "snippet", name, "snippet.go")] = file
@@ -356,13 +356,13 @@ func compile(t *testing.T, mod module, blocks []block) string {
 		t.Fatal(err)
 	}
 	ovFile := filepath.Join(tmp, "overlay.json")
-	if err := os.WriteFile(ovFile, ov, 0o644); err != nil {
+	if err := os.WriteFile(ovFile, ov, 0o600); err != nil {
 		t.Fatal(err)
 	}
 
 	// Several packages and no -o: the results are discarded. -gcflags=-e
 	// reports every error of a package, not the first ten.
-	cmd := exec.Command(goTool, append([]string{"build", "-overlay", ovFile, "-gcflags=-e"}, pkgs...)...)
+	cmd := exec.CommandContext(t.Context(), goTool, append([]string{"build", "-overlay", ovFile, "-gcflags=-e"}, pkgs...)...) //nolint:gosec // the go tool that runs this test, on this module
 	cmd.Dir = mod.dir
 	out, err := cmd.CombinedOutput()
 	if err == nil {
@@ -458,7 +458,7 @@ func TestDocSnippetsReportsErrors(t *testing.T) {
 		"\treturn 0, fmt.Errorf(\"wrapped: %w\", err)\n" + // 21
 		"}\n" + // 22
 		"```\n" // 23
-	if err := os.WriteFile("doc.md", []byte(doc), 0o644); err != nil {
+	if err := os.WriteFile("doc.md", []byte(doc), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	blocks, err := goBlocks("doc.md")
@@ -491,7 +491,7 @@ func TestDocSnippetsReportsErrors(t *testing.T) {
 func TestGoBlocks(t *testing.T) {
 	t.Chdir(t.TempDir())
 	read := func(doc string) ([]block, error) {
-		if err := os.WriteFile("doc.md", []byte(doc), 0o644); err != nil {
+		if err := os.WriteFile("doc.md", []byte(doc), 0o600); err != nil {
 			t.Fatal(err)
 		}
 		return goBlocks("doc.md")
@@ -540,6 +540,7 @@ func TestGoBlocks(t *testing.T) {
 
 // TestModuleOf checks which module each kind of block compiles in.
 func TestModuleOf(t *testing.T) {
+	t.Parallel()
 	root := "/repo"
 	otel := module{dir: filepath.Join(root, "otel"), path: "github.com/synthient-go/synthient/otel"}
 	core := module{dir: root, path: "github.com/synthient-go/synthient"}
@@ -558,6 +559,7 @@ func TestModuleOf(t *testing.T) {
 		{"a whole file of the root module", block{code: "package main\n\nimport _ \"github.com/synthient-go/synthient\"\n\nfunc main() {}\n"}, core},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			if got := moduleOf(root, tc.b); got != tc.want {
 				t.Errorf("moduleOf = %+v, want %+v", got, tc.want)
 			}

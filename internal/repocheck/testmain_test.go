@@ -17,6 +17,7 @@ import (
 // has a TestMain that calls goleak.VerifyTestMain, so a test that leaves a
 // goroutine behind fails.
 func TestEveryTestPackageChecksLeaks(t *testing.T) {
+	t.Parallel()
 	root := moduleRoot(t)
 	dirs := map[string]bool{} // directory -> has goleak's TestMain
 	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
