@@ -67,7 +67,12 @@ func (cfg *Config) Run(ctx context.Context, c *synthient.Client, in Input, p *sy
 	r := cfg.newRun(lines, in.Total, failed, unknown, stop)
 	params := *p
 	if r.jr != nil {
-		endTornLine(cfg.Stdout)
+		if err := endTornLine(cfg.Stdout); err != nil {
+			// Nothing was sent, nor written to the files: the error
+			// is the one to report.
+			_, _, _ = failed.Close(), unknown.Close(), r.jr.close()
+			return err
+		}
 		cfg.journalNote()
 		lines.Skip, params.BeforeSend = r.jr.skip, r.jr.beforeSend
 	}
@@ -86,14 +91,18 @@ func (cfg *Config) Run(ctx context.Context, c *synthient.Client, in Input, p *sy
 // does not end with one: a run killed while it wrote a result leaves part
 // of a line (its address is possibly charged, and the journal says so),
 // and the results of the run that resumes it, appended, must not join it.
-func endTornLine(out io.Writer) {
+// A newline that cannot be written is an error: the results would join
+// the torn line, or be lost with it, and credits would be spent for them.
+func endTornLine(out io.Writer) error {
 	f, ok := out.(*os.File)
 	if !ok {
-		return
+		return nil
 	}
+	// A file that cannot be checked, or whose end cannot be read, is
+	// left as it is: the results' writes report its errors.
 	fi, err := f.Stat()
 	if err != nil || !fi.Mode().IsRegular() || fi.Size() == 0 {
-		return
+		return nil
 	}
 	last := make([]byte, 1)
 	if _, err := f.ReadAt(last, fi.Size()-1); err != nil {
@@ -101,16 +110,19 @@ func endTornLine(out io.Writer) {
 		// the system has a name for the descriptor (Linux).
 		r, err := os.Open("/proc/self/fd/" + strconv.FormatUint(uint64(f.Fd()), 10))
 		if err != nil {
-			return
+			return nil
 		}
 		defer r.Close()
 		if _, err := r.ReadAt(last, fi.Size()-1); err != nil {
-			return
+			return nil
 		}
 	}
 	if last[0] != '\n' {
-		f.Write([]byte{'\n'})
+		if _, err := f.Write([]byte{'\n'}); err != nil {
+			return fmt.Errorf("ending the torn last line of stdout: %w", err)
+		}
 	}
+	return nil
 }
 
 // journalNote says, before a run with a journal, what the journal holds

@@ -196,6 +196,26 @@ func TestJournalEndsATornLine(t *testing.T) {
 	}
 }
 
+// A torn line that cannot be ended (stdout a file that refuses writes)
+// stops the run before anything is sent: its results would join the torn
+// line, or be lost, and be charged all the same.
+func TestJournalTornLineNotWritable(t *testing.T) {
+	t.Parallel()
+	srv := clitest.NewServer(t)
+	dir := t.TempDir()
+	path := filepath.Join(dir, "out.ndjson")
+	require.NoError(t, os.WriteFile(path, []byte(`{"ip":"9.9.9.9","netw`), 0o600))
+	out, err := os.Open(path) //nolint:gosec // the test's file: opened read-only, so that every write fails
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = out.Close() }) // read-only: nothing to lose
+	c := clitest.BatchCall(srv, "1.1.1.1\n", "--journal", filepath.Join(dir, "j"))
+	c.StdoutTo = out
+	r := c.Run(t)
+	clitest.RequireCode(t, r, clierr.Failure)
+	assert.Contains(t, r.Stderr, "synthient: ending the torn last line of stdout: ", "stderr")
+	assert.Empty(t, srv.Requests(), "requests sent")
+}
+
 // An IPv4-mapped IPv6 address is the IPv4 address it maps, for the
 // journal as for the SDK: a resumed run sends neither spelling of an
 // address the journal holds in the other, and counts the second
