@@ -112,7 +112,7 @@ func endTornLine(out io.Writer) error {
 		if err != nil {
 			return nil
 		}
-		defer r.Close()
+		defer r.Close() //nolint:errcheck // opened read-only for one byte: closing it loses nothing
 		if _, err := r.ReadAt(last, fi.Size()-1); err != nil {
 			return nil
 		}
@@ -140,7 +140,7 @@ func (cfg *Config) journalNote() {
 	if cfg.ResendUnknown {
 		resend = "sent again, as --resend-unknown asks"
 	}
-	fmt.Fprintf(cfg.Err, "synthient: journal %s: from earlier runs, %s (not sent or printed again), %s (%s), %s%s\n",
+	_, _ = fmt.Fprintf(cfg.Err, "synthient: journal %s: from earlier runs, %s (not sent or printed again), %s (%s), %s%s\n",
 		cfg.Journal.Path(), render.Plural(int64(lookedUp), "address looked up", "addresses looked up"),
 		render.Plural(int64(unknown), "address possibly charged", "addresses possibly charged"), resend,
 		render.Plural(int64(retry), "address to send again", "addresses to send again"), torn)
@@ -157,8 +157,8 @@ func (cfg *Config) ReportInvalid(line int64, text string) {
 	// The key shapes of this line are redacted here, where it is printed,
 	// not added to the secrets every later line is searched for: a file of
 	// key-shaped lines would make each line slower to print than the last.
-	shown := render.Truncate(redact.RedactKeyShapes(cfg.Secrets.RedactString(text)), 80)
-	fmt.Fprintf(cfg.Err, "synthient: line %d: %q is not an IP address; not looked up\n", line, shown)
+	shown := render.Truncate(redact.ReplaceKeyShapes(cfg.Secrets.RedactString(text)), 80)
+	_, _ = fmt.Fprintf(cfg.Err, "synthient: line %d: %q is not an IP address; not looked up\n", line, shown)
 }
 
 // InvalidNote is the last line on stderr of a run, or dry run, that met
@@ -166,7 +166,7 @@ func (cfg *Config) ReportInvalid(line int64, text string) {
 // listed, and the summary is not printed, but the count is.
 func (cfg *Config) InvalidNote(invalid int64) {
 	if cfg.Quiet && invalid > 0 {
-		fmt.Fprintf(cfg.Err, "synthient: %s%s\n",
+		_, _ = fmt.Fprintf(cfg.Err, "synthient: %s%s\n",
 			render.Plural(invalid, "line is not an IP address", "lines are not IP addresses"), cfg.InvalidWhere())
 	}
 }
