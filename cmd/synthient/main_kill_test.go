@@ -7,6 +7,7 @@ package main
 import (
 	"bufio"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"net/netip"
@@ -49,9 +50,9 @@ func killInput() (text string, distinct []string, words int) {
 // (-1 when killed) and stderr.
 func killRun(t *testing.T, srv *synthienttest.Server, dir string, killAt int, jitter time.Duration) (int, string) {
 	t.Helper()
-	out, err := os.OpenFile(filepath.Join(dir, "out.ndjson"), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	out, err := os.OpenFile(filepath.Join(dir, "out.ndjson"), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600) //nolint:gosec // a file of the test's temporary directory
 	require.NoError(t, err)
-	defer out.Close()
+	defer out.Close() //nolint:errcheck // the child's stdout: this process writes nothing to it
 	cmd := process(t, srv, "-o", "json", "lookup", "ips", "--file", filepath.Join(dir, "in.txt"),
 		"--journal", filepath.Join(dir, "run.journal"), "--unknown", filepath.Join(dir, "unknown.txt"),
 		"--batch-size", "7", "--concurrency", "2")
@@ -75,14 +76,15 @@ func killRun(t *testing.T, srv *synthienttest.Server, dir string, killAt int, ji
 			}
 		}
 		if !ended {
-			time.Sleep(time.Duration(rand.Int64N(int64(jitter) + 1)))
+			time.Sleep(time.Duration(rand.Int64N(int64(jitter) + 1))) //nolint:gosec // when to kill, not a secret
 			_ = cmd.Process.Signal(syscall.SIGKILL)
 			err = <-done
 		}
 	} else {
 		err = <-done
 	}
-	if exit, ok := err.(*exec.ExitError); ok {
+	var exit *exec.ExitError
+	if errors.As(err, &exit) {
 		return exit.ExitCode(), stderr.String()
 	}
 	require.NoError(t, err)
@@ -94,9 +96,9 @@ func killRun(t *testing.T, srv *synthienttest.Server, dir string, killAt int, ji
 // (between two pages of it), and the run that resumes starts a new line.
 func printed(t *testing.T, dir string) (ips []string, torn int) {
 	t.Helper()
-	f, err := os.Open(filepath.Join(dir, "out.ndjson"))
+	f, err := os.Open(filepath.Join(dir, "out.ndjson")) //nolint:gosec // a file of the test's temporary directory
 	require.NoError(t, err)
-	defer f.Close()
+	defer f.Close() //nolint:errcheck // opened read-only: closing it loses nothing
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
 		var v struct {

@@ -26,13 +26,13 @@ func onPTY(t *testing.T, env []string, args ...string) (raw string, screen []str
 	srv := clitest.NewServer(t)
 	ptmx, tty, err := pty.Open()
 	require.NoError(t, err)
-	defer ptmx.Close()
+	defer ptmx.Close() //nolint:errcheck // read to its end below: closing it loses nothing
 	require.NoError(t, pty.Setsize(ptmx, &pty.Winsize{Rows: 50, Cols: 200}))
 	cmd := process(t, srv, args...)
 	cmd.Env = append(cmd.Env, env...)
 	cmd.Stdout, cmd.Stderr = tty, tty
 	require.NoError(t, cmd.Start())
-	tty.Close() // the child holds it
+	require.NoError(t, tty.Close()) // the child holds it
 	var out bytes.Buffer
 	_, _ = io.Copy(&out, ptmx) // ends with EIO once the child closed the pty
 	require.NoError(t, cmd.Wait(), "the command failed:\n%s", out.String())

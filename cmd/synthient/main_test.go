@@ -59,7 +59,7 @@ func process(t *testing.T, srv *synthienttest.Server, args ...string) *exec.Cmd 
 	t.Helper()
 	exe, err := os.Executable()
 	require.NoError(t, err)
-	cmd := exec.Command(exe, args...)
+	cmd := exec.CommandContext(t.Context(), exe, args...) //nolint:gosec // this test binary, run as the command
 	cmd.Env = append(os.Environ(), asCommand+"=1", "SYNTHIENT_BASE_URL="+srv.URL, "SYNTHIENT_API_KEY="+srv.APIKey)
 	return cmd
 }
@@ -71,7 +71,7 @@ func recipe(t *testing.T, srv *synthienttest.Server, script, dir string) *exec.C
 	cmd := process(t, srv)
 	bin := t.TempDir()
 	require.NoError(t, os.Symlink(cmd.Path, filepath.Join(bin, "synthient")))
-	sh := exec.Command("sh", "-eu", "-c", script)
+	sh := exec.CommandContext(t.Context(), "sh", "-eu", "-c", script) //nolint:gosec // a recipe of the docs, which the test runs
 	sh.Dir = dir
 	sh.Env = append(cmd.Env, "PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"))
 	return sh
@@ -129,7 +129,9 @@ func TestSecondInterruptKills(t *testing.T) {
 	deadline := time.After(10 * time.Second)
 	for {
 		select {
-		case <-done:
+		case err := <-done:
+			var exit *exec.ExitError
+			require.ErrorAs(t, err, &exit, "the command's exit")
 			ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus)
 			require.True(t, ok)
 			assert.Equal(t, syscall.SIGINT, ws.Signal(), "ended by the second Ctrl-C")
@@ -138,7 +140,7 @@ func TestSecondInterruptKills(t *testing.T) {
 			_ = cmd.Process.Signal(os.Interrupt)
 		case <-deadline:
 			_ = cmd.Process.Kill()
-			<-done
+			<-done //nolint:errcheck // the kill's: the failure is reported below
 			t.Fatal("Ctrl-C, again and again, did not end the command in 10s")
 		}
 	}
@@ -191,7 +193,7 @@ func checkEnrichRecipe(t *testing.T, script string) {
 		"carol,203.0.113.7,09:07", "dave,not-an-address,09:09", "erin,9.9.9.9,09:10"}
 	// Erin's line has a Windows line end, which the output drops.
 	file := strings.Join(logins[:len(logins)-1], "\n") + "\n" + logins[len(logins)-1] + "\r\n"
-	require.NoError(t, os.WriteFile(filepath.Join(dir, "logins.csv"), []byte(file), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "logins.csv"), []byte(file), 0o600))
 	srv := clitest.NewServer(t)
 	out := runRecipe(t, srv, script, dir)
 	assert.Contains(t, out, `line 4: "not-an-address" is not an IP address`, "the invalid line is reported")
@@ -200,11 +202,11 @@ func checkEnrichRecipe(t *testing.T, script string) {
 	for _, l := range logins[1:] {
 		want = append(want, l+","+riskCells(t, srv, strings.Split(l, ",")[1]))
 	}
-	got, err := os.ReadFile(filepath.Join(dir, "enriched.csv"))
+	got, err := os.ReadFile(filepath.Join(dir, "enriched.csv")) //nolint:gosec // a file of the test's temporary directory
 	require.NoError(t, err)
 	assert.Equal(t, want, clitest.Lines(string(got)), "enriched.csv")
 	assert.Equal(t, 1, srv.Arrivals(synthienttest.RouteLookupIPs), "one batch request")
-	retry, err := os.ReadFile(filepath.Join(dir, "retry.txt"))
+	retry, err := os.ReadFile(filepath.Join(dir, "retry.txt")) //nolint:gosec // a file of the test's temporary directory
 	require.NoError(t, err)
 	assert.Empty(t, retry, "retry.txt")
 }
@@ -267,18 +269,18 @@ func checkTailRecipe(t *testing.T, script string) {
 	go func() { done <- cmd.Wait() }()
 	file := filepath.Join(dir, "proxies.ndjson")
 	require.Eventually(t, func() bool {
-		b, _ := os.ReadFile(file)
+		b, _ := os.ReadFile(file) //nolint:gosec // a file of the test's temporary directory
 		return bytes.Count(b, []byte("\n")) >= 7
 	}, 20*time.Second, 20*time.Millisecond, "events appended across reconnects")
 	require.NoError(t, syscall.Kill(-cmd.Process.Pid, syscall.SIGINT))
 	select {
-	case <-done:
+	case <-done: //nolint:errcheck // the shell's exit after Ctrl-C: the file below is what the recipe promises
 	case <-time.After(10 * time.Second):
 		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-		<-done
+		<-done //nolint:errcheck // the kill's: the failure is reported below
 		t.Fatalf("the recipe did not end within 10s of Ctrl-C:\n%s", out.String())
 	}
-	b, err := os.ReadFile(file)
+	b, err := os.ReadFile(file) //nolint:gosec // a file of the test's temporary directory
 	require.NoError(t, err)
 	require.True(t, bytes.HasSuffix(b, []byte("\n")), "the last event is complete")
 	for i, l := range clitest.Lines(string(b)) {

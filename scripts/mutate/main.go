@@ -53,7 +53,7 @@ var swaps = map[token.Token]token.Token{
 
 // sites returns every mutant of file.
 func sites(file string) ([]mutant, error) {
-	src, err := os.ReadFile(file)
+	src, err := os.ReadFile(file) //nolint:gosec // a file named on the command line: mutating it is the point
 	if err != nil {
 		return nil, err
 	}
@@ -101,6 +101,30 @@ const (
 
 // run applies m, tests its package and restores the file.
 func run(ctx context.Context, m mutant, timeout time.Duration) (outcome, error) {
+	return apply(m, func() (outcome, error) {
+		pkg := "./" + filepath.Dir(m.file)
+		tctx, cancel := context.WithTimeout(ctx, timeout)
+		defer cancel()
+		// pkg is the directory of a file named on the command line.
+		out, err := exec.CommandContext(tctx, "go", "test", "-count=1", "-failfast", pkg).CombinedOutput() //nolint:gosec // see above
+		switch {
+		case err == nil:
+			return survived, nil
+		case bytes.Contains(out, []byte("[build failed]")) || bytes.Contains(out, []byte("[setup failed]")):
+			return invalid, ctx.Err()
+		}
+		return killed, ctx.Err() // a failing test or a timeout kills it
+	})
+}
+
+// apply writes m into its file, runs test, and writes the file back as it
+// was, with its mode. A file that cannot be written back ends the pass:
+// its error says so, and which mutant the file may still hold.
+func apply(m mutant, test func() (outcome, error)) (o outcome, err error) {
+	fi, err := os.Stat(m.file)
+	if err != nil {
+		return invalid, err
+	}
 	orig, err := os.ReadFile(m.file)
 	if err != nil {
 		return invalid, err
@@ -109,21 +133,17 @@ func run(ctx context.Context, m mutant, timeout time.Duration) (outcome, error) 
 		return invalid, fmt.Errorf("%v: source changed under the run", m)
 	}
 	mutated := slices.Concat(orig[:m.off], []byte(m.to), orig[m.off+len(m.from):])
-	if err := os.WriteFile(m.file, mutated, 0o644); err != nil {
+	// Restored also when the mutant's write fails: it may have
+	// truncated the file.
+	defer func() {
+		if rerr := os.WriteFile(m.file, orig, fi.Mode().Perm()); rerr != nil { //nolint:gosec // a file named on the command line: mutating it is the point
+			o, err = invalid, fmt.Errorf("restoring %s, which may hold the mutant %v: %w", m.file, m, rerr)
+		}
+	}()
+	if err := os.WriteFile(m.file, mutated, fi.Mode().Perm()); err != nil { //nolint:gosec // as above
 		return invalid, err
 	}
-	defer os.WriteFile(m.file, orig, 0o644)
-	pkg := "./" + filepath.Dir(m.file)
-	tctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	out, err := exec.CommandContext(tctx, "go", "test", "-count=1", "-failfast", pkg).CombinedOutput()
-	switch {
-	case err == nil:
-		return survived, nil
-	case bytes.Contains(out, []byte("[build failed]")) || bytes.Contains(out, []byte("[setup failed]")):
-		return invalid, ctx.Err()
-	}
-	return killed, ctx.Err() // a failing test or a timeout kills it
+	return test()
 }
 
 func main() {
@@ -145,7 +165,7 @@ func main() {
 		all = append(all, m...)
 	}
 	if *sample > 0 && *sample < len(all) {
-		r := rand.New(rand.NewPCG(*seed, *seed))
+		r := rand.New(rand.NewPCG(*seed, *seed)) //nolint:gosec // a draw the seed repeats, not a secret
 		r.Shuffle(len(all), func(i, j int) { all[i], all[j] = all[j], all[i] })
 		all = all[:*sample]
 		slices.SortFunc(all, func(a, b mutant) int {

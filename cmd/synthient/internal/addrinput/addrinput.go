@@ -7,6 +7,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"iter"
@@ -23,7 +24,7 @@ const MaxLine = 64 << 10
 // (the words that are not addresses included), and rewinds it; -1 if f is
 // not a regular file.
 func Count(f *os.File) (int64, error) {
-	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+	if !isRegular(f) {
 		return -1, nil
 	}
 	r := &Reader{br: bufio.NewReaderSize(f, MaxLine), report: func(int64, string) {}}
@@ -33,7 +34,7 @@ func Count(f *os.File) (int64, error) {
 		if ok {
 			n++
 		}
-		if err == io.EOF {
+		if errors.Is(err, io.EOF) {
 			break
 		}
 		if err != nil {
@@ -45,6 +46,14 @@ func Count(f *os.File) (int64, error) {
 		return 0, fmt.Errorf("reading the addresses: %w", err)
 	}
 	return n, nil
+}
+
+// isRegular reports whether f is a regular file. A file that cannot be
+// stat'ed is not known to be one: the run reads it all the same, and
+// reports the reading's error there.
+func isRegular(f *os.File) bool {
+	fi, err := f.Stat()
+	return err == nil && fi.Mode().IsRegular()
 }
 
 // Entry is one address of the input, as Addrs handed it out: its line,
@@ -141,7 +150,7 @@ func (r *Reader) Line() int64 { return r.line }
 // setErr keeps the reading's error: none at the end of the input nor for
 // an interrupt, which the run's context tells.
 func (r *Reader) setErr(err error) {
-	if err != io.EOF && !r.src.interrupted(err) && r.err == nil {
+	if !errors.Is(err, io.EOF) && !r.src.interrupted(err) && r.err == nil {
 		r.err = fmt.Errorf("reading the addresses: %w", err)
 	}
 }
@@ -174,13 +183,13 @@ func (r *Reader) next() (ip netip.Addr, ok bool, err error) {
 func (r *Reader) readLine() {
 	raw, err := r.br.ReadSlice('\n')
 	switch {
-	case err == bufio.ErrBufferFull:
+	case errors.Is(err, bufio.ErrBufferFull):
 		r.line++
 		r.report(r.line, string(raw))
 		r.fields = append(r.fields[:0], netip.Addr{})
 		r.lineErr = r.skipLine()
 		return
-	case err != nil && err != io.EOF, len(raw) == 0:
+	case err != nil && !errors.Is(err, io.EOF), len(raw) == 0:
 		r.lineErr = err
 		return
 	}
@@ -194,7 +203,7 @@ func (r *Reader) readLine() {
 // error.
 func (r *Reader) skipLine() error {
 	err := bufio.ErrBufferFull
-	for err == bufio.ErrBufferFull {
+	for errors.Is(err, bufio.ErrBufferFull) {
 		_, err = r.br.ReadSlice('\n')
 	}
 	return err
@@ -321,7 +330,7 @@ func (c *ctxReader) fill() error {
 
 // interrupted reports whether err is the one Read returns once ctx ended.
 func (c *ctxReader) interrupted(err error) bool {
-	return c.ctx.Err() != nil && err == c.ctx.Err()
+	return c.ctx.Err() != nil && errors.Is(err, c.ctx.Err())
 }
 
 // close ends the reading goroutine once its Read under way, if any,

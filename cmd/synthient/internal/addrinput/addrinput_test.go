@@ -23,7 +23,7 @@ func TestBatchInterruptWhileReading(t *testing.T) {
 	t.Parallel()
 	srv := clitest.NewServer(t)
 	pr, pw := io.Pipe()
-	defer pw.Close()
+	defer pw.Close() //nolint:errcheck // an io.PipeWriter's Close returns nil
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	failed, _, files := clitest.OutFiles(t)
@@ -41,7 +41,7 @@ func TestBatchInterruptWhileReading(t *testing.T) {
 		assert.Equal(t, s.Read, s.NotSent, "the addresses read are not sent")
 		assert.Len(t, clitest.FileLines(t, failed), int(s.NotSent), "--failed")
 	case <-time.After(2 * time.Second):
-		pw.Close() // let the command end, so the test does not leak it
+		_ = pw.Close() // let the command end, so the test does not leak it
 		r := <-done
 		assert.Fail(t, "lookup ips --file - did not return within 2s of the interrupt while stdin was open",
 			"it returned only once stdin ended (exit %d)", r.Code)
@@ -109,8 +109,10 @@ func TestBatchOpenInterrupted(t *testing.T) {
 	c := clitest.Against(srv, "lookup", "ips", "--file", fifo)
 	c.Ctx = ctx
 	r := c.Run(t) // before the fix: blocked in the open for ever
-	if f, err := os.OpenFile(fifo, os.O_WRONLY, 0); err == nil {
-		f.Close()
+	// Meets the open the command abandoned, so that it ends.
+	f, err := os.OpenFile(fifo, os.O_WRONLY, 0) //nolint:gosec // the test's named pipe
+	if err == nil {
+		_ = f.Close() // opened only for the meeting: nothing written
 	}
 	clitest.RequireCode(t, r, clierr.Interrupt, c.Args...)
 	assert.Equal(t, "synthient: interrupted\n", r.Stderr, "stderr")

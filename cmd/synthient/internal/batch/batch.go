@@ -67,7 +67,12 @@ func (cfg *Config) Run(ctx context.Context, c *synthient.Client, in Input, p *sy
 	r := cfg.newRun(lines, in.Total, failed, unknown, stop)
 	params := *p
 	if r.jr != nil {
-		endTornLine(cfg.Stdout)
+		if err := endTornLine(cfg.Stdout); err != nil {
+			// Nothing was sent, nor written to the files: the error
+			// is the one to report.
+			_, _, _ = failed.Close(), unknown.Close(), r.jr.close()
+			return err
+		}
 		cfg.journalNote()
 		lines.Skip, params.BeforeSend = r.jr.skip, r.jr.beforeSend
 	}
@@ -86,14 +91,18 @@ func (cfg *Config) Run(ctx context.Context, c *synthient.Client, in Input, p *sy
 // does not end with one: a run killed while it wrote a result leaves part
 // of a line (its address is possibly charged, and the journal says so),
 // and the results of the run that resumes it, appended, must not join it.
-func endTornLine(out io.Writer) {
+// A newline that cannot be written is an error: the results would join
+// the torn line, or be lost with it, and credits would be spent for them.
+func endTornLine(out io.Writer) error {
 	f, ok := out.(*os.File)
 	if !ok {
-		return
+		return nil
 	}
+	// A file that cannot be checked, or whose end cannot be read, is
+	// left as it is: the results' writes report its errors.
 	fi, err := f.Stat()
 	if err != nil || !fi.Mode().IsRegular() || fi.Size() == 0 {
-		return
+		return nil
 	}
 	last := make([]byte, 1)
 	if _, err := f.ReadAt(last, fi.Size()-1); err != nil {
@@ -101,16 +110,19 @@ func endTornLine(out io.Writer) {
 		// the system has a name for the descriptor (Linux).
 		r, err := os.Open("/proc/self/fd/" + strconv.FormatUint(uint64(f.Fd()), 10))
 		if err != nil {
-			return
+			return nil
 		}
-		defer r.Close()
+		defer r.Close() //nolint:errcheck // opened read-only for one byte: closing it loses nothing
 		if _, err := r.ReadAt(last, fi.Size()-1); err != nil {
-			return
+			return nil
 		}
 	}
 	if last[0] != '\n' {
-		f.Write([]byte{'\n'})
+		if _, err := f.Write([]byte{'\n'}); err != nil {
+			return fmt.Errorf("ending the torn last line of stdout: %w", err)
+		}
 	}
+	return nil
 }
 
 // journalNote says, before a run with a journal, what the journal holds
@@ -128,7 +140,7 @@ func (cfg *Config) journalNote() {
 	if cfg.ResendUnknown {
 		resend = "sent again, as --resend-unknown asks"
 	}
-	fmt.Fprintf(cfg.Err, "synthient: journal %s: from earlier runs, %s (not sent or printed again), %s (%s), %s%s\n",
+	_, _ = fmt.Fprintf(cfg.Err, "synthient: journal %s: from earlier runs, %s (not sent or printed again), %s (%s), %s%s\n",
 		cfg.Journal.Path(), render.Plural(int64(lookedUp), "address looked up", "addresses looked up"),
 		render.Plural(int64(unknown), "address possibly charged", "addresses possibly charged"), resend,
 		render.Plural(int64(retry), "address to send again", "addresses to send again"), torn)
@@ -145,8 +157,8 @@ func (cfg *Config) ReportInvalid(line int64, text string) {
 	// The key shapes of this line are redacted here, where it is printed,
 	// not added to the secrets every later line is searched for: a file of
 	// key-shaped lines would make each line slower to print than the last.
-	shown := render.Truncate(redact.RedactKeyShapes(cfg.Secrets.RedactString(text)), 80)
-	fmt.Fprintf(cfg.Err, "synthient: line %d: %q is not an IP address; not looked up\n", line, shown)
+	shown := render.Truncate(redact.ReplaceKeyShapes(cfg.Secrets.RedactString(text)), 80)
+	_, _ = fmt.Fprintf(cfg.Err, "synthient: line %d: %q is not an IP address; not looked up\n", line, shown)
 }
 
 // InvalidNote is the last line on stderr of a run, or dry run, that met
@@ -154,7 +166,7 @@ func (cfg *Config) ReportInvalid(line int64, text string) {
 // listed, and the summary is not printed, but the count is.
 func (cfg *Config) InvalidNote(invalid int64) {
 	if cfg.Quiet && invalid > 0 {
-		fmt.Fprintf(cfg.Err, "synthient: %s%s\n",
+		_, _ = fmt.Fprintf(cfg.Err, "synthient: %s%s\n",
 			render.Plural(invalid, "line is not an IP address", "lines are not IP addresses"), cfg.InvalidWhere())
 	}
 }

@@ -30,11 +30,11 @@ func TestJournalCutAnywhereResumes(t *testing.T) {
 	dir := t.TempDir()
 	r := journalRun(t, clitest.NewServer(t), dir, input)
 	clitest.RequireCode(t, r, clierr.OK)
-	data, err := os.ReadFile(filepath.Join(dir, "run.journal"))
+	data, err := os.ReadFile(filepath.Join(dir, "run.journal")) //nolint:gosec // the journal of the run above, in the test's directory
 	require.NoError(t, err)
 	lines := bytes.SplitAfter(data, []byte("\n"))
 	lines = lines[:len(lines)-1] // after the last newline
-	require.Equal(t, 1+4+40, len(lines), "the header, a sent record per request of 10, a done record per address")
+	require.Len(t, lines, 1+4+40, "the header, a sent record per request of 10, a done record per address")
 
 	var cuts []int
 	end := 0
@@ -60,7 +60,7 @@ func TestJournalCutAnywhereResumes(t *testing.T) {
 				}
 			}
 			rdir := t.TempDir()
-			require.NoError(t, os.WriteFile(filepath.Join(rdir, "run.journal"), data[:cut], 0o600))
+			require.NoError(t, os.WriteFile(filepath.Join(rdir, "run.journal"), data[:cut], 0o600)) //nolint:gosec // the subtest's temporary directory
 			srv := clitest.NewServer(t)
 			r := journalRun(t, srv, rdir, input)
 			want := clierr.OK

@@ -162,7 +162,7 @@ func TestJournalRefused(t *testing.T) {
 	clitest.RequireCode(t, r, clierr.Usage)
 	assert.Equal(t, "synthient: journal "+path+":1: not a journal of synthient lookups\n", r.Stderr)
 	assert.Empty(t, srv.Requests())
-	got, err := os.ReadFile(path)
+	got, err := os.ReadFile(path) //nolint:gosec // a file of the test's temporary directory
 	require.NoError(t, err)
 	assert.Equal(t, "1.1.1.1\n8.8.8.8\n", string(got))
 }
@@ -182,18 +182,38 @@ func TestJournalEndsATornLine(t *testing.T) {
 			dir := t.TempDir()
 			path := filepath.Join(dir, "out.ndjson")
 			require.NoError(t, os.WriteFile(path, []byte(tt.before), 0o600))
-			out, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
+			out, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0) //nolint:gosec // a file of the test's temporary directory
 			require.NoError(t, err)
 			c := clitest.BatchCall(clitest.NewServer(t), "1.1.1.1\n", "--journal", filepath.Join(dir, "j"))
 			c.StdoutTo = out
 			clitest.RequireCode(t, c.Run(t), clierr.OK)
 			require.NoError(t, out.Close())
-			got, err := os.ReadFile(path)
+			got, err := os.ReadFile(path) //nolint:gosec // a file of the test's temporary directory
 			require.NoError(t, err)
 			require.True(t, strings.HasPrefix(string(got), tt.want), "the file starts %q", got)
 			assert.Equal(t, []string{"1.1.1.1"}, clitest.NDJSONIPs(t, string(got[len(tt.want):])), "the results after it")
 		})
 	}
+}
+
+// A torn line that cannot be ended (stdout a file that refuses writes)
+// stops the run before anything is sent: its results would join the torn
+// line, or be lost, and be charged all the same.
+func TestJournalTornLineNotWritable(t *testing.T) {
+	t.Parallel()
+	srv := clitest.NewServer(t)
+	dir := t.TempDir()
+	path := filepath.Join(dir, "out.ndjson")
+	require.NoError(t, os.WriteFile(path, []byte(`{"ip":"9.9.9.9","netw`), 0o600))
+	out, err := os.Open(path) //nolint:gosec // the test's file: opened read-only, so that every write fails
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = out.Close() }) // read-only: nothing to lose
+	c := clitest.BatchCall(srv, "1.1.1.1\n", "--journal", filepath.Join(dir, "j"))
+	c.StdoutTo = out
+	r := c.Run(t)
+	clitest.RequireCode(t, r, clierr.Failure)
+	assert.Contains(t, r.Stderr, "synthient: ending the torn last line of stdout: ", "stderr")
+	assert.Empty(t, srv.Requests(), "requests sent")
 }
 
 // An IPv4-mapped IPv6 address is the IPv4 address it maps, for the

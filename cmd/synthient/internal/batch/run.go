@@ -66,8 +66,15 @@ func (r *run) handle(res synthient.BulkResult, err error) {
 	r.tally.Add(res)
 	r.track(res, err, line)
 	r.file(res, line)
+	r.advanceBar()
+}
+
+// advanceBar counts one address on the progress bar, if any. The bar
+// only shows progress: a failure to draw it (stderr gone) stops nothing,
+// and the run's outcome does not depend on it.
+func (r *run) advanceBar() {
 	if r.bar != nil {
-		r.bar.Add(1)
+		_ = r.bar.Add(1)
 	}
 }
 
@@ -105,9 +112,7 @@ func (r *run) skipped(e addrinput.Entry) {
 		r.unknown.Add(e.IP)
 	}
 	r.track(res, errEarlierRun, e.Line)
-	if r.bar != nil {
-		r.bar.Add(1)
-	}
+	r.advanceBar()
 }
 
 // skippedTail accounts for the settled entries after the last address the
@@ -209,7 +214,7 @@ func (r *run) reportGroup() {
 	if g.first == g.last {
 		lines = fmt.Sprintf("line %d", g.first)
 	}
-	fmt.Fprintf(r.cfg.Err, "synthient: %s: %s %s: %s\n",
+	_, _ = fmt.Fprintf(r.cfg.Err, "synthient: %s: %s %s: %s\n",
 		lines, render.Plural(g.n, "address", "addresses"), r.outcomeText(g.outcome), r.cfg.Describe(g.err))
 	*g = failureGroup{}
 }
@@ -242,9 +247,7 @@ func (r *run) drain(cause error) {
 		r.tally.Add(res)
 		r.track(res, cause, r.lines.Line())
 		r.file(res, r.lines.Line())
-		if r.bar != nil {
-			r.bar.Add(1)
-		}
+		r.advanceBar()
 	}
 }
 
@@ -293,10 +296,10 @@ func (r *run) endBar(stopped bool) {
 	}
 	if n := r.tally.Total(); !stopped && n > 0 && r.total < 0 {
 		r.bar.ChangeMax64(n)
-		r.bar.Finish()
+		_ = r.bar.Finish() // the bar only shows progress: see advanceBar
 	}
-	r.bar.Exit()
-	fmt.Fprintln(r.cfg.Bar)
+	_ = r.bar.Exit()
+	_, _ = fmt.Fprintln(r.cfg.Bar)
 }
 
 // printSummary prints the counts on stderr and, for a run stopped early,
@@ -305,8 +308,8 @@ func (r *run) printSummary(stopped bool) {
 	if r.cfg.Quiet {
 		return
 	}
-	fmt.Fprintln(r.cfg.Err, "synthient: "+r.tally.Summary())
+	_, _ = fmt.Fprintln(r.cfg.Err, "synthient: "+r.tally.Summary())
 	if stopped {
-		fmt.Fprintf(r.cfg.Err, "synthient: stopped after line %d of the input: every address up to it is counted above; the lines after it were not read\n", r.lines.Line())
+		_, _ = fmt.Fprintf(r.cfg.Err, "synthient: stopped after line %d of the input: every address up to it is counted above; the lines after it were not read\n", r.lines.Line())
 	}
 }

@@ -3,6 +3,7 @@ package clitest
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"net/netip"
 	"os"
 	"path/filepath"
@@ -42,8 +43,9 @@ func Addrs(n int) []string {
 			out[i] = netip.AddrFrom16([16]byte{0x2a, 0x00, 0x14, 0x50, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, byte(i >> 8), byte(i)}).String()
 			continue
 		}
-		v := uint32(46)<<24 + uint32(i)*97
-		out[i] = netip.AddrFrom4([4]byte{byte(v >> 24), byte(v >> 16), byte(v >> 8), byte(v)}).String()
+		var a [4]byte
+		binary.BigEndian.PutUint32(a[:], uint32(46)<<24+uint32(i)*97)
+		out[i] = netip.AddrFrom4(a).String()
 	}
 	return out
 }
@@ -58,7 +60,7 @@ func BatchCall(srv *synthienttest.Server, input string, flags ...string) Call {
 // ReadLines returns the lines of a file.
 func ReadLines(t testing.TB, path string) []string {
 	t.Helper()
-	b, err := os.ReadFile(path)
+	b, err := os.ReadFile(path) //nolint:gosec // a file the test named, in its temporary directory
 	require.NoError(t, err)
 	return Lines(string(b))
 }

@@ -1,3 +1,11 @@
+// Package clitest is the test harness of the command's packages: the
+// in-process run of a command line and what every run checks (Call,
+// Result, RequireCode), the fake API on a fixed clock (NewServer), the
+// Golden files, a reverse proxy in front of the fake (ProxyTo,
+// ServeFront) and the hostile server built on it, and the helpers the
+// tests of two packages share: key constants, named pipes, failing
+// writers, the JSON and terminal checks, the parsing of a bulk lookup's
+// summary. A helper one test file uses stays in that file.
 package clitest
 
 import (
@@ -24,15 +32,6 @@ import (
 	"github.com/synthient-go/synthient/cmd/synthient/internal/redact"
 	"github.com/synthient-go/synthient/synthienttest"
 )
-
-// Package clitest is the test harness of the command's packages: the
-// in-process run of a command line and what every run checks (Call,
-// Result, RequireCode), the fake API on a fixed clock (NewServer), the
-// Golden files, a reverse proxy in front of the fake (ProxyTo,
-// ServeFront) and the hostile server built on it, and the helpers the
-// tests of two packages share: key constants, named pipes, failing
-// writers, the JSON and terminal checks, the parsing of a bulk lookup's
-// summary. A helper one test file uses stays in that file.
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata")
 
@@ -165,7 +164,8 @@ func RepoFile(t testing.TB, rel string) string {
 	dir, err := os.Getwd()
 	require.NoError(t, err)
 	for {
-		if b, err := os.ReadFile(filepath.Join(dir, "go.mod")); err == nil && bytes.HasPrefix(b, []byte("module github.com/synthient-go/synthient\n")) {
+		b, err := os.ReadFile(filepath.Join(dir, "go.mod")) //nolint:gosec // the go.mod of a directory above the test's
+		if err == nil && bytes.HasPrefix(b, []byte("module github.com/synthient-go/synthient\n")) {
 			return filepath.Join(dir, filepath.FromSlash(rel))
 		}
 		parent := filepath.Dir(dir)
@@ -289,11 +289,12 @@ func Golden(t testing.TB, name, got string) {
 	t.Helper()
 	path := filepath.Join("testdata", name+".golden")
 	if *update {
-		require.NoError(t, os.MkdirAll("testdata", 0o755))
-		require.NoError(t, os.WriteFile(path, []byte(got), 0o644))
+		// Files of the repository, to commit: the modes of the others.
+		require.NoError(t, os.MkdirAll("testdata", 0o755))         //nolint:gosec // see above
+		require.NoError(t, os.WriteFile(path, []byte(got), 0o644)) //nolint:gosec // see above
 		return
 	}
-	want, err := os.ReadFile(path)
+	want, err := os.ReadFile(path) //nolint:gosec // testdata/NAME.golden, NAME the test's
 	require.NoError(t, err, "run 'go test ./cmd/synthient -update' to create it")
 	assert.Equal(t, string(want), got, "output differs from %s (run with -update if the change is intended)", path)
 }

@@ -17,6 +17,8 @@ type Keychain struct {
 	keys map[string]string // service/account -> secret
 }
 
+// Get returns the key kept for account of service, config.ErrNotFound
+// when there is none, or Err.
 func (k *Keychain) Get(service, account string) (string, error) {
 	k.mu.Lock()
 	defer k.mu.Unlock()
@@ -30,6 +32,7 @@ func (k *Keychain) Get(service, account string) (string, error) {
 	return v, nil
 }
 
+// Set keeps secret as the key of account of service, unless Err is set.
 func (k *Keychain) Set(service, account, secret string) error {
 	k.mu.Lock()
 	defer k.mu.Unlock()
@@ -43,6 +46,8 @@ func (k *Keychain) Set(service, account, secret string) error {
 	return nil
 }
 
+// Delete removes the key of account of service: config.ErrNotFound
+// when there is none, or Err.
 func (k *Keychain) Delete(service, account string) error {
 	k.mu.Lock()
 	defer k.mu.Unlock()

@@ -115,6 +115,10 @@ func HostileFrontWith(t *testing.T, srv *synthienttest.Server, text string) stri
 	return ServeFront(t, ProxyTo(t, srv, func(resp *http.Response) error { return PoisonResponse(resp, text) }))
 }
 
+// PoisonResponse is the hostile server's change to a response of the
+// fake: a successful one gets HostileHeader as its X-Request-Id and, in a
+// JSON body, text appended to every string that need not parse (see
+// Poison); an error response loses its X-Request-Id.
 func PoisonResponse(resp *http.Response, text string) error {
 	if resp.StatusCode >= 400 {
 		resp.Header.Del("X-Request-Id")
@@ -125,7 +129,7 @@ func PoisonResponse(resp *http.Response, text string) error {
 		return nil
 	}
 	body, err := io.ReadAll(resp.Body)
-	resp.Body.Close()
+	_ = resp.Body.Close() // read to its end, or failed: Close says nothing more
 	if err != nil {
 		return err
 	}

@@ -1,7 +1,6 @@
 package config_test
 
 import (
-	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -44,7 +43,7 @@ func TestReadDotEnv(t *testing.T) {
 			key, line, err := config.ReadDotEnv(path)
 			if tt.err != "" {
 				var fe *config.FileError
-				require.True(t, errors.As(err, &fe), "ReadDotEnv = %v", err)
+				require.ErrorAs(t, err, &fe, "ReadDotEnv = %v", err)
 				assert.Contains(t, err.Error(), tt.err)
 				assert.NotContains(t, err.Error(), k, "the error shows the value")
 				return

@@ -1,7 +1,6 @@
 package config_test
 
 import (
-	"errors"
 	"os"
 	"path/filepath"
 	"testing"
@@ -61,7 +60,7 @@ func TestLoad(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			dir := t.TempDir()
-			require.NoError(t, os.WriteFile(filepath.Join(dir, "config.toml"), []byte(tt.text), 0o644))
+			require.NoError(t, os.WriteFile(filepath.Join(dir, "config.toml"), []byte(tt.text), 0o600))
 			f, err := config.Load(dir)
 			tt.check(t, f, err)
 		})
@@ -76,7 +75,7 @@ func fileError(want string) func(t *testing.T, f *config.File, err error) {
 	return func(t *testing.T, _ *config.File, err error) {
 		t.Helper()
 		var fe *config.FileError
-		require.True(t, errors.As(err, &fe), "Load = %v, want a *FileError", err)
+		require.ErrorAs(t, err, &fe, "Load = %v, want a *FileError", err)
 		assert.Contains(t, err.Error(), want)
 	}
 }

@@ -37,16 +37,21 @@ type SystemKeychain struct {
 // within the timeout.
 var errKeychainTimeout = errors.New("the system keychain did not answer")
 
+// Get returns the key kept for account (a profile) of service, or
+// ErrNotFound when there is none.
 func (k SystemKeychain) Get(service, account string) (string, error) {
 	var v string
 	err := k.call(func() (err error) { v, err = keyring.Get(service, account); return err })
 	return v, err
 }
 
+// Set keeps secret as the key of account of service, replacing any.
 func (k SystemKeychain) Set(service, account, secret string) error {
 	return k.call(func() error { return keyring.Set(service, account, secret) })
 }
 
+// Delete removes the key of account of service; ErrNotFound when there
+// is none.
 func (k SystemKeychain) Delete(service, account string) error {
 	return k.call(func() error { return keyring.Delete(service, account) })
 }

@@ -33,11 +33,11 @@ func ReadKeyFile(ctx context.Context, name string, stdin io.Reader) (string, err
 	b, err := interrupt.Do(ctx, func() ([]byte, error) {
 		r := stdin
 		if name != "-" {
-			f, err := os.Open(name)
+			f, err := os.Open(name) //nolint:gosec // the --api-key-file the user named: reading it is the point
 			if err != nil {
 				return nil, clierr.Usagef("--api-key-file: %v", err)
 			}
-			defer f.Close()
+			defer f.Close() //nolint:errcheck // opened read-only: closing it loses nothing
 			r = f
 		}
 		b, err := io.ReadAll(io.LimitReader(r, MaxKeyFile+1))

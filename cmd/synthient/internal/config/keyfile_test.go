@@ -123,7 +123,7 @@ func TestAPIKeyFileInterrupted(t *testing.T) {
 				clitest.MakeFIFO(t, fifo)
 				c.Args[3] = fifo
 				open = func() io.WriteCloser {
-					w, err := os.OpenFile(fifo, os.O_WRONLY, 0)
+					w, err := os.OpenFile(fifo, os.O_WRONLY, 0) //nolint:gosec // the test's named pipe
 					require.NoError(t, err)
 					return w
 				}
@@ -146,7 +146,7 @@ func TestAPIKeyFileInterrupted(t *testing.T) {
 			if w == nil {
 				w = open() // meets the open the command abandoned
 			}
-			w.Close() // the abandoned read ends
+			require.NoError(t, w.Close()) // the abandoned read ends
 			clitest.RequireCode(t, r, clierr.Interrupt)
 			assert.Equal(t, "synthient: interrupted\n", r.Stderr, "stderr")
 			assert.Empty(t, r.Stdout, "stdout")

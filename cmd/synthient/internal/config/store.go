@@ -75,7 +75,9 @@ func (s *Store) Set(profile, key string) (where Where, keychainErr error, err er
 		return Where{Keychain: true}, nil, nil
 	}
 	if s.Dir == "" {
-		return Where{}, kerr, fmt.Errorf("no system keychain (%v), and no configuration directory for a file of keys: set HOME or XDG_CONFIG_HOME", kerr)
+		// kerr is returned on its own, as keychainErr; err only names it,
+		// so that the keychain's error does not decide the exit code.
+		return Where{}, kerr, fmt.Errorf("no system keychain (%v), and no configuration directory for a file of keys: set HOME or XDG_CONFIG_HOME", kerr) //nolint:errorlint // see above
 	}
 	c, err := s.readCredentials()
 	if err != nil {
@@ -142,7 +144,7 @@ func (s *Store) readCredentials() (*credentials, error) {
 	if fi.Mode().Perm()&0o077 != 0 {
 		return nil, &FileError{Path: path, Msg: fmt.Sprintf("others can read it (mode %04o): it holds API keys; chmod 600 %s", fi.Mode().Perm(), path)}
 	}
-	b, err := os.ReadFile(path)
+	b, err := os.ReadFile(path) //nolint:gosec // the file of keys in the configuration directory, its mode checked above
 	if err != nil {
 		return nil, err
 	}
@@ -165,17 +167,20 @@ func (s *Store) writeCredentials(c *credentials) error {
 	if err != nil {
 		return err
 	}
-	defer os.Remove(tmp.Name()) // after the rename, nothing is there
+	// After the rename nothing is there, and Remove fails; before it, a
+	// failure leaves a stray file of mode 0600 beside the file of keys.
+	defer os.Remove(tmp.Name()) //nolint:errcheck // see above
+	// On the way out with an error, Close's error adds nothing to it.
 	if err := tmp.Chmod(0o600); err != nil {
-		tmp.Close()
+		_ = tmp.Close()
 		return err
 	}
 	if _, err := tmp.WriteString(b.String()); err != nil {
-		tmp.Close()
+		_ = tmp.Close()
 		return err
 	}
 	if err := tmp.Sync(); err != nil {
-		tmp.Close()
+		_ = tmp.Close()
 		return err
 	}
 	if err := tmp.Close(); err != nil {

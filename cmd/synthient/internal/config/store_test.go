@@ -46,7 +46,7 @@ func TestStore(t *testing.T) {
 		s := &config.Store{Keychain: &clitest.Keychain{Err: noKeychain}, Dir: filepath.Join(t.TempDir(), "synthient")}
 		where, kerr, err := s.Set("default", "k1")
 		require.NoError(t, err)
-		assert.ErrorIs(t, kerr, noKeychain)
+		require.ErrorIs(t, kerr, noKeychain)
 		assert.Equal(t, s.CredentialsPath(), where.Path)
 		fi, err := os.Stat(s.CredentialsPath())
 		require.NoError(t, err)
@@ -65,7 +65,7 @@ func TestStore(t *testing.T) {
 		require.NoError(t, err)
 		assert.Len(t, entries, 1, "no temporary file left: %v", entries)
 
-		require.NoError(t, os.Chmod(s.CredentialsPath(), 0o644))
+		require.NoError(t, os.Chmod(s.CredentialsPath(), 0o644)) //nolint:gosec // readable by others, which the store refuses: the point of the test
 		_, _, err = s.Get("staging")
 		var fe *config.FileError
 		require.ErrorAs(t, err, &fe)
@@ -82,23 +82,25 @@ func TestStore(t *testing.T) {
 
 // SystemKeychain is go-keyring: checked on go-keyring's own mock. Not
 // parallel: the mock is the whole process's.
+//
+//nolint:paralleltest // see above
 func TestSystemKeychain(t *testing.T) {
 	keyring.MockInit()
 	k := config.SystemKeychain{}
 	_, err := k.Get(config.Service, "default")
-	assert.ErrorIs(t, err, config.ErrNotFound)
+	require.ErrorIs(t, err, config.ErrNotFound)
 	require.NoError(t, k.Set(config.Service, "default", "secret"))
 	v, err := k.Get(config.Service, "default")
 	require.NoError(t, err)
 	assert.Equal(t, "secret", v)
 	require.NoError(t, k.Delete(config.Service, "default"))
-	assert.ErrorIs(t, k.Delete(config.Service, "default"), config.ErrNotFound)
+	require.ErrorIs(t, k.Delete(config.Service, "default"), config.ErrNotFound)
 
 	keyring.MockInitWithError(errors.New("no keychain"))
 	s := &config.Store{Keychain: k, Dir: t.TempDir()}
 	where, kerr, err := s.Set("default", "secret")
 	require.NoError(t, err)
-	assert.EqualError(t, kerr, "no keychain")
+	require.EqualError(t, kerr, "no keychain")
 	assert.False(t, where.Keychain, "the file, as on a server without a keychain")
 	keyring.MockInit()
 }

@@ -99,9 +99,10 @@ func (s *IOStreams) StderrIsTerminal() bool { return s.stderrTTY }
 
 // Flush writes what Out and ErrOut hold back (an unfinished last line)
 // and returns the first error writing stdout, of this or any earlier
-// write.
+// write. An error writing stderr is not returned: there is nowhere left
+// to report it, so the commands write their messages there unchecked.
 func (s *IOStreams) Flush() error {
 	err := s.out.Flush()
-	s.errOut.Flush()
+	_ = s.errOut.Flush() // see above
 	return err
 }

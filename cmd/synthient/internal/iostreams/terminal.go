@@ -34,12 +34,14 @@ func (x *termText) Write(p []byte) (int, error) {
 	t := x.t
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	// Erasing and drawing the bar is decoration: its errors are not the
+	// text's, which are p's write's.
 	if t.frame != nil {
-		io.WriteString(t.w, eraseLine)
+		_, _ = io.WriteString(t.w, eraseLine)
 	}
 	n, err := x.w.Write(p)
 	if t.frame != nil && bytes.HasSuffix(p, []byte("\n")) {
-		t.w.Write(t.frame)
+		_, _ = t.w.Write(t.frame)
 	}
 	return n, err
 }
@@ -74,7 +76,7 @@ func (t *terminal) done() {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.frame != nil {
-		io.WriteString(t.w, eraseLine)
+		_, _ = io.WriteString(t.w, eraseLine) // decoration, as in termText.Write
 		t.frame = nil
 	}
 }

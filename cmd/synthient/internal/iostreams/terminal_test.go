@@ -24,6 +24,13 @@ func screen(env map[string]string) (*iostreams.IOStreams, *strings.Builder) {
 	}, &redact.Redactor{}), &b
 }
 
+// printf writes to w, as the commands do, and fails the test on an error.
+func printf(t *testing.T, w io.Writer, format string, args ...any) {
+	t.Helper()
+	_, err := fmt.Fprintf(w, format, args...)
+	require.NoError(t, err)
+}
+
 // On a terminal the progress bar never shares a line with what is
 // written to stdout or stderr: it is erased before each line and drawn
 // again after it, and erased for good at its end.
@@ -31,17 +38,17 @@ func TestTerminalKeepsTheBarApart(t *testing.T) {
 	t.Parallel()
 	s, b := screen(nil)
 	for i := range 5 {
-		fmt.Fprintf(s.Progress, "\rworking %d%% |###   |", 20*i)
-		fmt.Fprintf(s.Out, "row %d\n", i)
-		fmt.Fprintf(s.ErrOut, "synthient: note %d\n", i)
-		io.WriteString(s.Progress, "\x1b[2K\r") // a bar clearing itself
+		printf(t, s.Progress, "\rworking %d%% |###   |", 20*i)
+		printf(t, s.Out, "row %d\n", i)
+		printf(t, s.ErrOut, "synthient: note %d\n", i)
+		printf(t, s.Progress, "\x1b[2K\r") // a bar clearing itself
 	}
-	fmt.Fprintf(s.Progress, "\rworking 100%% |######|")
+	printf(t, s.Progress, "\rworking 100%% |######|")
 	lines := clitest.Screen(b.String())
 	require.NotEmpty(t, lines)
 	assert.Equal(t, "working 100% |######|", lines[len(lines)-1], "the bar, last, on a line of its own")
-	io.WriteString(s.Progress, "\n") // the end of the bar
-	fmt.Fprintln(s.ErrOut, "synthient: summary")
+	printf(t, s.Progress, "\n") // the end of the bar
+	printf(t, s.ErrOut, "synthient: summary\n")
 	lines = clitest.Screen(b.String())
 	var want []string
 	for i := range 5 {
@@ -75,7 +82,7 @@ func TestColor(t *testing.T) {
 			t.Parallel()
 			s, b := screen(tt.env)
 			s.SetColor(tt.on)
-			fmt.Fprintln(s.Out, green)
+			printf(t, s.Out, "%s\n", green)
 			want := "ok\n"
 			if tt.color {
 				want = "\x1b[32mok\x1b[0m\n"
@@ -86,8 +93,8 @@ func TestColor(t *testing.T) {
 	var out, errOut strings.Builder
 	s := iostreams.New(iostreams.System{Stdout: &out, Stderr: &errOut, StderrIsTerminal: func() bool { return true }}, &redact.Redactor{})
 	s.SetColor(true)
-	fmt.Fprintln(s.Out, green)
-	fmt.Fprintln(s.ErrOut, green)
+	printf(t, s.Out, "%s\n", green)
+	printf(t, s.ErrOut, "%s\n", green)
 	assert.Equal(t, "ok\n", out.String(), "stdout to a file: no colour")
 	assert.Equal(t, "\x1b[32mok\x1b[0m\n", errOut.String(), "stderr on a terminal")
 }
@@ -98,6 +105,6 @@ func TestColorCannotBeForged(t *testing.T) {
 	t.Parallel()
 	s, b := screen(nil)
 	s.SetColor(true)
-	fmt.Fprintln(s.Out, "\uE000000000000000000"+"3\uE001evil \x1b[31mred")
+	printf(t, s.Out, "%s\n", "\uE000000000000000000"+"3\uE001evil \x1b[31mred")
 	assert.Equal(t, "\uE000000000000000000"+"3\uE001evil \\x1b[31mred\n", b.String())
 }

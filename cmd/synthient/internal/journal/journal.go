@@ -40,14 +40,14 @@ import (
 type State uint8
 
 const (
-	// None: the journal has no record of the address.
+	// None means the journal has no record of the address.
 	None State = iota
-	// LookedUp: an earlier run looked the address up and printed it.
+	// LookedUp means an earlier run looked the address up and printed it.
 	LookedUp
-	// Unknown: an earlier run sent the address and recorded no answer,
-	// or an unknown outcome: it may have been charged.
+	// Unknown means an earlier run sent the address and recorded no
+	// answer, or an unknown outcome: it may have been charged.
 	Unknown
-	// Retry: an earlier run did not send the address, or the API
+	// Retry means an earlier run did not send the address, or the API
 	// rejected it without a charge: it is safe to send again.
 	Retry
 )
@@ -108,17 +108,17 @@ type record struct {
 // not exist, reads what it holds, cuts off a torn last record, and locks
 // it for this run: another run that opens it meanwhile gets an *Error.
 func Open(path string) (*Journal, error) {
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600) //nolint:gosec // the --journal file the user named: opening it is the point
 	if err != nil {
 		return nil, err
 	}
 	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
-		f.Close()
+		_ = f.Close() // nothing written: the lock's error is the one to report
 		return nil, &Error{Path: path, Msg: "in use by another run (it is locked)", Err: err}
 	}
 	j := &Journal{path: path, f: f, state: map[netip.Addr]State{}}
 	if err := j.load(); err != nil {
-		f.Close()
+		_ = f.Close() // load's error is the one to report
 		return nil, err
 	}
 	return j, nil
@@ -132,7 +132,7 @@ func (j *Journal) load() error {
 	line := 0
 	for {
 		raw, err := readLine(br)
-		if len(raw) == 0 && err == io.EOF {
+		if len(raw) == 0 && errors.Is(err, io.EOF) {
 			break
 		}
 		line++
@@ -143,7 +143,7 @@ func (j *Journal) load() error {
 				// of something else, which must not be overwritten.
 				return &Error{Path: j.path, Line: 1, Msg: "not a journal of synthient lookups"}
 			}
-			if _, perr := br.Peek(1); perr != io.EOF {
+			if _, perr := br.Peek(1); !errors.Is(perr, io.EOF) {
 				return &Error{Path: j.path, Line: line, Msg: "damaged record before the last: the journal cannot be trusted (delete it to start afresh)"}
 			}
 			j.torn = true
@@ -164,9 +164,9 @@ func readLine(br *bufio.Reader) ([]byte, error) {
 		chunk, err := br.ReadSlice('\n')
 		out = append(out, chunk...)
 		switch {
-		case err == bufio.ErrBufferFull && len(out) <= maxRecord:
+		case errors.Is(err, bufio.ErrBufferFull) && len(out) <= maxRecord:
 			continue
-		case err == bufio.ErrBufferFull:
+		case errors.Is(err, bufio.ErrBufferFull):
 			return out, errors.New("record too long")
 		}
 		return out, err
@@ -277,10 +277,10 @@ func (j *Journal) ready(end int64, fresh bool) error {
 
 // syncDir syncs the directory dir, so that a new file's name is on disk.
 func syncDir(dir string) error {
-	d, err := os.Open(dir)
+	d, err := os.Open(dir) //nolint:gosec // the directory of the journal the user named
 	if err != nil {
 		return err
 	}
-	defer d.Close()
+	defer d.Close() //nolint:errcheck // opened read-only to sync it: Sync's error is the one that counts
 	return d.Sync()
 }

@@ -2,7 +2,6 @@ package journal_test
 
 import (
 	"bytes"
-	"errors"
 	"net/netip"
 	"os"
 	"path/filepath"
@@ -68,7 +67,7 @@ func written(t *testing.T, dir string) (data []byte, ends []int) {
 		ends = append(ends, size())
 	}
 	require.NoError(t, j.Close())
-	data, err = os.ReadFile(path)
+	data, err = os.ReadFile(path) //nolint:gosec // a file of the test's temporary directory
 	require.NoError(t, err)
 	return data, ends
 }
@@ -136,7 +135,7 @@ func TestCounts(t *testing.T) {
 	require.NoError(t, os.WriteFile(path, data, 0o600))
 	j, err := journal.Open(path)
 	require.NoError(t, err)
-	defer j.Close()
+	t.Cleanup(func() { require.NoError(t, j.Close()) })
 	lookedUp, unknown, retry := j.Counts()
 	assert.Equal(t, []int{2, 1, 1}, []int{lookedUp, unknown, retry})
 	assert.Equal(t, path, j.Path())
@@ -170,11 +169,11 @@ func TestOpenRefuses(t *testing.T) {
 			require.NoError(t, os.WriteFile(path, tt.data, 0o600))
 			_, err := journal.Open(path)
 			var je *journal.Error
-			require.True(t, errors.As(err, &je), "Open = %v, want a *journal.Error", err)
+			require.ErrorAs(t, err, &je, "Open = %v, want a *journal.Error", err)
 			if tt.name != "version 2" { // its CRC is made up: it is damaged as well
 				assert.Contains(t, strings.ReplaceAll(err.Error(), filepath.Dir(path)+"/", ""), tt.msg)
 			}
-			got, rerr := os.ReadFile(path)
+			got, rerr := os.ReadFile(path) //nolint:gosec // a file of the test's temporary directory
 			require.NoError(t, rerr)
 			assert.Equal(t, tt.data, got, "the file was changed")
 		})
@@ -184,7 +183,7 @@ func TestOpenRefuses(t *testing.T) {
 		path := filepath.Join(t.TempDir(), "j")
 		j, err := journal.Open(path)
 		require.NoError(t, err)
-		defer j.Close()
+		t.Cleanup(func() { require.NoError(t, j.Close()) })
 		_, err = journal.Open(path)
 		var je *journal.Error
 		require.ErrorAs(t, err, &je)
@@ -202,12 +201,10 @@ func TestOpenNewFile(t *testing.T) {
 	fi, err := os.Stat(path)
 	require.NoError(t, err)
 	assert.Equal(t, os.FileMode(0o600), fi.Mode().Perm())
-	lookedUp, unknown, retry := func() (int, int, int) {
-		j, err := journal.Open(path)
-		require.NoError(t, err)
-		defer j.Close()
-		return j.Counts()
-	}()
+	j, err = journal.Open(path)
+	require.NoError(t, err)
+	lookedUp, unknown, retry := j.Counts()
+	require.NoError(t, j.Close())
 	assert.Zero(t, lookedUp+unknown+retry)
 }
 
@@ -222,7 +219,7 @@ func FuzzOpen(f *testing.F) {
 	require.NoError(f, j.Sent([]netip.Addr{a1, a3}))
 	require.NoError(f, j.Done(a1, synthient.LookedUp))
 	require.NoError(f, j.Close())
-	seed, err := os.ReadFile(path)
+	seed, err := os.ReadFile(path) //nolint:gosec // a file of the test's temporary directory
 	require.NoError(f, err)
 	for _, s := range [][]byte{seed, seed[:len(seed)-3], {}, []byte("x\n"), append(bytes.Clone(seed), "garbage"...)} {
 		f.Add(s)
@@ -234,7 +231,7 @@ func FuzzOpen(f *testing.F) {
 		if err != nil {
 			var je *journal.Error
 			require.ErrorAs(t, err, &je)
-			got, _ := os.ReadFile(path)
+			got, _ := os.ReadFile(path) //nolint:gosec // a file of the test's temporary directory
 			require.Equal(t, data, got, "a refused journal was changed")
 			return
 		}

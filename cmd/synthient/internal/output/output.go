@@ -85,7 +85,7 @@ func (p *Printer) Tolerate(err error, what string, n int64) error {
 	}
 	p.failures.Add(1)
 	if !p.Quiet {
-		fmt.Fprintf(p.Err, "synthient: %s %d: %s\n", what, n, p.Describe(sf))
+		_, _ = fmt.Fprintf(p.Err, "synthient: %s %d: %s\n", what, n, p.Describe(sf)) // stderr: a failed write has nowhere to be reported
 	}
 	return nil
 }

@@ -17,6 +17,8 @@ import (
 
 // Every other command's --output json is one JSON document (NDJSON for
 // exports list --all).
+//
+//nolint:tparallel // the commands share the fake
 func TestJSONOtherCommands(t *testing.T) {
 	t.Parallel()
 	srv := clitest.NewServer(t)
@@ -36,7 +38,6 @@ func TestJSONOtherCommands(t *testing.T) {
 		{"exports download", []string{"exports", "download", "proxies", "latest", "--out", filepath.Join(dir, "f.parquet"), "--verify"}, 1, "verified"},
 		{"stream", []string{"stream", "proxies", "--max-events", "2"}, 2, "ip"},
 	}
-	// Not parallel: the commands share the fake.
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			args := append([]string{"-o", "json"}, tt.args...)
@@ -46,7 +47,7 @@ func TestJSONOtherCommands(t *testing.T) {
 			require.Len(t, ls, tt.docs, "lines:\n%s", r.Stdout)
 			for i, l := range ls {
 				var doc map[string]any
-				if !assert.NoError(t, json.Unmarshal([]byte(l), &doc), "line %d is not a JSON object", i+1) {
+				if !assert.NoError(t, json.Unmarshal([]byte(l), &doc), "line %d is not a JSON object", i+1) { //nolint:testifylint // the next line is checked all the same
 					continue
 				}
 				if i == 0 {

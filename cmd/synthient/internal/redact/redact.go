@@ -75,10 +75,10 @@ func (r *Redactor) AddKeyShapes(texts ...string) {
 	}
 }
 
-// RedactKeyShapes returns s with every substring shaped like a key
+// ReplaceKeyShapes returns s with every substring shaped like a key
 // replaced by [redacted], in one pass: for a text printed once, whose key
 // shapes need not join the secrets.
-func RedactKeyShapes(s string) string {
+func ReplaceKeyShapes(s string) string {
 	// Again while one is left: key shapes can overlap ([redacted] holds
 	// none, so this ends).
 	for keyShape.MatchString(s) {

@@ -156,7 +156,9 @@ func WriteDomain(w io.Writer, r *synthient.DomainLookup) error {
 	if len(r.RecentEvents) == 0 {
 		return nil
 	}
-	fmt.Fprintln(w)
+	if _, err := fmt.Fprintln(w); err != nil {
+		return err
+	}
 	t = NewTable(w)
 	t.Row("TIME", "SOURCE", "TARGET", "PORT", "COUNTRY")
 	for _, e := range r.RecentEvents {

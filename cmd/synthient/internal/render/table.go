@@ -27,7 +27,10 @@ func WriteJSONLine(w io.Writer, b []byte) error {
 }
 
 // Table writes aligned columns, two spaces apart, once flushed.
-type Table struct{ tw *tabwriter.Writer }
+type Table struct {
+	tw  *tabwriter.Writer
+	err error // the first error of a Row, which Flush returns
+}
 
 // NewTable returns a Table that writes to w.
 func NewTable(w io.Writer) *Table {
@@ -36,17 +39,27 @@ func NewTable(w io.Writer) *Table {
 
 // Row adds a row; a cell's control characters, tab and newline included,
 // are escaped first, so that a value cannot break the columns or forge a
-// line (and the columns are measured on what is printed).
+// line (and the columns are measured on what is printed). An error
+// writing the output is kept for Flush.
 func (t *Table) Row(cells ...string) {
 	safe := make([]string, len(cells))
 	for i, c := range cells {
 		safe[i] = textsafe.EscapeCell(c)
 	}
-	fmt.Fprintln(t.tw, strings.Join(safe, "\t"))
+	if _, err := fmt.Fprintln(t.tw, strings.Join(safe, "\t")); err != nil && t.err == nil {
+		t.err = err
+	}
 }
 
-// Flush writes the rows added so far, aligned among themselves.
-func (t *Table) Flush() error { return t.tw.Flush() }
+// Flush writes the rows added so far, aligned among themselves, and
+// returns the first error writing the output, of a Row or of the flush.
+func (t *Table) Flush() error {
+	err := t.tw.Flush()
+	if t.err != nil {
+		return t.err
+	}
+	return err
+}
 
 // CSV writes CSV: a header, then rows. A cell that a spreadsheet would
 // run as a formula (it starts with =, +, -, @, a tab or a carriage
@@ -57,7 +70,7 @@ type CSV struct{ w *csv.Writer }
 // NewCSV returns a CSV that writes to w, its header first.
 func NewCSV(w io.Writer, header ...string) *CSV {
 	t := &CSV{w: csv.NewWriter(w)}
-	t.Row(header...) // an error here comes back from the next row or flush
+	_ = t.Row(header...) // an error here comes back from the next row or flush: csv.Writer keeps it
 	return t
 }
 

@@ -128,7 +128,7 @@ func HumanDuration(d time.Duration) string {
 		out := Plural(int64(n), u.name, u.name+"s")
 		if i+1 < len(units) {
 			next := units[i+1]
-			if m := (d - n*u.size) / next.size; m > 0 {
+			if m := d % u.size / next.size; m > 0 {
 				out += " " + Plural(int64(m), next.name, next.name+"s")
 			}
 		}

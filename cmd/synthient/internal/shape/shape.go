@@ -39,11 +39,11 @@ func Compile(ctx context.Context, jq, tmpl string) (Shape, error) {
 	case jq != "":
 		q, err := gojq.Parse(jq)
 		if err != nil {
-			return nil, fmt.Errorf("--jq %s: %v", render.ShellWord(jq), err)
+			return nil, fmt.Errorf("--jq %s: %w", render.ShellWord(jq), err)
 		}
 		code, err := gojq.Compile(q)
 		if err != nil {
-			return nil, fmt.Errorf("--jq %s: %v", render.ShellWord(jq), err)
+			return nil, fmt.Errorf("--jq %s: %w", render.ShellWord(jq), err)
 		}
 		return &jqShape{ctx: ctx, code: code}, nil
 	}

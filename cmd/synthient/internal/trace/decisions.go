@@ -28,9 +28,15 @@ func NewDecisionHandler(w io.Writer, level slog.Level) *DecisionHandler {
 	return &DecisionHandler{mu: &sync.Mutex{}, w: w, level: level}
 }
 
+// Enabled reports whether l is the handler's level or above.
 func (h *DecisionHandler) Enabled(_ context.Context, l slog.Level) bool { return l >= h.level }
-func (h *DecisionHandler) WithAttrs([]slog.Attr) slog.Handler           { return h }
-func (h *DecisionHandler) WithGroup(string) slog.Handler                { return h }
+
+// WithAttrs returns h: a line shows the attributes of its record only.
+func (h *DecisionHandler) WithAttrs([]slog.Attr) slog.Handler { return h }
+
+// WithGroup returns h: the records' attributes are read by name, in no
+// group.
+func (h *DecisionHandler) WithGroup(string) slog.Handler { return h }
 
 // Handle writes the record as one line, in its steps: the attempt and its
 // route, what the attempt came to (writeOutcome), the decision

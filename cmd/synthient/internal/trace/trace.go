@@ -59,11 +59,14 @@ type traceRequest struct {
 type traceCallKey struct{}
 type traceRequestKey struct{}
 
+// StartCall begins the tree of a call, kept in the returned context.
 func (tr *Tracer) StartCall(ctx context.Context, s synthient.CallStart) context.Context {
 	call := &traceCall{start: tr.now(), head: fmt.Sprintf("%s (%s)", s.Operation, s.Class)}
 	return context.WithValue(ctx, traceCallKey{}, call)
 }
 
+// StartRequest notes the start of a request, kept in the returned
+// context, for the line EndRequest adds.
 func (tr *Tracer) StartRequest(ctx context.Context, r synthient.RequestStart) context.Context {
 	target := r.Route
 	if r.Storage {
@@ -73,6 +76,9 @@ func (tr *Tracer) StartRequest(ctx context.Context, r synthient.RequestStart) co
 	return context.WithValue(ctx, traceRequestKey{}, &traceRequest{start: tr.now(), head: head})
 }
 
+// EndRequest adds the request's line to its call's tree: its status or
+// error, its duration and request id, and the client's decision (with
+// the wait before a retry).
 func (tr *Tracer) EndRequest(ctx context.Context, e synthient.RequestEnd) {
 	call, _ := ctx.Value(traceCallKey{}).(*traceCall)
 	req, _ := ctx.Value(traceRequestKey{}).(*traceRequest)
@@ -107,6 +113,8 @@ func waitCause(hasRetryAfter bool, retryAfter time.Duration) string {
 	return " (backoff)"
 }
 
+// Hold adds a line for a pacing hold before an attempt to the call's
+// tree.
 func (tr *Tracer) Hold(ctx context.Context, h synthient.PacingHold) {
 	call, _ := ctx.Value(traceCallKey{}).(*traceCall)
 	if call == nil {
@@ -119,6 +127,8 @@ func (tr *Tracer) Hold(ctx context.Context, h synthient.PacingHold) {
 	call.nodes = append(call.nodes, line)
 }
 
+// EndCall prints the call's tree on w: its outcome, attempts and
+// duration, then its lines.
 func (tr *Tracer) EndCall(ctx context.Context, e synthient.CallEnd) {
 	call, _ := ctx.Value(traceCallKey{}).(*traceCall)
 	if call == nil {

@@ -61,6 +61,8 @@ func TestAPIBilled(t *testing.T) {
 func TestAPIRefuses(t *testing.T) {
 	t.Parallel()
 	srv := clitest.NewServer(t)
+	// After the parallel subtests, before the fake closes.
+	t.Cleanup(func() { assert.Empty(t, srv.Requests(), "requests sent") })
 	bad := filepath.Join(t.TempDir(), "bad.json")
 	require.NoError(t, os.WriteFile(bad, []byte("ips=1.1.1.1"), 0o600))
 	for _, tt := range []struct {
@@ -74,12 +76,12 @@ func TestAPIRefuses(t *testing.T) {
 		{[]string{"-o", "csv", "api", "account/me"}, "--output csv applies to"},
 	} {
 		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
+			t.Parallel()
 			r := clitest.RunSrv(t, srv, tt.args...)
 			clitest.RequireCode(t, r, clierr.Usage, tt.args...)
 			assert.Contains(t, r.Stderr, tt.want)
 		})
 	}
-	assert.Empty(t, srv.Requests(), "requests sent")
 }
 
 // A stream's lines are printed as they come; a download's redirect is not

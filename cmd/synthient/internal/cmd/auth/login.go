@@ -96,10 +96,12 @@ func (o *LoginOptions) readKey(ctx context.Context) (string, error) {
 	if o.ReadPassword == nil || !o.IO.StdinIsTerminal() {
 		return "", clierr.Usagef("auth login asks for the key on a terminal, and stdin is not one: give it on stdin with --with-token (synthient auth login --with-token < key.txt)")
 	}
-	fmt.Fprint(o.IO.ErrOut, "Paste your Synthient API key (it is not shown): ")
+	// The prompt is on stderr: a failure to write it has nowhere to be
+	// reported, and the read that follows goes on without it.
+	_, _ = fmt.Fprint(o.IO.ErrOut, "Paste your Synthient API key (it is not shown): ")
 	flushLine(o.IO.ErrOut)
 	b, err := o.ReadPassword(ctx)
-	fmt.Fprintln(o.IO.ErrOut)
+	_, _ = fmt.Fprintln(o.IO.ErrOut)
 	if err != nil {
 		return "", err
 	}
@@ -110,7 +112,7 @@ func (o *LoginOptions) readKey(ctx context.Context) (string, error) {
 // before the terminal waits for the key.
 func flushLine(w io.Writer) {
 	if f, ok := w.(interface{ Flush() error }); ok {
-		f.Flush()
+		_ = f.Flush() // stderr, as above
 	}
 }
 

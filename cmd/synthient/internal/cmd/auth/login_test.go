@@ -106,7 +106,7 @@ func TestLoginRefusedKey(t *testing.T) {
 	assert.Contains(t, r.Stderr, "the key was not kept: checking it with the API: 401 Unauthorized")
 	assert.NotContains(t, r.Stderr, clitest.UnknownKey)
 	_, err := h.keychain.Get("synthient", "default")
-	assert.Error(t, err, "nothing kept")
+	require.Error(t, err, "nothing kept")
 
 	before := len(h.srv.Requests())
 	c = h.call("auth", "login", "--with-token")
@@ -134,7 +134,7 @@ func TestLogout(t *testing.T) {
 	clitest.RequireCode(t, r, clierr.Failure)
 	assert.Contains(t, r.Stderr, "no key stored for profile staging")
 	_, err := h.keychain.Get("synthient", "default")
-	assert.NoError(t, err, "the default profile's key stays")
+	require.NoError(t, err, "the default profile's key stays")
 	r = h.call("--fake", "auth", "status").Run(t)
 	clitest.RequireCode(t, r, clierr.Usage)
 }

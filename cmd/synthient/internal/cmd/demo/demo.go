@@ -83,7 +83,9 @@ type demo struct {
 	step   int
 }
 
-func (d *demo) printf(format string, args ...any) { fmt.Fprintf(d.out, format, args...) }
+// printf narrates on stdout. Its writer keeps its first error, which
+// root.Run reports when the command ends: the demo does not stop for it.
+func (d *demo) printf(format string, args ...any) { _, _ = fmt.Fprintf(d.out, format, args...) }
 
 func (d *demo) section(title, why string) {
 	d.step++
@@ -95,7 +97,7 @@ func (d *demo) section(title, why string) {
 
 func (d *demo) run(ctx context.Context) error {
 	start := time.Now()
-	d.srv = synthienttest.NewServer()
+	d.srv = synthienttest.NewServer() //nolint:contextcheck // the fake takes no context: it lives until the Close below
 	defer d.srv.Close()
 	h := trace.NewDecisionHandler(d.out, slog.LevelDebug)
 	h.Indent = "   | "
@@ -222,7 +224,10 @@ func (d *demo) bulk(ctx context.Context) error {
 	before := d.srv.Credits(d.srv.APIKey)
 	count := map[synthient.BulkOutcome]int{}
 	spent, maybe, repeats := 0, 0, 0
-	for r := range d.client.LookupIPsAll(ctx, demoBulkInput, &synthient.BulkParams{Concurrency: 1}) {
+	for r, err := range d.client.LookupIPsAll(ctx, demoBulkInput, &synthient.BulkParams{Concurrency: 1}) {
+		if r.Index < 0 { // the parameters refused: nothing was sent
+			return err
+		}
 		if r.Duplicate {
 			repeats++ // the outcome of its first occurrence, not sent again
 			continue
@@ -246,7 +251,7 @@ func (d *demo) bulk(ctx context.Context) error {
 // 2,250 distinct ones, after each ninth a repeat of an earlier one (249),
 // and the zero netip.Addr, which is invalid.
 func demoBulkInput(yield func(netip.Addr) bool) {
-	addr := func(i int) netip.Addr { return netip.AddrFrom4([4]byte{198, 18, byte(i >> 8), byte(i)}) }
+	addr := func(i int) netip.Addr { return netip.AddrFrom4([4]byte{198, 18, byte(i >> 8), byte(i)}) } //nolint:gosec // i < 2250: its two low bytes
 	for i := range 2250 {
 		if !yield(addr(i)) {
 			return
@@ -292,7 +297,7 @@ func (d *demo) download(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	defer os.RemoveAll(dir)
+	defer os.RemoveAll(dir) //nolint:errcheck // a temporary directory: one left behind changes no result the demo shows
 	path := filepath.Join(dir, "proxies-latest.parquet")
 	var bar *progressbar.ProgressBar
 	var last int64
@@ -304,12 +309,12 @@ func (d *demo) download(ctx context.Context) error {
 		if bar == nil {
 			bar = iostreams.NewBytesBar(d.progressTo, total, "   downloading")
 		}
-		bar.Set64(done)
+		_ = bar.Set64(done) // the bar only shows progress: a failed draw stops nothing
 	}}
 	m, err := d.client.DownloadExportFile(ctx, synthient.FeedProxies, "latest", path, p)
 	if bar != nil {
-		bar.Finish()
-		fmt.Fprintln(d.progressTo)
+		_ = bar.Finish() // as above
+		_, _ = fmt.Fprintln(d.progressTo)
 	}
 	if err != nil {
 		return err

@@ -196,7 +196,7 @@ func CheckOutFile(path string) error {
 	case errors.Is(err, syscall.ENAMETOOLONG):
 		return clierr.Usagef("--out %s: %v", path, syscall.ENAMETOOLONG)
 	case err != nil, fi.Mode().IsRegular():
-		return nil // a path that does not exist yet, or one the SDK reports on
+		return nil //nolint:nilerr // a path that does not exist yet, or one the SDK reports on
 	case fi.Mode()&fs.ModeSymlink != 0:
 		return clierr.Usagef("--out %s is a symbolic link: refusing to replace it (name the file it points to; %s)", path, useStdout)
 	case fi.IsDir():

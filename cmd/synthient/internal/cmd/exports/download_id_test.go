@@ -44,7 +44,7 @@ func TestDownloadDateHourAndDefaultName(t *testing.T) {
 		}
 		clitest.RequireCode(t, r, clierr.OK, args...)
 		assert.Contains(t, r.Stdout, "wrote "+tt.file+": "+tt.id+", ", "the report")
-		b, err := os.ReadFile(filepath.Join(dir, tt.file))
+		b, err := os.ReadFile(filepath.Join(dir, tt.file)) //nolint:gosec // a file of the test's temporary directory
 		require.NoError(t, err)
 		assert.Equal(t, "PAR1", string(b[:4]), "%s is Parquet", tt.file)
 	}

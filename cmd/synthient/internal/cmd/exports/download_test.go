@@ -27,9 +27,9 @@ import (
 // makeSocket creates a Unix socket at path, listening until the test ends.
 func makeSocket(t *testing.T, path string) {
 	t.Helper()
-	ln, err := net.Listen("unix", path)
+	ln, err := (&net.ListenConfig{}).Listen(t.Context(), "unix", path)
 	require.NoError(t, err)
-	t.Cleanup(func() { ln.Close() })
+	t.Cleanup(func() { _ = ln.Close() }) // nothing was accepted: its error says nothing
 }
 
 // makeLinkToFIFO creates a named pipe beside path and a symbolic link to
@@ -44,7 +44,7 @@ func makeLinkToFIFO(t *testing.T, path string) {
 // to it at path.
 func makeLinkToFile(t *testing.T, path string) {
 	t.Helper()
-	require.NoError(t, os.WriteFile(path+".file", []byte("precious"), 0o644))
+	require.NoError(t, os.WriteFile(path+".file", []byte("precious"), 0o600))
 	require.NoError(t, os.Symlink(path+".file", path))
 }
 
@@ -87,7 +87,7 @@ func TestDownloadRefusesSpecialOut(t *testing.T) {
 				// A short directory: a socket's path is limited to about 100 bytes.
 				dir, err := os.MkdirTemp("", "out")
 				require.NoError(t, err)
-				t.Cleanup(func() { os.RemoveAll(dir) })
+				t.Cleanup(func() { require.NoError(t, os.RemoveAll(dir)) })
 				out := filepath.Join(dir, "f")
 				tt.make(t, out)
 				before, err := os.Lstat(out)
@@ -122,7 +122,7 @@ func TestCheckOutFile(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	regular := filepath.Join(dir, "regular")
-	require.NoError(t, os.WriteFile(regular, nil, 0o644))
+	require.NoError(t, os.WriteFile(regular, nil, 0o600))
 	link := filepath.Join(dir, "link")
 	require.NoError(t, os.Symlink(regular, link))
 	tests := []struct {
@@ -232,7 +232,7 @@ func TestDownloadOutCannotBeCreated(t *testing.T) {
 		want string
 	}{
 		{"under a regular file", func(t *testing.T, dir string) string {
-			require.NoError(t, os.WriteFile(filepath.Join(dir, "reg"), nil, 0o644))
+			require.NoError(t, os.WriteFile(filepath.Join(dir, "reg"), nil, 0o600))
 			return filepath.Join(dir, "reg", "f.parquet")
 		}, "not a directory"},
 		{"through a loop of links", func(t *testing.T, dir string) string {
@@ -293,14 +293,14 @@ func TestDownloadExistingFile(t *testing.T) {
 	t.Parallel()
 	srv := clitest.NewServer(t)
 	out := filepath.Join(t.TempDir(), "proxies.parquet")
-	require.NoError(t, os.WriteFile(out, []byte("precious"), 0o644))
+	require.NoError(t, os.WriteFile(out, []byte("precious"), 0o600))
 	r := clitest.RunSrv(t, srv, "exports", "download", "proxies", "latest", "--out", out, "--verify")
 	clitest.RequireCode(t, r, clierr.Usage)
 	if ls := clitest.Lines(r.Stderr); assert.NotEmpty(t, ls, "stderr") {
 		assert.Contains(t, ls[0], out, "stderr")
 		assert.Contains(t, ls[0], "exists", "stderr")
 	}
-	b, _ := os.ReadFile(out)
+	b, _ := os.ReadFile(out) //nolint:gosec // a file of the test's temporary directory
 	assert.Equal(t, "precious", string(b), "the file was changed")
 	assert.Empty(t, srv.Requests(), "requests sent")
 	parts, _ := filepath.Glob(out + "*.part")
@@ -308,7 +308,7 @@ func TestDownloadExistingFile(t *testing.T) {
 
 	r = clitest.RunSrv(t, srv, "exports", "download", "proxies", "latest", "--out", out, "--verify", "--force")
 	clitest.RequireCode(t, r, 0)
-	b, err := os.ReadFile(out)
+	b, err := os.ReadFile(out) //nolint:gosec // a file of the test's temporary directory
 	require.NoError(t, err)
 	assert.True(t, strings.HasPrefix(string(b), "PAR1") && strings.HasSuffix(string(b), "PAR1"),
 		"the file is not the export (%d bytes, starts %q)", len(b), b[:min(8, len(b))])

@@ -61,7 +61,7 @@ func (x *exportIDs) newest(ctx context.Context, feed string) []string {
 	if err != nil || x.f.ResolveKey(ctx) != nil || !x.f.HasKey() {
 		return nil
 	}
-	c, err := x.f.Client()
+	c, err := x.f.Client() //nolint:contextcheck // with --fake it starts the fake API, which takes no context; the listing below has ctx
 	if err != nil {
 		return nil
 	}
@@ -87,13 +87,13 @@ func downloadProgress(bar io.Writer, p *synthient.DownloadParams) (finish func()
 			if pb == nil {
 				pb = iostreams.NewBytesBar(bar, total, "downloading")
 			}
-			pb.Set64(done)
+			_ = pb.Set64(done) // the bar only shows progress: a failed draw stops nothing
 		}
 	}
 	return func() {
 		if pb != nil {
-			pb.Finish()
-			io.WriteString(bar, "\n")
+			_ = pb.Finish() // as above
+			_, _ = io.WriteString(bar, "\n")
 		}
 	}
 }

@@ -52,25 +52,26 @@ func TestExportIDCompletion(t *testing.T) {
 	srv := clitest.NewServer(t)
 	for _, tt := range []struct {
 		name  string
-		run   func(args ...string) clitest.Result
+		run   func(t *testing.T, args ...string) clitest.Result
 		typed string
 		want  func(t *testing.T, ids []string)
 	}{
-		{"with a key", func(args ...string) clitest.Result { return clitest.RunSrv(t, srv, args...) }, "", func(t *testing.T, ids []string) {
+		{"with a key", func(t *testing.T, args ...string) clitest.Result { return clitest.RunSrv(t, srv, args...) }, "", func(t *testing.T, ids []string) {
 			require.Greater(t, len(ids), 2, "latest and the listing")
 			assert.Equal(t, "latest", ids[0])
 			assert.Regexp(t, `^\d{4}-\d{2}-\d{2}(/\d{2})?$`, ids[1])
 		}},
-		{"typed a prefix", func(args ...string) clitest.Result { return clitest.RunSrv(t, srv, args...) }, "la", func(t *testing.T, ids []string) {
+		{"typed a prefix", func(t *testing.T, args ...string) clitest.Result { return clitest.RunSrv(t, srv, args...) }, "la", func(t *testing.T, ids []string) {
 			assert.Equal(t, []string{"latest"}, ids)
 		}},
-		{"without a key", func(args ...string) clitest.Result { return clitest.Call{Args: args}.Run(t) }, "", func(t *testing.T, ids []string) {
+		{"without a key", func(t *testing.T, args ...string) clitest.Result { return clitest.Call{Args: args}.Run(t) }, "", func(t *testing.T, ids []string) {
 			assert.Equal(t, []string{"latest"}, ids)
 		}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			for _, cmd := range []string{"meta", "download"} {
-				r := tt.run("__complete", "exports", cmd, "proxies", tt.typed)
+				r := tt.run(t, "__complete", "exports", cmd, "proxies", tt.typed)
 				clitest.RequireCode(t, r, 0, "__complete")
 				got := clitest.Lines(r.Stdout)
 				require.NotEmpty(t, got)

@@ -147,7 +147,7 @@ func TestExportsReadErrors(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	text := filepath.Join(dir, "notes.txt")
-	require.NoError(t, os.WriteFile(text, []byte("no Parquet here"), 0o644))
+	require.NoError(t, os.WriteFile(text, []byte("no Parquet here"), 0o600))
 	fifo := filepath.Join(dir, "pipe")
 	clitest.MakeFIFO(t, fifo) // never opened: a pipe is refused from its mode
 	tests := []struct {
@@ -192,7 +192,7 @@ func TestExportsReadEscapes(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, w.Close())
 	path := filepath.Join(t.TempDir(), "hostile.parquet")
-	require.NoError(t, os.WriteFile(path, buf.Bytes(), 0o644))
+	require.NoError(t, os.WriteFile(path, buf.Bytes(), 0o600))
 
 	for _, args := range [][]string{
 		{"exports", "head", path},

@@ -91,30 +91,31 @@ func (o *ListOptions) listPage(ctx context.Context, c *synthient.Client, feed sy
 			return err
 		}
 		if !o.Quiet {
-			o.moreHint(o.Err, page.NextCursor, "synthient: ")
+			_ = o.moreHint(o.Err, page.NextCursor, "synthient: ") // stderr: a failed write has nowhere to be reported
 		}
 		return nil
 	}
 	if err := render.WriteExports(pr.Out, page.Exports); err != nil {
 		return err
 	}
-	o.moreHint(pr.Out, page.NextCursor, "\n")
-	return nil
+	return o.moreHint(pr.Out, page.NextCursor, "\n")
 }
 
 // moreHint says how to list the next page, after prefix, when there is
-// one (cursor not empty).
-func (o *ListOptions) moreHint(w io.Writer, cursor, prefix string) {
+// one (cursor not empty). It returns the error writing w.
+func (o *ListOptions) moreHint(w io.Writer, cursor, prefix string) error {
+	var err error
 	switch {
 	case cursor == "":
 	case o.Fake:
 		// Each run starts a new fake API: a cursor of this one means
 		// nothing to the next.
-		fmt.Fprintln(w, prefix+"more: --all (with --fake each run starts a new fake API, which a --cursor from this one does not reach)")
+		_, err = fmt.Fprintln(w, prefix+"more: --all (with --fake each run starts a new fake API, which a --cursor from this one does not reach)")
 	default:
 		// One line: a newline in the cursor must not forge another.
-		fmt.Fprintf(w, "%smore: --cursor %s (or --all)\n", prefix, render.ShellWord(textsafe.EscapeCell(cursor)))
+		_, err = fmt.Fprintf(w, "%smore: --cursor %s (or --all)\n", prefix, render.ShellWord(textsafe.EscapeCell(cursor)))
 	}
+	return err
 }
 
 // listAll prints the exports of every page: in JSON one export per line

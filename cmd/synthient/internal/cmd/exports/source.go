@@ -79,11 +79,13 @@ func (s *Source) open(ctx context.Context) (f *exports.File, done func(), err er
 	if err == nil {
 		f, err = exports.Open(path)
 	}
+	// Removing the temporary directory is tidying up: a failure leaves
+	// it in the system's temporary directory and changes nothing shown.
 	if err != nil {
-		os.RemoveAll(dir)
+		_ = os.RemoveAll(dir)
 		return nil, nil, err
 	}
-	return f, func() { f.Close(); os.RemoveAll(dir) }, nil
+	return f, func() { f.Close(); _ = os.RemoveAll(dir) }, nil
 }
 
 // openFile opens the export file name, given as FILE. A name that is no

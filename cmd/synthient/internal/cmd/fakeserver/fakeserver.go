@@ -114,7 +114,7 @@ func run(ctx context.Context, o *Options) error {
 	if err != nil {
 		return err
 	}
-	srv, err := synthienttest.Start(opts...)
+	srv, err := synthienttest.Start(opts...) //nolint:contextcheck // the fake takes no context: it serves until ctx ends, then the Close below
 	if err != nil {
 		return clierr.Usagef("cannot listen on %s: %v", o.Listen, err)
 	}

@@ -69,12 +69,12 @@ func TestFakeServerKnobs(t *testing.T) {
 	require.NoError(t, err)
 	assert.InDelta(t, 64<<10, size, 0.25*(64<<10), "--export-size 64K")
 
-	req, err := http.NewRequest(http.MethodGet, base+"/account/me", nil)
+	req, err := http.NewRequestWithContext(t.Context(), http.MethodGet, base+"/account/me", nil)
 	require.NoError(t, err)
 	req.Header.Set("X-Api-Key", key)
 	resp, err := (&http.Client{Transport: &http.Transport{DisableKeepAlives: true}}).Do(req)
 	require.NoError(t, err)
-	resp.Body.Close()
+	_ = resp.Body.Close() // only the headers matter here
 	assert.Empty(t, resp.Header.Get("RateLimit-Limit"), "--rate-limit off: no RateLimit headers")
 
 	defaultBase, defaultKey := serve(t)

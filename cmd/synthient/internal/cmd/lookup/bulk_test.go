@@ -80,8 +80,11 @@ func TestLookupIPOneOrNone(t *testing.T) {
 func TestBulkStdinTwice(t *testing.T) {
 	t.Parallel()
 	srv := clitest.NewServer(t)
+	// After the parallel subtests, before the fake closes.
+	t.Cleanup(func() { assert.Zero(t, srv.Arrivals(synthienttest.RouteLookupIPs)) })
 	for _, args := range [][]string{{"lookup", "ips", "-"}, {"lookup", "ip"}, {"lookup", "ips", "--file", "-"}} {
 		t.Run(strings.Join(args, " "), func(t *testing.T) {
+			t.Parallel()
 			c := clitest.Call{Args: append([]string{"--base-url", srv.URL, "--api-key-file", "-"}, args...),
 				Stdin: strings.NewReader(srv.APIKey + "\n")}
 			r := c.Run(t)
@@ -89,7 +92,6 @@ func TestBulkStdinTwice(t *testing.T) {
 			assert.Contains(t, r.Stderr, "stdin")
 		})
 	}
-	assert.Zero(t, srv.Arrivals(synthienttest.RouteLookupIPs))
 }
 
 // A journal that is the input file is refused before anything is read or
@@ -102,7 +104,7 @@ func TestBulkJournalIsInput(t *testing.T) {
 	r := clitest.RunSrv(t, srv, "lookup", "ips", "--file", in, "--journal", in)
 	clitest.RequireCode(t, r, clierr.Usage)
 	assert.Contains(t, r.Stderr, "--journal "+in+" is the input file")
-	got, err := os.ReadFile(in)
+	got, err := os.ReadFile(in) //nolint:gosec // a file of the test's temporary directory
 	require.NoError(t, err)
 	assert.Equal(t, "1.1.1.1\n", string(got))
 	assert.Empty(t, srv.Requests())

@@ -136,7 +136,7 @@ func TestBatchPartialResponse(t *testing.T) {
 			return nil
 		}
 		b, err := io.ReadAll(resp.Body)
-		resp.Body.Close()
+		_ = resp.Body.Close() // read to its end, or failed: Close says nothing more
 		if err != nil {
 			return err
 		}
@@ -287,9 +287,9 @@ func TestBatchOutputIsInput(t *testing.T) {
 			t.Parallel()
 			srv := clitest.NewServer(t)
 			dir := t.TempDir()
-			require.NoError(t, os.Mkdir(filepath.Join(dir, "sub"), 0o755))
+			require.NoError(t, os.Mkdir(filepath.Join(dir, "sub"), 0o700))
 			in := filepath.Join(dir, "in.txt")
-			require.NoError(t, os.WriteFile(in, []byte(input), 0o644))
+			require.NoError(t, os.WriteFile(in, []byte(input), 0o600))
 			out := tt.path(t, in)
 			file, want := in, tt.flag+" "+out+" is the input file"
 			flags := []string{tt.flag, out}
@@ -301,16 +301,16 @@ func TestBatchOutputIsInput(t *testing.T) {
 			}
 			c := clitest.Against(srv, append([]string{"lookup", "ips", "--file", file}, flags...)...)
 			if tt.stdin {
-				f, err := os.Open(in)
+				f, err := os.Open(in) //nolint:gosec // a file of the test's temporary directory
 				require.NoError(t, err)
-				defer f.Close()
+				defer f.Close() //nolint:errcheck // opened read-only: closing it loses nothing
 				c.Stdin = f
 			}
 			r := c.Run(t)
 			clitest.RequireCode(t, r, clierr.Usage, c.Args...)
 			assert.Contains(t, r.Stderr, want, "stderr")
-			b, err := os.ReadFile(in)
-			assert.NoError(t, err, "the input")
+			b, err := os.ReadFile(in) //nolint:gosec // a file of the test's temporary directory
+			require.NoError(t, err, "the input")
 			assert.Equal(t, input, string(b), "the input")
 			assert.Empty(t, srv.Requests(), "requests sent")
 			assert.Empty(t, r.Stdout, "stdout")
@@ -323,25 +323,26 @@ func TestBatchOutputIsInput(t *testing.T) {
 // both are open.
 func TestBatchListNotCreatable(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
-	kept := filepath.Join(dir, "kept.txt")
-	missing := filepath.Join(dir, "no-such-dir", "out.txt")
 	for _, tt := range []struct {
 		name  string
-		flags []string
+		flags func(kept, missing string) []string
 	}{
-		{"--unknown", []string{"--failed", kept, "--unknown", missing}},
-		{"--failed", []string{"--failed", missing, "--unknown", kept}},
+		{"--unknown", func(kept, missing string) []string { return []string{"--failed", kept, "--unknown", missing} }},
+		{"--failed", func(kept, missing string) []string { return []string{"--failed", missing, "--unknown", kept} }},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			kept := filepath.Join(dir, "kept.txt")
+			missing := filepath.Join(dir, "no-such-dir", "out.txt")
 			require.NoError(t, os.WriteFile(kept, []byte("9.9.9.9\n"), 0o600))
 			srv := clitest.NewServer(t)
-			c := clitest.Against(srv, append([]string{"lookup", "ips", "--file", "-"}, tt.flags...)...)
+			c := clitest.Against(srv, append([]string{"lookup", "ips", "--file", "-"}, tt.flags(kept, missing)...)...)
 			c.Stdin = strings.NewReader("1.1.1.1\n")
 			r := c.Run(t)
 			clitest.RequireCode(t, r, clierr.Usage, c.Args...)
 			assert.Contains(t, r.Stderr, tt.name+":")
-			got, err := os.ReadFile(kept)
+			got, err := os.ReadFile(kept) //nolint:gosec // a file of the test's temporary directory
 			require.NoError(t, err)
 			assert.Equal(t, "9.9.9.9\n", string(got), "the other file keeps what it held")
 			assert.Zero(t, srv.Arrivals(synthienttest.RouteLookupIPs), "lookups sent")

@@ -134,7 +134,7 @@ func TestBatchProgressOnTerminal(t *testing.T) {
 	// the invalid lines count.
 	file := filepath.Join(t.TempDir(), "ips.txt")
 	require.NoError(t, os.WriteFile(file, []byte("\ufeff"+strings.Join(clitest.Addrs(1500), "\n")+"\nnope\n# end\n"+
-		strings.Repeat("x", addrinput.MaxLine+10)+"\n"), 0o644))
+		strings.Repeat("x", addrinput.MaxLine+10)+"\n"), 0o600))
 	c = clitest.Against(srv, "-o", "json", "lookup", "ips", "--file", file)
 	c.Terminal = true
 	r = c.Run(t)
@@ -372,7 +372,7 @@ func TestBatchOutputAsItComes(t *testing.T) {
 			t.Parallel()
 			srv := clitest.NewServer(t)
 			pr, pw := io.Pipe()
-			defer pw.Close()
+			defer pw.Close() //nolint:errcheck // an io.PipeWriter's Close returns nil
 			c := clitest.Against(srv, "-o", tt.output, "lookup", "ips", "--file", "-", "--batch-size", "1", "--concurrency", "1")
 			c.Stdin, c.Stdout = pr, &clitest.SyncBuffer{}
 			done := make(chan clitest.Result, 1)

@@ -80,6 +80,8 @@ func TestFakeWithAPIKey(t *testing.T) {
 func TestNoAPIKey(t *testing.T) {
 	t.Parallel()
 	srv := clitest.NewServer(t)
+	// After the parallel subtests, before the fake closes.
+	t.Cleanup(func() { assert.Empty(t, srv.Requests(), "requests sent without a key") })
 	envs := []struct {
 		name string
 		env  map[string]string
@@ -99,13 +101,13 @@ func TestNoAPIKey(t *testing.T) {
 	} {
 		for _, e := range envs {
 			t.Run(strings.Join(args, " ")+"/"+e.name, func(t *testing.T) {
+				t.Parallel()
 				r := clitest.Call{Args: args, Env: e.env, Stdin: strings.NewReader("1.1.1.1\n")}.Run(t)
 				clitest.RequireCode(t, r, clierr.Usage, args...)
 				assert.Contains(t, r.Stderr, "SYNTHIENT_API_KEY", "stderr")
 			})
 		}
 	}
-	assert.Empty(t, srv.Requests(), "requests sent without a key")
 }
 
 // SYNTHIENT_BASE_URL and SYNTHIENT_API_KEY are read through getenv; the

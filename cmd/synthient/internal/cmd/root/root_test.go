@@ -91,7 +91,7 @@ func TestExamplesRun(t *testing.T) {
 			if i := slices.Index(c.Args, "<"); i >= 0 {
 				f, err := os.Open(c.Args[i+1])
 				require.NoError(t, err)
-				defer f.Close()
+				defer f.Close() //nolint:errcheck // opened read-only: closing it loses nothing
 				c.Stdin, c.Args = f, c.Args[:i]
 			}
 			if args[0] == "auth" {
@@ -128,11 +128,13 @@ func exampleLines(t *testing.T) []string {
 }
 
 // --fake runs every command against an in-process fake, with no key.
+//
+//nolint:tparallel // the second download replaces the first one's file
 func TestFakeEveryCommand(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	addrFile := filepath.Join(dir, "addrs.txt")
-	require.NoError(t, os.WriteFile(addrFile, []byte("# test\n1.1.1.1\n8.8.8.8\n\n2606:4700:4700::1111\n"), 0o644))
+	require.NoError(t, os.WriteFile(addrFile, []byte("# test\n1.1.1.1\n8.8.8.8\n\n2606:4700:4700::1111\n"), 0o600))
 	out := filepath.Join(dir, "export.parquet")
 	tests := []struct {
 		args  []string
@@ -177,7 +179,6 @@ func TestFakeEveryCommand(t *testing.T) {
 		{args: []string{"stream", "helio/http", "--duration", "300ms"}, check: clitest.Events(1, 100)},
 		{args: []string{"stream", "anonymizers", "--reconnect", "--max-events", "3"}, check: clitest.Events(3, 3)},
 	}
-	// Not parallel: the second download replaces the first one's file.
 	for _, tt := range tests {
 		t.Run(strings.ReplaceAll(strings.Join(tt.args, " "), dir, "DIR"), func(t *testing.T) {
 			args := append([]string{"--fake"}, tt.args...)
@@ -208,7 +209,7 @@ func downloaded(path, note string) func(t *testing.T, r clitest.Result) {
 		t.Helper()
 		assert.True(t, strings.HasPrefix(r.Stdout, "wrote "+path+": proxies "), "stdout: %q", r.Stdout)
 		assert.Contains(t, r.Stdout, note, "stdout")
-		b, err := os.ReadFile(path)
+		b, err := os.ReadFile(path) //nolint:gosec // a file of the test's temporary directory
 		require.NoError(t, err)
 		assert.True(t, len(b) >= 8 && string(b[:4]) == "PAR1" && string(b[len(b)-4:]) == "PAR1", "%s is not a Parquet export (%d bytes)", path, len(b))
 		parts, _ := filepath.Glob(path + "*.part")

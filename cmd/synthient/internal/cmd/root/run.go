@@ -41,7 +41,7 @@ func Run(ctx context.Context, args []string, env Env) int {
 		getenv = func(string) string { return "" }
 	}
 	secrets.Add(getenv("SYNTHIENT_API_KEY"))
-	addKeyFlags(secrets, args)
+	addKeyFlags(secrets, args) //nolint:contextcheck // an interrupt must not keep a key from being redacted; a regular file does not block
 	io := iostreams.New(env.System, secrets)
 	kc := env.Keychain
 	if kc == nil {
@@ -53,16 +53,19 @@ func Run(ctx context.Context, args []string, env Env) int {
 		// The command did not see it fail (cobra's help, the demo's
 		// narration, fake-server's notice do not check their writes),
 		// or the final line failed.
-		fmt.Fprintln(io.ErrOut, "synthient: writing the output: "+render.OneLine(err.Error()))
+		_, _ = fmt.Fprintln(io.ErrOut, "synthient: writing the output: "+render.OneLine(err.Error())) // see below
 		code = clierr.Failure
 	}
-	io.Flush()
+	// Flush again for the line above. Its error is stdout's, reported
+	// above, or stderr's, which has nowhere to be reported: the messages
+	// on stderr (here and in execute) are written without checking.
+	_ = io.Flush()
 	return code
 }
 
 // execute runs the command and reports its error on stderr.
 func execute(ctx context.Context, f *cmdutil.Factory, args []string) int {
-	root := NewCmdRoot(f)
+	root := NewCmdRoot(f) //nolint:contextcheck // its commands take ctx from cobra: ExecuteContextC below
 	root.SetArgs(args)
 	root.SetIn(f.IO.In)
 	root.SetOut(f.IO.Out)
@@ -74,13 +77,13 @@ func execute(ctx context.Context, f *cmdutil.Factory, args []string) int {
 	}
 	code := clierr.ExitCode(err)
 	if code == clierr.Interrupt {
-		fmt.Fprintln(f.IO.ErrOut, "synthient: interrupted")
+		_, _ = fmt.Fprintln(f.IO.ErrOut, "synthient: interrupted") // stderr: see Run
 		return code
 	}
 	line := "synthient: " + f.Describe(err)
 	if code == clierr.Usage && clierr.WantsHelpHint(err) {
 		line += fmt.Sprintf(" (see '%s --help', %s)", cmd.CommandPath(), docsLink(cmd))
 	}
-	fmt.Fprintln(f.IO.ErrOut, line)
+	_, _ = fmt.Fprintln(f.IO.ErrOut, line) // stderr: see Run
 	return code
 }

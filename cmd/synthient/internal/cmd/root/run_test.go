@@ -22,10 +22,10 @@ import (
 // closedURL returns a base URL on a loopback port nothing listens on.
 func closedURL(t testing.TB) string {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	ln, err := (&net.ListenConfig{}).Listen(t.Context(), "tcp", "127.0.0.1:0")
 	require.NoError(t, err)
 	addr := ln.Addr().String()
-	ln.Close()
+	require.NoError(t, ln.Close(), "the port must be free again")
 	return "http://" + addr + "/api/v4"
 }
 
@@ -45,6 +45,8 @@ func ptrTo[T any](v T) *T { return &v }
 
 // Usage errors and invalid arguments exit 2, with a message, and send
 // nothing to the API.
+//
+//nolint:tparallel // each case counts the requests the shared fake saw
 func TestExitCodeUsage(t *testing.T) {
 	t.Parallel()
 	srv := clitest.NewServer(t)
@@ -113,7 +115,6 @@ func TestExitCodeUsage(t *testing.T) {
 		{"--fake with --base-url", []string{"--fake", "health"}, "cannot be combined with --base-url"},
 		{"completion for an unknown shell", []string{"completion", "tcsh"}, `unknown command "tcsh" for "synthient completion"`},
 	}
-	// Not parallel: each case counts the requests the shared fake saw.
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			before := len(srv.Requests())
@@ -252,6 +253,7 @@ func TestExitCodeUnknownKey(t *testing.T) {
 		key := k.key
 		for _, args := range [][]string{{"account"}, {"-v", "lookup", "ip", "1.1.1.1"}} {
 			t.Run(k.name+"/"+strings.Join(args, " "), func(t *testing.T) {
+				t.Parallel()
 				r := clitest.Call{Args: append([]string{"--base-url", srv.URL}, args...), Env: map[string]string{"SYNTHIENT_API_KEY": key}}.Run(t)
 				clitest.RequireCode(t, r, clierr.API, args...)
 				assert.Equal(t, 1, strings.Count(r.Stderr, "401 Unauthorized"), "401 Unauthorized in stderr:\n%s", r.Stderr)
@@ -333,7 +335,7 @@ func TestErrorLineHasOnePrefix(t *testing.T) {
 	t.Parallel()
 	srv := clitest.NewServer(t)
 	out := filepath.Join(t.TempDir(), "f.parquet")
-	require.NoError(t, os.WriteFile(out, nil, 0o644))
+	require.NoError(t, os.WriteFile(out, nil, 0o600))
 	tests := []struct {
 		name string
 		c    clitest.Call
@@ -345,6 +347,7 @@ func TestErrorLineHasOnePrefix(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			r := tt.c.Run(t)
 			require.NotEqual(t, 0, r.Code, "synthient %s succeeded", strings.Join(tt.c.Args, " "))
 			assert.NotContains(t, r.Stderr, "synthient: synthient:", "doubled prefix")

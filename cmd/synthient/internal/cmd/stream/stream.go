@@ -158,7 +158,7 @@ func (s *streamRun) reconnectDelay(err error) (time.Duration, bool) {
 // interrupt, the context's error.
 func (s *streamRun) pause(err error, wait time.Duration) (again bool, _ error) {
 	if err != nil && !s.Quiet {
-		fmt.Fprintf(s.Err, "synthient: stream ended: %s; reconnecting in %s\n", s.Describe(err), wait)
+		_, _ = fmt.Fprintf(s.Err, "synthient: stream ended: %s; reconnecting in %s\n", s.Describe(err), wait) // stderr: a failed write has nowhere to be reported
 	}
 	select {
 	case <-time.After(wait):

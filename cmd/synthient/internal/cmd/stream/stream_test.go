@@ -100,7 +100,7 @@ func TestStreamLineWithKeyStaysJSON(t *testing.T) {
 				Env: map[string]string{"SYNTHIENT_API_KEY": key}}
 			r := c.Run(t)
 			clitest.RequireCode(t, r, clierr.OK, c.Args...)
-			assert.Equal(t, `{"k":"\u123e[redacted]","K":"[redacted]"}`+"\n", r.Stdout, "stdout")
+			assert.Equal(t, `{"k":"\u123e[redacted]","K":"[redacted]"}`+"\n", r.Stdout, "stdout") //nolint:testifylint // the bytes printed are the point: JSONEq compares what they decode to
 			clitest.CheckJSONLines(t, r.Stdout)
 		})
 	}
