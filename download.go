@@ -153,8 +153,10 @@ func (c *Client) DownloadExportTo(ctx context.Context, feed Feed, id string, w i
 // points to: /dev/stdout is one), a directory, or anything else that is
 // not a regular file (a device, a FIFO, a socket) is an error matching
 // ErrInvalidArgument, also with p.Overwrite; another existing path is an
-// error matching fs.ErrExist, unless p.Overwrite is set; a temporary file
-// that cannot be created is an *Error wrapping the *fs.PathError. Without
+// error matching fs.ErrExist, unless p.Overwrite is set; a path that
+// cannot be looked at (too long, below a file, without permission) and a
+// temporary file that cannot be created are an *Error wrapping the
+// *fs.PathError. Without
 // p.Overwrite a file that appears at path during the download is kept and
 // the call fails with an *Error matching fs.ErrExist; with it, path is
 // replaced by a rename. It is safe for concurrent use, also by calls that
@@ -304,16 +306,23 @@ func (c *Client) downloadToFile(ctx context.Context, name string, feed Feed, id 
 // link (its target may be anything: /dev/stdout is a link to
 // /proc/self/fd/1, and the rename would replace the link, as root for
 // every process), a directory or anything else that is not a regular
-// file; and, without overwrite, anything at all.
+// file, a path os.Lstat fails on other than with fs.ErrNotExist; and,
+// without overwrite, anything at all.
 func checkTarget(name, path string, overwrite bool) error {
 	if len(filepath.Base(path)) > maxNameLen {
 		return invalid("%s: the name of %s is longer than %d bytes", name, path, maxNameLen)
 	}
 	fi, err := os.Lstat(path)
-	if err != nil {
-		// Nothing there, or nothing to see: creating the temporary file
-		// in the same directory says what is wrong.
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		// Nothing there: creating the temporary file in the same
+		// directory says whether one can be made.
 		return nil
+	case err != nil:
+		// Not to be looked at (too long a path, a parent that is not a
+		// directory, no permission): not to be written either, even when
+		// the temporary file's shorter name could be made.
+		return opError(meta{op: name}, "examining the path", err)
 	}
 	mode := fi.Mode()
 	switch {

@@ -1798,6 +1798,35 @@ func TestDownloadExportFileLongName(t *testing.T) {
 	assert.Equal(t, 2, api.Arrivals(), "API arrivals: the 2 of the first download")
 }
 
+// A path the system cannot look at is refused before anything is sent,
+// also when the temporary file could be made: here the whole path is
+// longer than Linux takes (PATH_MAX, 4096 bytes with its NUL), while the
+// short name a temporary file takes for so long a name
+// (.synthient-<digits>.part) fits.
+func TestDownloadExportFilePathTooLong(t *testing.T) {
+	t.Parallel()
+	if runtime.GOOS != "linux" {
+		t.Skip("PATH_MAX of 4096 bytes is Linux's")
+	}
+	api, _ := storedFileAPI(t, exportBytes(100))
+	c := newClient(t, api.Base)
+	dir := t.TempDir()
+	for len(dir) < 3900 {
+		dir = filepath.Join(dir, strings.Repeat("d", min(250, 3900-len(dir))))
+	}
+	require.NoError(t, os.MkdirAll(dir, 0o755))
+	path := filepath.Join(dir, strings.Repeat("n", 250))
+	require.Greater(t, len(path), 4095, "the path is longer than PATH_MAX")
+	_, err := c.DownloadExportFile(callCtx(t), synthient.FeedProxies, "2026-06-10/14", path, nil)
+	require.ErrorIs(t, err, syscall.ENAMETOOLONG)
+	var base *synthient.Error
+	require.ErrorAs(t, err, &base)
+	var pe *fs.PathError
+	require.ErrorAs(t, err, &pe)
+	assert.Zero(t, api.Arrivals(), "API requests")
+	assert.Empty(t, dirEntries(t, dir), "no temporary file left")
+}
+
 // A meta that describes another export than the one asked for, or none,
 // is a *DecodeError, and nothing is downloaded.
 func TestDownloadExportToMetaOfAnotherExport(t *testing.T) {
