@@ -183,8 +183,9 @@ func (c *Client) DownloadExportFile(ctx context.Context, feed Feed, id, path str
 	committed := false
 	defer func() {
 		if !committed {
-			f.Close()
-			os.Remove(f.Name())
+			// The call failed already: its error says why, not these.
+			_ = f.Close()
+			_ = os.Remove(f.Name())
 		}
 	}()
 	// 3. Download into it; it is synced and closed.
@@ -358,12 +359,12 @@ func fileKind(mode fs.FileMode) string {
 // os.CreateTemp would give 0600.
 func createPart(path string) (*os.File, error) {
 	for range 100 {
-		digits := strconv.FormatUint(uint64(rand.Uint32()), 10)
+		digits := strconv.FormatUint(uint64(rand.Uint32()), 10) //nolint:gosec // digits that make a taken name unlikely: O_EXCL refuses one that is
 		name := path + "." + digits + ".part"
 		if len(filepath.Base(name)) > maxNameLen {
 			name = filepath.Join(filepath.Dir(path), ".synthient-"+digits+".part")
 		}
-		f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+		f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644) //nolint:gosec // beside the path the caller asked to write
 		if !errors.Is(err, fs.ErrExist) {
 			return f, err
 		}
@@ -398,7 +399,9 @@ func commit(m meta, part, path string, overwrite bool) error {
 		}
 		return nil
 	}
-	os.Remove(part)
+	// The file is at path: a part a failed Remove leaves is litter, not
+	// a failed download.
+	_ = os.Remove(part)
 	return nil
 }
 
@@ -571,11 +574,11 @@ func (c *Client) sendStorage(ctx context.Context, m meta, loc *url.URL) (*http.R
 	req, reqCtx := oc.startStorage(req, loc)
 	resp, err := c.hc.Do(req)
 	if err == nil {
-		oc.endStorage(reqCtx, resp, retry.Failure{}, nil)
+		oc.endStorage(reqCtx, resp, retry.Failure{}, nil) //nolint:contextcheck // reqCtx is req's context, derived from ctx by startStorage
 		return resp, nil
 	}
 	f, cause := transportCause(err)
-	oc.endStorage(reqCtx, nil, f, cause)
+	oc.endStorage(reqCtx, nil, f, cause) //nolint:contextcheck // as above
 	// The API leg was answered, so the call reached the server whatever
 	// became of this request: NotSent false, never sent again, worded
 	// after this request's own fate.
@@ -615,7 +618,7 @@ func storageError(resp *http.Response, m meta, rawQuery string) *APIError {
 // expected number of bytes arrived, and closes the body. size is that
 // number, or < 0 for the answer's Content-Length.
 func copyExact(ctx context.Context, m meta, resp *http.Response, w io.Writer, size int64) (int64, error) {
-	defer resp.Body.Close()
+	defer resp.Body.Close() //nolint:errcheck // read to the end or given up: its Close says nothing of the copy
 	want, err := expectedSize(m, resp, size)
 	if err != nil {
 		return 0, err
