@@ -59,24 +59,24 @@ type BulkParams struct {
 type BulkOutcome uint8
 
 const (
-	// LookedUp: the API answered; BulkResult.Lookup holds the result
+	// LookedUp means the API answered; BulkResult.Lookup holds the result
 	// (unless the address is a duplicate).
 	LookedUp BulkOutcome = iota + 1
-	// Invalid: the zero netip.Addr or an address with a zone, never sent.
+	// Invalid means the zero netip.Addr or an address with a zone, never sent.
 	// Its error matches ErrInvalidArgument.
 	Invalid
-	// NotSent: the run stopped before the address's request left the
+	// NotSent means the run stopped before the address's request left the
 	// client (the context ended, credits ran out, the client was closed,
 	// a rate-limit hold would have passed the deadline), or the request
 	// provably never reached the API. Nothing was charged: it is safe to
 	// send again.
 	NotSent
-	// Unknown: the request was written and then failed (a network failure,
+	// Unknown means the request was written and then failed (a network failure,
 	// a 5xx, an answer without this address's result), so the API may
 	// have done the work and charged for it (stop reason
 	// may_have_been_processed). Sending it again blindly can charge twice.
 	Unknown
-	// Rejected: the API refused the request with an error that charged
+	// Rejected means the API refused the request with an error that charged
 	// nothing (402, 401, 403, 422, a 429 not waited out); the error is
 	// the *APIError. It is safe to send again once the cause is fixed.
 	Rejected
@@ -899,7 +899,7 @@ func (s *distinctSet) repeats(ip netip.Addr, index int64) bool {
 	if _, ok := s.get(ip); ok {
 		return true
 	}
-	s.put(ip, uint64(index)<<(errIDBits+outcomeBits))
+	s.put(ip, uint64(index)<<(errIDBits+outcomeBits)) //nolint:gosec // an index counts the run's addresses from 0; 2^40 of them is beyond any run
 	return false
 }
 
@@ -917,7 +917,7 @@ func (s *distinctSet) settle(ip netip.Addr, o BulkOutcome, errID uint32) {
 // occurrence.
 func (s *distinctSet) outcome(ip netip.Addr) (int64, BulkOutcome, uint32) {
 	v, _ := s.get(ip)
-	return int64(v >> (errIDBits + outcomeBits)), BulkOutcome(v & (1<<outcomeBits - 1)), uint32(v>>outcomeBits) & maxErrID
+	return int64(v >> (errIDBits + outcomeBits)), BulkOutcome(v & (1<<outcomeBits - 1)), uint32(v >> outcomeBits & maxErrID)
 }
 
 func (s *distinctSet) get(ip netip.Addr) (uint64, bool) {

@@ -77,7 +77,7 @@ func TestLookupIPsAllAnswersEveryAddressOnce(t *testing.T) {
 					assert.Equal(t, first.Outcome, r.Outcome)
 					assert.Nil(t, r.Lookup, "a duplicate's result is its first occurrence's")
 				case r.Outcome == synthient.Invalid:
-					assert.ErrorIs(t, run.errs[i], synthient.ErrInvalidArgument)
+					require.ErrorIs(t, run.errs[i], synthient.ErrInvalidArgument)
 				default:
 					require.NotNil(t, r.Lookup, "result %d", i)
 					assert.Equal(t, r.IP, r.Lookup.IP)
@@ -114,15 +114,15 @@ func TestLookupIPsAllFailedBatch(t *testing.T) {
 		check   func(t *testing.T, err error)
 	}{
 		{"written then cut", synthienttest.Fault{Kind: synthienttest.FaultCloseAfterRequest}, synthient.Unknown, 5,
-			func(t *testing.T, err error) { requireConnErr(t, err, false, false) }},
+			func(t *testing.T, err error) { _ = requireConnErr(t, err, false, false) }},
 		{"503", statusFault(503), synthient.Unknown, 5, func(t *testing.T, err error) {
-			requireAPIErr(t, err, 503)
-			requireStop(t, err, 1, retry.MayHaveBeenProcessed)
+			_ = requireAPIErr(t, err, 503)
+			_ = requireStop(t, err, 1, retry.MayHaveBeenProcessed)
 		}},
 		{"truncated answer", synthienttest.Fault{Kind: synthienttest.FaultTruncatedBody}, synthient.Unknown, 5, nil},
 		{"500", statusFault(500), synthient.Unknown, 5, func(t *testing.T, err error) {
-			requireAPIErr(t, err, 500)
-			requireStop(t, err, 1, retry.MayHaveBeenProcessed)
+			_ = requireAPIErr(t, err, 500)
+			_ = requireStop(t, err, 1, retry.MayHaveBeenProcessed)
 		}},
 		{"200 without results", synthienttest.Fault{Kind: synthienttest.FaultStatus, Status: 200, Body: `{}`, ContentType: "application/json"},
 			synthient.Unknown, 5, func(t *testing.T, err error) {
@@ -130,9 +130,9 @@ func TestLookupIPsAllFailedBatch(t *testing.T) {
 				require.ErrorAs(t, err, &de)
 				assert.Empty(t, de.Missing)
 			}},
-		{"422", statusFault(422), synthient.Rejected, 0, func(t *testing.T, err error) { requireAPIErr(t, err, 422) }},
+		{"422", statusFault(422), synthient.Rejected, 0, func(t *testing.T, err error) { _ = requireAPIErr(t, err, 422) }},
 		{"429 without Retry-After", statusFault(429), synthient.Rejected, 0, func(t *testing.T, err error) {
-			requireStop(t, err, 1, retry.RateLimitedWithoutRetryAfter)
+			_ = requireStop(t, err, 1, retry.RateLimitedWithoutRetryAfter)
 		}},
 	}
 	for _, tt := range tests {
@@ -190,7 +190,7 @@ func TestLookupIPsAllStopsAtPaymentRequired(t *testing.T) {
 	assert.Equal(t, map[synthient.BulkOutcome]int{synthient.LookedUp: 20, synthient.Rejected: 10, synthient.NotSent: 25}, outcomes)
 	assert.Equal(t, 3, srv.Arrivals(synthienttest.RouteLookupIPs), "nothing is sent after the 402")
 	for i := 30; i < 55; i++ {
-		requireAPIErr(t, run.errs[i], http.StatusPaymentRequired)
+		_ = requireAPIErr(t, run.errs[i], http.StatusPaymentRequired)
 	}
 	assert.Equal(t, 18, run.credits(synthient.LookedUp))
 	assert.EqualValues(t, 2, srv.Credits(srv.APIKey))
@@ -215,14 +215,14 @@ func TestLookupIPsAllStopsAfterErrorOfEveryRequest(t *testing.T) {
 		check   func(t *testing.T, err error)
 	}{
 		{"401", injectAll(http.StatusUnauthorized), synthient.Rejected, 2,
-			func(t *testing.T, err error) { requireAPIErr(t, err, http.StatusUnauthorized) }},
+			func(t *testing.T, err error) { _ = requireAPIErr(t, err, http.StatusUnauthorized) }},
 		{"402", injectAll(http.StatusPaymentRequired), synthient.Rejected, 2,
-			func(t *testing.T, err error) { requireAPIErr(t, err, http.StatusPaymentRequired) }},
+			func(t *testing.T, err error) { _ = requireAPIErr(t, err, http.StatusPaymentRequired) }},
 		{"403", injectAll(http.StatusForbidden), synthient.Rejected, 2,
-			func(t *testing.T, err error) { requireAPIErr(t, err, http.StatusForbidden) }},
+			func(t *testing.T, err error) { _ = requireAPIErr(t, err, http.StatusForbidden) }},
 		{"client closed", func(_ *synthienttest.Server, c *synthient.Client) { c.Close() }, synthient.NotSent, 1,
 			func(t *testing.T, err error) {
-				assert.ErrorIs(t, err, synthient.ErrClosed)
+				require.ErrorIs(t, err, synthient.ErrClosed)
 				assert.Zero(t, requirePlainError(t, err).Attempts)
 			}},
 	}
@@ -347,7 +347,7 @@ func TestLookupIPsAllTakesAnswersInBetweenBursts(t *testing.T) {
 				for i, r := range run.results {
 					assert.Equal(t, want[i], r.Outcome, "address %d", i)
 					if r.Outcome != synthient.LookedUp {
-						requireAPIErr(t, run.errs[i], refused)
+						_ = requireAPIErr(t, run.errs[i], refused)
 					}
 				}
 			})
@@ -382,8 +382,8 @@ func TestLookupIPsAllDuplicatesOfSeveralFailedBatches(t *testing.T) {
 	run := runBulk(callCtx(t), c, slices.Values(addrs), &synthient.BulkParams{BatchSize: 5, Concurrency: 1})
 
 	run.requireInOrder(t, len(addrs))
-	requireAPIErr(t, run.errs[5], http.StatusServiceUnavailable)
-	requireAPIErr(t, run.errs[10], http.StatusUnprocessableEntity)
+	_ = requireAPIErr(t, run.errs[5], http.StatusServiceUnavailable)
+	_ = requireAPIErr(t, run.errs[10], http.StatusUnprocessableEntity)
 	for k, first := range firsts {
 		i := 20 + k
 		r, want := run.results[i], run.results[first]
@@ -394,7 +394,7 @@ func TestLookupIPsAllDuplicatesOfSeveralFailedBatches(t *testing.T) {
 		assert.Nil(t, r.Lookup, "address %d", i)
 		assert.Zero(t, r.Credits, "address %d", i)
 		if want.Outcome == synthient.LookedUp {
-			assert.NoError(t, run.errs[i], "address %d", i)
+			require.NoError(t, run.errs[i], "address %d", i)
 		} else {
 			assert.Same(t, run.errs[first], run.errs[i], "address %d has its first occurrence's error", i)
 		}
@@ -486,8 +486,8 @@ func TestLookupIPsAllCancel(t *testing.T) {
 	assert.Equal(t, pulled, outcomes[synthient.LookedUp]+outcomes[synthient.Unknown]+outcomes[synthient.NotSent])
 	for i, r := range run.results {
 		if r.Outcome == synthient.NotSent {
-			assert.ErrorIs(t, run.errs[i], context.Canceled, "address %d", i)
-			requireStop(t, run.errs[i], 0, retry.ContextDone)
+			require.ErrorIs(t, run.errs[i], context.Canceled, "address %d", i)
+			_ = requireStop(t, run.errs[i], 0, retry.ContextDone)
 		}
 	}
 }
@@ -507,8 +507,8 @@ func TestLookupIPsAllEndedContext(t *testing.T) {
 	assert.Equal(t, 1, pulled)
 	run.requireInOrder(t, 1)
 	assert.Equal(t, synthient.NotSent, run.results[0].Outcome)
-	assert.ErrorIs(t, run.errs[0], context.Canceled)
-	requireStop(t, run.errs[0], 0, retry.ContextDone)
+	require.ErrorIs(t, run.errs[0], context.Canceled)
+	_ = requireStop(t, run.errs[0], 0, retry.ContextDone)
 	assert.Zero(t, srv.Arrivals(synthienttest.RouteLookupIPs))
 }
 
@@ -520,7 +520,7 @@ func TestLookupIPsAllBreak(t *testing.T) {
 	c := fakeClient(t, srv)
 	pulled := 0
 	n := 0
-	for range c.LookupIPsAll(callCtx(t), counted(testAddrs(50_000), &pulled), &synthient.BulkParams{BatchSize: 10, Concurrency: 3}) {
+	for range c.LookupIPsAll(callCtx(t), counted(testAddrs(50_000), &pulled), &synthient.BulkParams{BatchSize: 10, Concurrency: 3}) { //nolint:errcheck // the loop counts items and breaks: what they hold is not this test's
 		if n++; n == 5 {
 			break
 		}
@@ -544,7 +544,7 @@ func TestLookupIPsAllClosedClient(t *testing.T) {
 	run.requireInOrder(t, 30)
 	assert.Equal(t, map[synthient.BulkOutcome]int{synthient.NotSent: 30}, run.outcomes())
 	for _, err := range run.errs {
-		assert.ErrorIs(t, err, synthient.ErrClosed)
+		require.ErrorIs(t, err, synthient.ErrClosed)
 	}
 	assert.Zero(t, srv.Arrivals(synthienttest.RouteLookupIPs))
 }
@@ -749,7 +749,7 @@ func TestLookupIPsAllBeforeSend(t *testing.T) {
 				want := synthient.LookedUp
 				if i >= tt.lookedUp {
 					want = synthient.NotSent
-					assert.ErrorIs(t, run.errs[i], errJournal, "result %d", i)
+					require.ErrorIs(t, run.errs[i], errJournal, "result %d", i)
 				}
 				assert.Equal(t, want, r.Outcome, "result %d", i)
 			}
@@ -773,7 +773,7 @@ func TestBulkOutcomeString(t *testing.T) {
 func bulkInput(n int) iter.Seq[netip.Addr] {
 	// Public addresses (11.0.0.0/8), which the fake answers in full, as
 	// the API would; it answers private ones with little data.
-	addr := func(k int) netip.Addr { return netip.AddrFrom4([4]byte{11, byte(k >> 16), byte(k >> 8), byte(k)}) }
+	addr := func(k int) netip.Addr { return netip.AddrFrom4([4]byte{11, byte(k >> 16), byte(k >> 8), byte(k)}) } //nolint:gosec // k's low three bytes, cut on purpose
 	return func(yield func(netip.Addr) bool) {
 		for i := range n {
 			var ip netip.Addr
@@ -896,7 +896,7 @@ func (p *plainClient) lookupBatch(b *testing.B, key string, ips []string) int {
 		b.Error(err)
 		return 0
 	}
-	req, err := http.NewRequest(http.MethodPost, p.base+"/lookup/ips", bytes.NewReader(body))
+	req, err := http.NewRequestWithContext(b.Context(), http.MethodPost, p.base+"/lookup/ips", bytes.NewReader(body))
 	if err != nil {
 		b.Error(err)
 		return 0
@@ -908,7 +908,7 @@ func (p *plainClient) lookupBatch(b *testing.B, key string, ips []string) int {
 		b.Error(err)
 		return 0
 	}
-	defer resp.Body.Close()
+	defer resp.Body.Close() //nolint:errcheck // decoded or given up: Close says nothing more
 	var out struct{ Results []synthient.IPLookup }
 	if resp.StatusCode != http.StatusOK || json.NewDecoder(resp.Body).Decode(&out) != nil {
 		b.Errorf("status %d", resp.StatusCode)
@@ -1037,7 +1037,7 @@ func TestLookupIPsAllCacheAfterRefusal(t *testing.T) {
 			assert.Equal(t, synthient.Rejected, r.Outcome, "result %d: the 402", i)
 		default:
 			assert.Equal(t, synthient.NotSent, r.Outcome, "result %d: after the 402", i)
-			requireAPIErr(t, run.errs[i], http.StatusPaymentRequired)
+			_ = requireAPIErr(t, run.errs[i], http.StatusPaymentRequired)
 		}
 	}
 	assert.Equal(t, 2, srv.Arrivals(synthienttest.RouteLookupIPs), "nothing sent after the 402")

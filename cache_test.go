@@ -152,7 +152,7 @@ func TestCacheLookupIP(t *testing.T) {
 	assert.Equal(t, 1, end.CacheHits)
 	assert.Equal(t, 1, end.CreditsSaved)
 	assert.Zero(t, end.Attempts)
-	assert.NoError(t, end.CacheErr)
+	require.NoError(t, end.CacheErr)
 
 	// The answer is the caller's: changing it changes nothing cached.
 	second.Network.ISP = "changed"
@@ -355,9 +355,9 @@ func TestCacheClosedClient(t *testing.T) {
 	require.NoError(t, err)
 	c.Close()
 	_, err = c.LookupIP(callCtx(t), ip)
-	assert.ErrorIs(t, err, synthient.ErrClosed)
+	require.ErrorIs(t, err, synthient.ErrClosed)
 	_, err = c.LookupIPs(callCtx(t), []netip.Addr{ip})
-	assert.ErrorIs(t, err, synthient.ErrClosed)
+	require.ErrorIs(t, err, synthient.ErrClosed)
 	_, err = c.LookupDomain(callCtx(t), "example.org", nil)
 	assert.ErrorIs(t, err, synthient.ErrClosed)
 }

@@ -99,7 +99,7 @@ func valueSum(key string, v []byte) uint32 {
 func updateString(crc uint32, tab *crc32.Table, s string) uint32 {
 	crc = ^crc
 	for i := 0; i < len(s); i++ {
-		crc = tab[byte(crc)^s[i]] ^ crc>>8
+		crc = tab[byte(crc)^s[i]] ^ crc>>8 //nolint:gosec // crc's low byte, as crc32's table update takes it
 	}
 	return ^crc
 }
@@ -269,7 +269,7 @@ func appendLen(b []byte, isNil bool, n int) []byte {
 	if isNil {
 		return append(b, 0)
 	}
-	return binary.AppendUvarint(b, uint64(n)+1)
+	return binary.AppendUvarint(b, uint64(n)+1) //nolint:gosec // n is a slice's length: never negative
 }
 
 // ipBlock holds a decoded IPLookup and what it points to, so that decoding
@@ -422,12 +422,12 @@ func (r *reader) int() int {
 
 // take returns the next n bytes.
 func (r *reader) take(n uint64) string {
-	if r.bad || n > uint64(len(r.s)-r.i) {
+	if r.bad || n > uint64(len(r.s)-r.i) { //nolint:gosec // r.i <= len(r.s): byte and take never pass it
 		r.bad = true
 		return ""
 	}
-	s := r.s[r.i : r.i+int(n)]
-	r.i += int(n)
+	s := r.s[r.i : r.i+int(n)] //nolint:gosec // n <= len(r.s)-r.i, checked above
+	r.i += int(n)              //nolint:gosec // as above
 	return s
 }
 
@@ -440,11 +440,11 @@ func (r *reader) len() (n int, isNil bool) {
 	if u == 0 {
 		return 0, true
 	}
-	if u-1 > uint64(len(r.s)-r.i) {
+	if u-1 > uint64(len(r.s)-r.i) { //nolint:gosec // r.i <= len(r.s), as in take
 		r.bad = true
 		return 0, true
 	}
-	return int(u - 1), false
+	return int(u - 1), false //nolint:gosec // u-1 <= len(r.s)-r.i, checked above
 }
 
 func (r *reader) float() float64 {

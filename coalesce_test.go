@@ -159,7 +159,7 @@ func TestCoalescingErrorsShared(t *testing.T) {
 		close(open)
 		wg.Wait()
 		for _, err := range errs {
-			requireAPIErr(t, err, http.StatusServiceUnavailable)
+			_ = requireAPIErr(t, err, http.StatusServiceUnavailable)
 		}
 		require.Len(t, m.Requests(), 1, "a billed 503 is not sent again")
 		_, err := c.LookupIP(callCtx(t), sampleIP)
@@ -224,14 +224,14 @@ func TestCoalescingCancelOneCaller(t *testing.T) {
 						assert.Equal(t, sampleIP, got[i].IP)
 						continue
 					}
-					assert.ErrorIs(t, errs[i], context.Canceled, "caller %d", i)
+					require.ErrorIs(t, errs[i], context.Canceled, "caller %d", i)
 					if len(tc.cancel) == callers && i == tc.cancel[callers-1] {
 						// The last to leave cancelled the request, written.
-						requireConnErr(t, errs[i], false, false)
-						requireStop(t, errs[i], 1, retry.ContextDone)
+						_ = requireConnErr(t, errs[i], false, false)
+						_ = requireStop(t, errs[i], 1, retry.ContextDone)
 						continue
 					}
-					requireStop(t, errs[i], 0, retry.ContextDone)
+					_ = requireStop(t, errs[i], 0, retry.ContextDone)
 				}
 				// Every call is reported whole: the sender's requests before
 				// its end, also when it left first.
@@ -272,9 +272,9 @@ func TestCoalescingDeadlines(t *testing.T) {
 		synctest.Wait()
 		wg.Go(func() { _, errLong = c.LookupIP(long, sampleIP) })
 		wg.Wait()
-		assert.ErrorIs(t, errShort, context.DeadlineExceeded)
-		requireStop(t, errShort, 0, retry.ContextDone)
-		assert.NoError(t, errLong, "the later deadline is the request's")
+		require.ErrorIs(t, errShort, context.DeadlineExceeded)
+		_ = requireStop(t, errShort, 0, retry.ContextDone)
+		require.NoError(t, errLong, "the later deadline is the request's")
 		assert.Len(t, m.Requests(), 1)
 	})
 }
@@ -297,9 +297,9 @@ func TestCoalescingLastDeadline(t *testing.T) {
 		}
 		wg.Wait()
 		for i, err := range errs {
-			assert.ErrorIs(t, err, context.DeadlineExceeded, "caller %d", i)
+			require.ErrorIs(t, err, context.DeadlineExceeded, "caller %d", i)
 		}
-		requireConnErr(t, errs[2], false, false)
+		_ = requireConnErr(t, errs[2], false, false)
 		assert.Len(t, m.Requests(), 1)
 	})
 }

@@ -153,8 +153,10 @@ func (c *Client) DownloadExportTo(ctx context.Context, feed Feed, id string, w i
 // points to: /dev/stdout is one), a directory, or anything else that is
 // not a regular file (a device, a FIFO, a socket) is an error matching
 // ErrInvalidArgument, also with p.Overwrite; another existing path is an
-// error matching fs.ErrExist, unless p.Overwrite is set; a temporary file
-// that cannot be created is an *Error wrapping the *fs.PathError. Without
+// error matching fs.ErrExist, unless p.Overwrite is set; a path that
+// cannot be looked at (too long, below a file, without permission) and a
+// temporary file that cannot be created are an *Error wrapping the
+// *fs.PathError. Without
 // p.Overwrite a file that appears at path during the download is kept and
 // the call fails with an *Error matching fs.ErrExist; with it, path is
 // replaced by a rename. It is safe for concurrent use, also by calls that
@@ -181,8 +183,9 @@ func (c *Client) DownloadExportFile(ctx context.Context, feed Feed, id, path str
 	committed := false
 	defer func() {
 		if !committed {
-			f.Close()
-			os.Remove(f.Name())
+			// The call failed already: its error says why, not these.
+			_ = f.Close()
+			_ = os.Remove(f.Name())
 		}
 	}()
 	// 3. Download into it; it is synced and closed.
@@ -304,16 +307,23 @@ func (c *Client) downloadToFile(ctx context.Context, name string, feed Feed, id 
 // link (its target may be anything: /dev/stdout is a link to
 // /proc/self/fd/1, and the rename would replace the link, as root for
 // every process), a directory or anything else that is not a regular
-// file; and, without overwrite, anything at all.
+// file, a path os.Lstat fails on other than with fs.ErrNotExist; and,
+// without overwrite, anything at all.
 func checkTarget(name, path string, overwrite bool) error {
 	if len(filepath.Base(path)) > maxNameLen {
 		return invalid("%s: the name of %s is longer than %d bytes", name, path, maxNameLen)
 	}
 	fi, err := os.Lstat(path)
-	if err != nil {
-		// Nothing there, or nothing to see: creating the temporary file
-		// in the same directory says what is wrong.
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		// Nothing there: creating the temporary file in the same
+		// directory says whether one can be made.
 		return nil
+	case err != nil:
+		// Not to be looked at (too long a path, a parent that is not a
+		// directory, no permission): not to be written either, even when
+		// the temporary file's shorter name could be made.
+		return opError(meta{op: name}, "examining the path", err)
 	}
 	mode := fi.Mode()
 	switch {
@@ -349,12 +359,12 @@ func fileKind(mode fs.FileMode) string {
 // os.CreateTemp would give 0600.
 func createPart(path string) (*os.File, error) {
 	for range 100 {
-		digits := strconv.FormatUint(uint64(rand.Uint32()), 10)
+		digits := strconv.FormatUint(uint64(rand.Uint32()), 10) //nolint:gosec // digits that make a taken name unlikely: O_EXCL refuses one that is
 		name := path + "." + digits + ".part"
 		if len(filepath.Base(name)) > maxNameLen {
 			name = filepath.Join(filepath.Dir(path), ".synthient-"+digits+".part")
 		}
-		f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+		f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644) //nolint:gosec // beside the path the caller asked to write
 		if !errors.Is(err, fs.ErrExist) {
 			return f, err
 		}
@@ -389,7 +399,9 @@ func commit(m meta, part, path string, overwrite bool) error {
 		}
 		return nil
 	}
-	os.Remove(part)
+	// The file is at path: a part a failed Remove leaves is litter, not
+	// a failed download.
+	_ = os.Remove(part)
 	return nil
 }
 
@@ -562,11 +574,11 @@ func (c *Client) sendStorage(ctx context.Context, m meta, loc *url.URL) (*http.R
 	req, reqCtx := oc.startStorage(req, loc)
 	resp, err := c.hc.Do(req)
 	if err == nil {
-		oc.endStorage(reqCtx, resp, retry.Failure{}, nil)
+		oc.endStorage(reqCtx, resp, retry.Failure{}, nil) //nolint:contextcheck // reqCtx is req's context, derived from ctx by startStorage
 		return resp, nil
 	}
 	f, cause := transportCause(err)
-	oc.endStorage(reqCtx, nil, f, cause)
+	oc.endStorage(reqCtx, nil, f, cause) //nolint:contextcheck // as above
 	// The API leg was answered, so the call reached the server whatever
 	// became of this request: NotSent false, never sent again, worded
 	// after this request's own fate.
@@ -606,7 +618,7 @@ func storageError(resp *http.Response, m meta, rawQuery string) *APIError {
 // expected number of bytes arrived, and closes the body. size is that
 // number, or < 0 for the answer's Content-Length.
 func copyExact(ctx context.Context, m meta, resp *http.Response, w io.Writer, size int64) (int64, error) {
-	defer resp.Body.Close()
+	defer resp.Body.Close() //nolint:errcheck // read to the end or given up: its Close says nothing of the copy
 	want, err := expectedSize(m, resp, size)
 	if err != nil {
 		return 0, err

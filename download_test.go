@@ -44,7 +44,7 @@ func exportBytes(n int) []byte {
 		x ^= x << 13
 		x ^= x >> 17
 		x ^= x << 5
-		b[i] = byte(x)
+		b[i] = byte(x) //nolint:gosec // x's low byte, cut on purpose
 	}
 	return b
 }
@@ -141,7 +141,7 @@ func rawStorage(t *testing.T, data []byte, part int, wait <-chan struct{}, reset
 		if _, _, _, err := c.ReadRequest(); err != nil {
 			return
 		}
-		fmt.Fprintf(c, "HTTP/1.1 200 OK\r\nContent-Type: application/octet-stream\r\nContent-Length: %d\r\n\r\n", len(data))
+		_, _ = fmt.Fprintf(c, "HTTP/1.1 200 OK\r\nContent-Type: application/octet-stream\r\nContent-Length: %d\r\n\r\n", len(data))
 		if _, err := c.Write(data[:part]); err != nil {
 			return
 		}
@@ -199,6 +199,7 @@ func TestDownloadExportPathForEveryFeed(t *testing.T) {
 	}
 }
 
+//nolint:tparallel // the subtests share one fake, whose requests are counted after them
 func TestDownloadExportInvalidArguments(t *testing.T) {
 	t.Parallel()
 	storage := storageServer(t, []byte("x"))
@@ -246,7 +247,7 @@ func TestDownloadExportRelativeLocation(t *testing.T) {
 					return
 				}
 				w.Header().Set("Content-Length", strconv.Itoa(len(data)))
-				w.Write(data)
+				_, _ = w.Write(data)
 			})
 			var buf bytes.Buffer
 			n, err := newClient(t, srv.Base).DownloadExport(callCtx(t), synthient.FeedProxies, "2026-06-10/14", &buf)
@@ -287,7 +288,7 @@ func TestDownloadExportRedirectFromStorageIsAnError(t *testing.T) {
 			c := newClient(t, api.Base, synthient.WithLogger(logger))
 			var buf bytes.Buffer
 			n, err := c.DownloadExport(callCtx(t), synthient.FeedProxies, "2026-06-10/14", &buf)
-			requirePlainError(t, err)
+			_ = requirePlainError(t, err)
 			assert.Zero(t, n, "bytes returned")
 			assert.Zero(t, buf.Len(), "bytes written")
 			assert.Equal(t, []int{1, 1, 0}, []int{api.Arrivals(), storage.Arrivals(), third.Arrivals()}, "arrivals: API, storage, third")
@@ -306,7 +307,7 @@ func TestDownloadExportAPIRedirectOtherThan307Or308IsAnError(t *testing.T) {
 			logger, logs := newLogger()
 			c := newClient(t, api.Base, synthient.WithLogger(logger))
 			n, err := c.DownloadExport(callCtx(t), synthient.FeedProxies, "2026-06-10/14", io.Discard)
-			requirePlainError(t, err)
+			_ = requirePlainError(t, err)
 			assert.Zero(t, n)
 			assert.Equal(t, []int{1, 0}, []int{api.Arrivals(), storage.Arrivals()}, "arrivals: API, storage")
 			assertNoSecret(t, err, logs)
@@ -324,7 +325,7 @@ func TestDownloadExportHTTPSToHTTPDowngradeIsAnError(t *testing.T) {
 		logger, logs := newLogger()
 		c := newClient(t, api.Base, trustServer(api), synthient.WithLogger(logger))
 		n, err := c.DownloadExport(callCtx(t), synthient.FeedProxies, "2026-06-10/14", io.Discard)
-		requirePlainError(t, err)
+		_ = requirePlainError(t, err)
 		assert.Zero(t, n)
 		assert.Equal(t, []int{1, 0}, []int{api.Arrivals(), storage.Arrivals()}, "arrivals: API, storage")
 		assertNoSecret(t, err, logs)
@@ -343,6 +344,7 @@ func TestDownloadExportHTTPSToHTTPDowngradeIsAnError(t *testing.T) {
 	})
 }
 
+//nolint:tparallel // the subtests share one fake, whose requests are counted after them
 func TestDownloadExportRedirectItCannotFollow(t *testing.T) {
 	t.Parallel()
 	storage := storageServer(t, []byte("never"))
@@ -359,7 +361,7 @@ func TestDownloadExportRedirectItCannotFollow(t *testing.T) {
 			logger, logs := newLogger()
 			c := newClient(t, api.Base, synthient.WithLogger(logger))
 			n, err := c.DownloadExport(callCtx(t), synthient.FeedProxies, "2026-06-10/14", io.Discard)
-			requirePlainError(t, err)
+			_ = requirePlainError(t, err)
 			assert.Zero(t, n)
 			assert.Equal(t, 1, api.Arrivals(), "API arrivals (not retried)")
 			assertNoSecret(t, err, logs)
@@ -413,7 +415,7 @@ func TestDownloadExportStorageErrorIsAnAPIErrorNeverRetried(t *testing.T) {
 				w.Header().Set("Retry-After", "0")
 				w.Header().Set("X-Request-Id", "storage-req-9")
 				w.WriteHeader(503)
-				io.WriteString(w, tc.body)
+				_, _ = io.WriteString(w, tc.body)
 			})
 			api := redirectServer(t, http.StatusTemporaryRedirect, presigned(storage.URL))
 			logger, logs := newLogger()
@@ -441,7 +443,7 @@ func TestDownloadExportStorageResetMidBody(t *testing.T) {
 	logger, logs := newLogger()
 	c := newClient(t, api.Base, synthient.WithLogger(logger))
 	n, err := c.DownloadExport(callCtx(t), synthient.FeedProxies, "2026-06-10/14", w)
-	requireConnErr(t, err, false, false) // a reset, not a timeout
+	_ = requireConnErr(t, err, false, false) // a reset, not a timeout
 	assert.EqualValues(t, part, n, "bytes returned: those received before the reset")
 	assertSameBytes(t, data[:part], w.buf.Bytes(), "bytes written: those received before the reset")
 	assert.Equal(t, []int{1, 1}, []int{api.Arrivals(), storage.Arrivals()}, "arrivals: API, storage (a read failure is never retried)")
@@ -459,7 +461,7 @@ func TestDownloadExportTruncatedBody(t *testing.T) {
 	var buf bytes.Buffer
 	n, err := c.DownloadExport(callCtx(t), synthient.FeedProxies, "2026-06-10/14", &buf)
 	require.Error(t, err, "DownloadExport of a body cut short")
-	requireConnErr(t, err, false, false)
+	_ = requireConnErr(t, err, false, false)
 	assert.EqualValues(t, 500, n, "bytes returned")
 	assertSameBytes(t, data[:500], buf.Bytes(), "bytes written")
 	assert.Equal(t, []int{1, 1}, []int{api.Arrivals(), storage.Arrivals()}, "arrivals: API, storage")
@@ -474,7 +476,7 @@ func TestDownloadExportStorageUnreachable(t *testing.T) {
 	_, err := c.DownloadExport(callCtx(t), synthient.FeedProxies, "2026-06-10/14", io.Discard)
 	// The API leg was answered: the call reached the server, although
 	// this last request never left.
-	requireConnErr(t, err, false, false)
+	_ = requireConnErr(t, err, false, false)
 	assert.NotContains(t, err.Error(), "not sent", "the API leg reached the server")
 	assert.Contains(t, err.Error(), "an earlier attempt reached the server",
 		"the error says that the earlier attempt, not this one, reached the server")
@@ -491,7 +493,7 @@ func TestDownloadExportStorageClosesAfterRequest(t *testing.T) {
 	logger, logs := newLogger()
 	c := newClient(t, api.Base, synthient.WithLogger(logger))
 	_, err := c.DownloadExport(callCtx(t), synthient.FeedProxies, "2026-06-10/14", io.Discard)
-	requireConnErr(t, err, false, false)
+	_ = requireConnErr(t, err, false, false)
 	storage.Close()
 	assert.Equal(t, []int{1, 1}, []int{api.Arrivals(), storage.Arrivals()}, "arrivals: API, storage")
 	assertNoSecret(t, err, logs)
@@ -502,7 +504,7 @@ func TestDownloadExportCancelledDuringTheBody(t *testing.T) {
 	data := exportBytes(1 << 20)
 	storage := newAPIServer(t, func(_ int, w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Length", strconv.Itoa(len(data)))
-		w.Write(data[:1000])
+		_, _ = w.Write(data[:1000])
 		w.(http.Flusher).Flush()
 		<-r.Context().Done()
 	})
@@ -570,7 +572,7 @@ func TestDownloadExportResponseHook(t *testing.T) {
 		api := redirectServer(t, http.StatusTemporaryRedirect, presigned(storage.URL))
 		hook, got := newHook()
 		_, err := newClient(t, api.Base, hook).DownloadExport(callCtx(t), synthient.FeedProxies, "2026-06-10/14", io.Discard)
-		requireAPIErr(t, err, 503)
+		_ = requireAPIErr(t, err, 503)
 		assert.Equal(t, []seen{{307, false, presigned(storage.URL)}}, got(), "the hook sees only the API's 307")
 	})
 	t.Run("hook error on the 307", func(t *testing.T) {
@@ -586,7 +588,7 @@ func TestDownloadExportResponseHook(t *testing.T) {
 	})
 }
 
-// Not parallel: it measures the bytes the process allocates.
+//nolint:paralleltest // it measures the bytes the process allocates: a parallel test would add its own
 func TestDownloadExportConstantMemory(t *testing.T) {
 	const size = 64 << 20
 	chunk := exportBytes(64 << 10)
@@ -725,7 +727,7 @@ func TestDownloadExportFileWritesPartThenRenames(t *testing.T) {
 	assert.Equal(t, "2026-06-10/14", m.ID)
 	assert.EqualValues(t, len(data), m.Size)
 	assert.Equal(t, sha256Hex(data), m.Checksum)
-	got, err := os.ReadFile(path)
+	got, err := os.ReadFile(path) //nolint:gosec // a file of the test's temporary directory
 	require.NoError(t, err)
 	assertSameBytes(t, data, got, "the file")
 	assert.Equal(t, []string{"proxies.parquet"}, dirEntries(t, dir), "the directory holds the file alone (no .part)")
@@ -752,7 +754,7 @@ func TestDownloadExportFileStorageFailureLeavesNoFile(t *testing.T) {
 					once.Do(func() { close(reached) })
 				}
 			}})
-		requireConnErr(t, err, false, false)
+		_ = requireConnErr(t, err, false, false)
 		assert.Nil(t, m)
 		assert.Empty(t, dirEntries(t, dir), "after a failed download: no file, no .part")
 		assert.Equal(t, 1, storage.Arrivals(), "storage arrivals")
@@ -763,7 +765,7 @@ func TestDownloadExportFileStorageFailureLeavesNoFile(t *testing.T) {
 		api := fileAPI(t, data, sha256Hex(data), func() string { return presigned(storage.URL) })
 		dir := t.TempDir()
 		_, err := newClient(t, api.Base).DownloadExportFile(callCtx(t), synthient.FeedProxies, "2026-06-10/14", filepath.Join(dir, "out"), nil)
-		requireAPIErr(t, err, 503)
+		_ = requireAPIErr(t, err, 503)
 		assert.Empty(t, dirEntries(t, dir))
 	})
 	t.Run("truncated", func(t *testing.T) {
@@ -779,7 +781,7 @@ func TestDownloadExportFileStorageFailureLeavesNoFile(t *testing.T) {
 		t.Parallel()
 		storage := newAPIServer(t, func(_ int, w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Content-Length", strconv.Itoa(len(data)))
-			w.Write(data[:part])
+			_, _ = w.Write(data[:part])
 			w.(http.Flusher).Flush()
 			<-r.Context().Done()
 		})
@@ -801,15 +803,15 @@ func TestDownloadExportFileExistingFile(t *testing.T) {
 	c := newClient(t, api.Base)
 	dir := t.TempDir()
 	path := filepath.Join(dir, "out.parquet")
-	require.NoError(t, os.WriteFile(path, []byte("old"), 0o644))
+	require.NoError(t, os.WriteFile(path, []byte("old"), 0o600))
 
 	for _, p := range []*synthient.DownloadParams{nil, {}, {Verify: true}} {
 		m, err := c.DownloadExportFile(callCtx(t), synthient.FeedProxies, "2026-06-10/14", path, p)
-		assert.ErrorIs(t, err, fs.ErrExist, "params %+v: DownloadExportFile over an existing file", p)
+		require.ErrorIs(t, err, fs.ErrExist, "params %+v: DownloadExportFile over an existing file", p)
 		assert.Nil(t, m, "params %+v", p)
 	}
 	assert.Equal(t, []int{0, 0}, []int{api.Arrivals(), storage.Arrivals()}, "arrivals: API, storage (checked before sending)")
-	got, _ := os.ReadFile(path)
+	got, _ := os.ReadFile(path) //nolint:gosec // a file of the test's temporary directory
 	assert.Equal(t, "old", string(got), "the existing file is untouched")
 	assert.Equal(t, []string{"out.parquet"}, dirEntries(t, dir))
 
@@ -817,7 +819,7 @@ func TestDownloadExportFileExistingFile(t *testing.T) {
 		&synthient.DownloadParams{Overwrite: true})
 	require.NoError(t, err, "with Overwrite")
 	require.NotNil(t, m, "with Overwrite")
-	got, _ = os.ReadFile(path)
+	got, _ = os.ReadFile(path) //nolint:gosec // a file of the test's temporary directory
 	assertSameBytes(t, data, got, "the file after an overwrite")
 	assert.Equal(t, []string{"out.parquet"}, dirEntries(t, dir), "the directory holds the file alone")
 }
@@ -833,7 +835,7 @@ func TestDownloadExportFileRaceWithAnotherWriter(t *testing.T) {
 	path := filepath.Join(dir, "out.parquet")
 	hook := func(ri *synthient.ResponseInfo) error {
 		if ri.Status == http.StatusTemporaryRedirect {
-			return os.WriteFile(path, []byte("theirs"), 0o644)
+			return os.WriteFile(path, []byte("theirs"), 0o600)
 		}
 		return nil
 	}
@@ -846,7 +848,7 @@ func TestDownloadExportFileRaceWithAnotherWriter(t *testing.T) {
 	if assert.ErrorAs(t, err, &base) {
 		assert.Equal(t, 3, base.Attempts, "attempts: meta, API, storage")
 	}
-	got, _ := os.ReadFile(path)
+	got, _ := os.ReadFile(path) //nolint:gosec // a file of the test's temporary directory
 	assert.Equal(t, "theirs", string(got), "the other writer's file is untouched")
 	assert.Equal(t, []string{"out.parquet"}, dirEntries(t, dir))
 }
@@ -858,7 +860,7 @@ func downloadVerified(t *testing.T, c *synthient.Client, want []byte) {
 	path := filepath.Join(t.TempDir(), "out")
 	_, err := c.DownloadExportFile(callCtx(t), synthient.FeedProxies, "2026-06-10/14", path, &synthient.DownloadParams{Verify: true})
 	require.NoError(t, err)
-	got, _ := os.ReadFile(path)
+	got, _ := os.ReadFile(path) //nolint:gosec // a file of the test's temporary directory
 	assertSameBytes(t, want, got, "the file")
 }
 
@@ -946,6 +948,7 @@ func TestDownloadExportFileMetaWithAnIDThatIsNotOne(t *testing.T) {
 	assert.Empty(t, dirEntries(t, dir))
 }
 
+//nolint:tparallel // the subtests share one fake, whose requests are counted after them
 func TestDownloadExportFileInvalidArguments(t *testing.T) {
 	t.Parallel()
 	api, _ := storedFileAPI(t, []byte("x"))
@@ -977,19 +980,19 @@ func TestDownloadExportFileUnwritablePath(t *testing.T) {
 	c := newClient(t, api.Base)
 	dir := t.TempDir()
 	sub := filepath.Join(dir, "sub")
-	require.NoError(t, os.Mkdir(sub, 0o755))
+	require.NoError(t, os.Mkdir(sub, 0o750))
 	for _, p := range []*synthient.DownloadParams{nil, {Overwrite: true}} {
 		_, err := c.DownloadExportFile(callCtx(t), synthient.FeedProxies, "latest", sub, p)
-		assert.ErrorIs(t, err, synthient.ErrInvalidArgument, "params %+v, path a directory", p)
+		require.ErrorIs(t, err, synthient.ErrInvalidArgument, "params %+v, path a directory", p)
 	}
 	// A path in a missing directory: an *Error wrapping an *fs.PathError
 	// matching fs.ErrNotExist.
 	_, err := c.DownloadExportFile(callCtx(t), synthient.FeedProxies, "latest", filepath.Join(dir, "missing", "out"), nil)
-	assert.ErrorIs(t, err, fs.ErrNotExist)
+	require.ErrorIs(t, err, fs.ErrNotExist)
 	var base *synthient.Error
-	assert.ErrorAs(t, err, &base)
+	require.ErrorAs(t, err, &base)
 	var pe *fs.PathError
-	assert.ErrorAs(t, err, &pe)
+	require.ErrorAs(t, err, &pe)
 	assert.Zero(t, api.Arrivals(), "API requests")
 	assert.Equal(t, []string{"sub"}, dirEntries(t, dir))
 }
@@ -1000,7 +1003,7 @@ func TestDownloadExportFileMetaFailureLeavesNoFile(t *testing.T) {
 	api := newAPIServer(t, func(_ int, w http.ResponseWriter, _ *http.Request) { writeProblem(w, 404) })
 	dir := t.TempDir()
 	_, err := newClient(t, api.Base).DownloadExportFile(callCtx(t), synthient.FeedProxies, "latest", filepath.Join(dir, "out"), nil)
-	requireAPIErr(t, err, 404)
+	_ = requireAPIErr(t, err, 404)
 	assert.Empty(t, dirEntries(t, dir))
 }
 
@@ -1029,11 +1032,11 @@ func rawAnswer(t *testing.T, head string, body []byte) *rawServer {
 // nor logs (if not nil) hold a secret.
 func requireDownloadError(t *testing.T, err, sentinel error, attempts int, logs *logBuffer) {
 	t.Helper()
-	requirePlainError(t, err)
+	_ = requirePlainError(t, err)
 	if sentinel != nil {
-		assert.ErrorIs(t, err, sentinel)
+		require.ErrorIs(t, err, sentinel)
 	}
-	requireStop(t, err, attempts, retry.NotRetryable)
+	_ = requireStop(t, err, attempts, retry.NotRetryable)
 	assertNoSecret(t, err, logs)
 }
 
@@ -1170,7 +1173,7 @@ func TestDownloadExportNeverDecodesTheBody(t *testing.T) {
 			w.Header().Set("Content-Encoding", "gzip")
 			w.Header().Set("Content-Length", strconv.Itoa(len(gz)))
 			w.WriteHeader(200)
-			w.Write(gz)
+			_, _ = w.Write(gz)
 		})
 	}
 	assertIdentity := func(t *testing.T, leg string, r request) {
@@ -1363,7 +1366,7 @@ func TestDownloadExportStorageErrorRedactsThePresignedQuery(t *testing.T) {
 			storage = newAPIServer(t, func(_ int, w http.ResponseWriter, _ *http.Request) {
 				w.Header().Set("Content-Type", tc.ctype)
 				w.WriteHeader(http.StatusForbidden)
-				io.WriteString(w, tc.body(storage.URL))
+				_, _ = io.WriteString(w, tc.body(storage.URL))
 			})
 			api := redirectServer(t, http.StatusTemporaryRedirect, presigned(storage.URL))
 			_, err := newClient(t, api.Base).DownloadExport(callCtx(t), synthient.FeedProxies, "2026-06-10/14", io.Discard)
@@ -1375,13 +1378,13 @@ func TestDownloadExportStorageErrorRedactsThePresignedQuery(t *testing.T) {
 			// The texts can be 64 KiB long: the messages quote 300 bytes.
 			for name, text := range fields {
 				for _, v := range append(presignValues(t), presignQuery, "AKIAEXAMPLE", presignSecret[:8]) {
-					assert.False(t, strings.Contains(text, v), "%s holds the query value %q: %.300s", name, v, text)
-					assert.False(t, strings.Contains(text, lowerEscapes(v)), "%s holds the query value %q, lower-case escaped: %.300s", name, v, text)
-					assert.False(t, strings.Contains(text, canonicalHex(v)), "%s holds the query value %q in hex: %.300s", name, v, text)
+					assert.False(t, strings.Contains(text, v), "%s holds the query value %q: %.300s", name, v, text)                                   //nolint:testifylint // the text can be 64 KiB: the message quotes 300 bytes of it
+					assert.False(t, strings.Contains(text, lowerEscapes(v)), "%s holds the query value %q, lower-case escaped: %.300s", name, v, text) //nolint:testifylint // the text can be 64 KiB: the message quotes 300 bytes of it
+					assert.False(t, strings.Contains(text, canonicalHex(v)), "%s holds the query value %q in hex: %.300s", name, v, text)              //nolint:testifylint // the text can be 64 KiB: the message quotes 300 bytes of it
 				}
 			}
 			all := fields["%#v"]
-			assert.True(t, strings.Contains(all, tc.keep), "the error lost the body's text %q: %.300s", tc.keep, all)
+			assert.True(t, strings.Contains(all, tc.keep), "the error lost the body's text %q: %.300s", tc.keep, all) //nolint:testifylint // the text can be 64 KiB: the message quotes 300 bytes of it
 			assert.Equal(t, tc.echo, strings.Contains(all, "[REDACTED]"), "[REDACTED] in the error: %.300s", all)
 		})
 	}
@@ -1394,24 +1397,26 @@ func TestDownloadExportStorageErrorRedactsThePresignedQuery(t *testing.T) {
 // A path that is, or links to, something other than a regular file is
 // refused before anything is sent, also with Overwrite, and left as it
 // was.
+//
+//nolint:tparallel // the subtests share one fake and one directory, counted and read after them
 func TestDownloadExportFileRefusesATargetThatIsNotARegularFile(t *testing.T) {
 	t.Parallel()
 	// A socket's path must fit in 108 bytes: a short directory.
 	dir, err := os.MkdirTemp("", "dl")
 	require.NoError(t, err)
-	t.Cleanup(func() { os.RemoveAll(dir) })
+	t.Cleanup(func() { _ = os.RemoveAll(dir) })
 	fifo := filepath.Join(dir, "fifo")
 	require.NoError(t, syscall.Mkfifo(fifo, 0o644))
-	ln, err := net.Listen("unix", filepath.Join(dir, "sock"))
+	ln, err := (&net.ListenConfig{}).Listen(t.Context(), "unix", filepath.Join(dir, "sock"))
 	require.NoError(t, err)
-	t.Cleanup(func() { ln.Close() })
+	t.Cleanup(func() { _ = ln.Close() })
 	sub := filepath.Join(dir, "sub")
-	require.NoError(t, os.Mkdir(sub, 0o755))
+	require.NoError(t, os.Mkdir(sub, 0o750))
 	// A link to a regular file is refused too: /dev/stdout is a link to
 	// /proc/self/fd/1, a regular file when stdout is redirected to one,
 	// and the rename would replace the link.
 	file := filepath.Join(dir, "file")
-	require.NoError(t, os.WriteFile(file, []byte("keep"), 0o644))
+	require.NoError(t, os.WriteFile(file, []byte("keep"), 0o600))
 	links := map[string]string{"to-devnull": os.DevNull, "to-fifo": fifo, "to-dir": sub, "to-file": file}
 	for name, target := range links {
 		require.NoError(t, os.Symlink(target, filepath.Join(dir, name)))
@@ -1425,7 +1430,7 @@ func TestDownloadExportFileRefusesATargetThatIsNotARegularFile(t *testing.T) {
 		for _, p := range []*synthient.DownloadParams{nil, {Overwrite: true}} {
 			t.Run(fmt.Sprintf("%s overwrite=%v", name, p != nil), func(t *testing.T) {
 				m, err := c.DownloadExportFile(callCtx(t), synthient.FeedProxies, "latest", path, p)
-				assert.ErrorIs(t, err, synthient.ErrInvalidArgument)
+				require.ErrorIs(t, err, synthient.ErrInvalidArgument)
 				assert.Nil(t, m)
 				after, err := os.Lstat(path)
 				if assert.NoError(t, err, "%s is gone", name) {
@@ -1437,7 +1442,7 @@ func TestDownloadExportFileRefusesATargetThatIsNotARegularFile(t *testing.T) {
 	assert.Equal(t, []int{0, 0}, []int{api.Arrivals(), storage.Arrivals()}, "arrivals: API, storage (refused before sending)")
 	parts, _ := filepath.Glob(filepath.Join(dir, "*.part"))
 	assert.Empty(t, parts, "temporary files left")
-	got, _ := os.ReadFile(file)
+	got, _ := os.ReadFile(file) //nolint:gosec // a file of the test's temporary directory
 	assert.Equal(t, "keep", string(got), "the linked file")
 }
 
@@ -1469,12 +1474,12 @@ func TestDownloadExportFileIgnoresALinkAtPathPart(t *testing.T) {
 			api := fileAPI(t, data, sha256Hex(data), func() string { return presigned(storage.URL) })
 			dir := t.TempDir()
 			victim := filepath.Join(dir, "victim")
-			require.NoError(t, os.WriteFile(victim, []byte("precious"), 0o644))
+			require.NoError(t, os.WriteFile(victim, []byte("precious"), 0o600))
 			path := filepath.Join(dir, "out.parquet")
 			require.NoError(t, os.Symlink(victim, path+".part"))
 			_, err := newClient(t, api.Base).DownloadExportFile(callCtx(t), synthient.FeedProxies, "2026-06-10/14", path,
 				&synthient.DownloadParams{Overwrite: tc.overwrite, Verify: true})
-			got, _ := os.ReadFile(victim)
+			got, _ := os.ReadFile(victim) //nolint:gosec // a file of the test's temporary directory
 			assert.Equal(t, "precious", string(got), "the link's target is untouched")
 			want := []string{"out.parquet", "out.parquet.part", "victim"}
 			if tc.fail {
@@ -1486,7 +1491,7 @@ func TestDownloadExportFileIgnoresALinkAtPathPart(t *testing.T) {
 				if assert.NoError(t, err) {
 					assert.True(t, st.Mode().IsRegular(), "%s is %v, want a regular file", path, st.Mode())
 				}
-				got, _ := os.ReadFile(path)
+				got, _ := os.ReadFile(path) //nolint:gosec // a file of the test's temporary directory
 				assertSameBytes(t, data, got, "the file")
 			}
 			assert.Equal(t, want, dirEntries(t, dir))
@@ -1525,11 +1530,11 @@ func TestDownloadExportFileConcurrentDownloadsToOnePath(t *testing.T) {
 					return
 				}
 				w.Header().Set("Content-Length", strconv.Itoa(len(b)))
-				w.Write(b[:half])
+				_, _ = w.Write(b[:half])
 				w.(http.Flusher).Flush()
 				select {
 				case <-releaseB:
-					w.Write(b[half:])
+					_, _ = w.Write(b[half:])
 				case <-r.Context().Done():
 				}
 			})
@@ -1560,18 +1565,18 @@ func TestDownloadExportFileConcurrentDownloadsToOnePath(t *testing.T) {
 				require.FailNow(t, "the download of B ended before half its bytes", "err = %v", err)
 			}
 			_, err := c.DownloadExportFile(ctx, synthient.FeedProxies, idA, path, params(nil))
-			assert.NoError(t, err, "first download to finish")
+			assert.NoError(t, err, "first download to finish") //nolint:testifylint // B waits for releaseB, closed below: stopping here would leave it waiting
 			close(releaseB)
 			err = <-errB
 
 			want, which := a, "first"
 			if overwrite {
 				want, which = b, "second"
-				assert.NoError(t, err, "second download to finish, with Overwrite")
+				require.NoError(t, err, "second download to finish, with Overwrite")
 			} else {
-				assert.ErrorIs(t, err, fs.ErrExist, "second download to finish")
+				require.ErrorIs(t, err, fs.ErrExist, "second download to finish")
 			}
-			got, _ := os.ReadFile(path)
+			got, _ := os.ReadFile(path) //nolint:gosec // a file of the test's temporary directory
 			assertSameBytes(t, want, got, "the file, want the whole of the %s download (equal to A: %v, to B: %v)",
 				which, bytes.Equal(got, a), bytes.Equal(got, b))
 			assert.Equal(t, []string{"out.parquet"}, dirEntries(t, dir), "the directory holds the file alone")
@@ -1610,14 +1615,14 @@ func TestDownloadExportFileManyDownloadsToOnePath(t *testing.T) {
 				})
 			}
 			wg.Wait()
-			got, _ := os.ReadFile(path)
+			got, _ := os.ReadFile(path) //nolint:gosec // a file of the test's temporary directory
 			var won []string
 			for i, err := range errs {
 				switch {
 				case err == nil:
 					won = append(won, ids[i])
 				case overwrite || !errors.Is(err, fs.ErrExist):
-					assert.NoError(t, err, "download of %s", ids[i])
+					require.NoError(t, err, "download of %s", ids[i])
 				}
 			}
 			if !overwrite {
@@ -1690,7 +1695,7 @@ func TestDownloadExportTo(t *testing.T) {
 			{synthient.Feed("nope"), "latest", io.Discard},
 		} {
 			m, err := c.DownloadExportTo(callCtx(t), tc.feed, tc.id, tc.w, nil)
-			assert.ErrorIs(t, err, synthient.ErrInvalidArgument, "DownloadExportTo(%s, %q, %v)", tc.feed, tc.id, tc.w)
+			require.ErrorIs(t, err, synthient.ErrInvalidArgument, "DownloadExportTo(%s, %q, %v)", tc.feed, tc.id, tc.w)
 			assert.Nil(t, m, "DownloadExportTo(%s, %q, %v)", tc.feed, tc.id, tc.w)
 		}
 		assert.Zero(t, api.Arrivals(), "API requests")
@@ -1726,7 +1731,7 @@ func TestDownloadExportFileErrorDescribesTheCall(t *testing.T) {
 			}
 			srv.Close()
 			// NotSent false: the meta request reached the server.
-			requireConnErr(t, err, false, false)
+			_ = requireConnErr(t, err, false, false)
 			assert.NotContains(t, err.Error(), "not sent")
 			base := requireStop(t, err, 4, retry.AttemptsExhausted) // the meta and three refused
 			assert.Equal(t, name, base.Op)
@@ -1761,11 +1766,13 @@ func TestDownloadExportWriterThatLies(t *testing.T) {
 	c := newClient(t, api.Base)
 	for _, n := range []int{-1, 1 << 20} {
 		t.Run(fmt.Sprintf("DownloadExport n=%d", n), func(t *testing.T) {
+			t.Parallel()
 			_, err := c.DownloadExport(callCtx(t), synthient.FeedProxies, "2026-06-10/14", lyingWriter{n})
 			var base *synthient.Error
 			assert.ErrorAs(t, err, &base)
 		})
 		t.Run(fmt.Sprintf("DownloadExportTo n=%d", n), func(t *testing.T) {
+			t.Parallel()
 			progress := func(done, total int64) {
 				assert.LessOrEqual(t, done, total, "Progress(%d, %d)", done, total)
 				assert.GreaterOrEqual(t, done, int64(0), "Progress(%d, %d)", done, total)
@@ -1789,13 +1796,42 @@ func TestDownloadExportFileLongName(t *testing.T) {
 	path := filepath.Join(dir, strings.Repeat("n", 250))
 	_, err := c.DownloadExportFile(callCtx(t), synthient.FeedProxies, "2026-06-10/14", path, &synthient.DownloadParams{Verify: true})
 	require.NoError(t, err)
-	got, _ := os.ReadFile(path)
+	got, _ := os.ReadFile(path) //nolint:gosec // a file of the test's temporary directory
 	assertSameBytes(t, data, got, "the file")
 	assert.Len(t, dirEntries(t, dir), 1, "the directory holds the file alone")
 	// A name no file system takes: refused before anything is sent.
 	_, err = c.DownloadExportFile(callCtx(t), synthient.FeedProxies, "2026-06-10/14", filepath.Join(dir, strings.Repeat("n", 256)), nil)
-	assert.ErrorIs(t, err, synthient.ErrInvalidArgument)
+	require.ErrorIs(t, err, synthient.ErrInvalidArgument)
 	assert.Equal(t, 2, api.Arrivals(), "API arrivals: the 2 of the first download")
+}
+
+// A path the system cannot look at is refused before anything is sent,
+// also when the temporary file could be made: here the whole path is
+// longer than Linux takes (PATH_MAX, 4096 bytes with its NUL), while the
+// short name a temporary file takes for so long a name
+// (.synthient-<digits>.part) fits.
+func TestDownloadExportFilePathTooLong(t *testing.T) {
+	t.Parallel()
+	if runtime.GOOS != "linux" {
+		t.Skip("PATH_MAX of 4096 bytes is Linux's")
+	}
+	api, _ := storedFileAPI(t, exportBytes(100))
+	c := newClient(t, api.Base)
+	dir := t.TempDir()
+	for len(dir) < 3900 {
+		dir = filepath.Join(dir, strings.Repeat("d", min(250, 3900-len(dir))))
+	}
+	require.NoError(t, os.MkdirAll(dir, 0o750))
+	path := filepath.Join(dir, strings.Repeat("n", 250))
+	require.Greater(t, len(path), 4095, "the path is longer than PATH_MAX")
+	_, err := c.DownloadExportFile(callCtx(t), synthient.FeedProxies, "2026-06-10/14", path, nil)
+	require.ErrorIs(t, err, syscall.ENAMETOOLONG)
+	var base *synthient.Error
+	require.ErrorAs(t, err, &base)
+	var pe *fs.PathError
+	require.ErrorAs(t, err, &pe)
+	assert.Zero(t, api.Arrivals(), "API requests")
+	assert.Empty(t, dirEntries(t, dir), "no temporary file left")
 }
 
 // A meta that describes another export than the one asked for, or none,
@@ -1824,8 +1860,8 @@ func TestDownloadExportToMetaOfAnotherExport(t *testing.T) {
 			})
 			_, err := newClient(t, api.Base).DownloadExportTo(callCtx(t), synthient.FeedProxies, tc.asked, io.Discard, nil)
 			var de *synthient.DecodeError
-			assert.ErrorAs(t, err, &de)
-			assert.NotErrorIs(t, err, synthient.ErrInvalidArgument)
+			require.ErrorAs(t, err, &de)
+			require.NotErrorIs(t, err, synthient.ErrInvalidArgument)
 			assert.Equal(t, []int{1, 0}, []int{api.Arrivals(), storage.Arrivals()}, "arrivals: API (the meta request alone), storage")
 		})
 	}
@@ -1848,7 +1884,7 @@ func TestDownloadExportMalformedAnswer(t *testing.T) {
 		c := newClient(t, api.URL, synthient.WithLogger(logger))
 		_, err := c.DownloadExport(callCtx(t), synthient.FeedProxies, "2026-06-10/14", io.Discard)
 		api.Close()
-		assert.ErrorIs(t, err, synthient.ErrMalformedResponse)
+		require.ErrorIs(t, err, synthient.ErrMalformedResponse)
 		assert.Equal(t, 1, api.Arrivals(), "arrivals: the answer would be the same again")
 		assertNoSecret(t, err, logs)
 	})
@@ -1889,7 +1925,7 @@ func TestDownloadExportToCancelledAfterTheMeta(t *testing.T) {
 	c := newClient(t, api.Base, synthient.WithResponseHook(hook))
 	_, err := c.DownloadExportTo(ctx, synthient.FeedProxies, "2026-06-10/14", io.Discard, nil)
 	require.ErrorIs(t, err, context.Canceled)
-	requireStop(t, err, 1, retry.ContextDone)
+	_ = requireStop(t, err, 1, retry.ContextDone)
 	assert.Equal(t, 1, api.Arrivals(), "API requests")
 	assert.Zero(t, storage.Arrivals(), "storage requests")
 }
@@ -1908,8 +1944,8 @@ func TestDownloadExportCutBeforeTheContentLength(t *testing.T) {
 	})
 	api := fileAPI(t, data, sha256Hex(data), func() string { return presigned(storage.Origin) })
 	_, err := newClient(t, api.Base).DownloadExportTo(callCtx(t), synthient.FeedProxies, "2026-06-10/14", io.Discard, nil)
-	requireConnErr(t, err, false, false)
-	assert.ErrorIs(t, err, synthient.ErrSizeMismatch)
-	assert.ErrorIs(t, err, io.ErrUnexpectedEOF)
+	_ = requireConnErr(t, err, false, false)
+	require.ErrorIs(t, err, synthient.ErrSizeMismatch)
+	require.ErrorIs(t, err, io.ErrUnexpectedEOF)
 	assert.Contains(t, err.Error(), "got 500 bytes, expected 1000")
 }

@@ -156,7 +156,7 @@ func ExampleClient_DownloadExportFile() {
 	defer c.Close()
 
 	dir, _ := os.MkdirTemp("", "example")
-	defer os.RemoveAll(dir)
+	defer os.RemoveAll(dir) //nolint:errcheck // a temporary directory: nothing to do if it stays
 	path := filepath.Join(dir, "proxies.parquet")
 
 	meta, err := c.DownloadExportFile(context.Background(), synthient.FeedProxies, "latest", path,
@@ -304,9 +304,9 @@ func ExampleWithObserver() {
 		synthient.WithBackoff(time.Millisecond, 2*time.Millisecond))
 	defer c.Close()
 	ctx := context.Background()
-	c.LookupIP(ctx, netip.MustParseAddr("203.0.113.7"))
-	c.Account(ctx)
-	c.LookupIP(ctx, netip.Addr{})
+	_, _ = c.LookupIP(ctx, netip.MustParseAddr("203.0.113.7"))
+	_, _ = c.Account(ctx)
+	_, _ = c.LookupIP(ctx, netip.Addr{})
 	// Output:
 	// LookupIP (billed)
 	//   attempt 1: GET /lookup/ip/{ip} -> 429, retry after the Retry-After of 0s

@@ -119,6 +119,7 @@ func TestListExportsQuery(t *testing.T) {
 	}
 }
 
+//nolint:tparallel // the subtests share one fake, whose requests are counted after them
 func TestListExportsInvalidArguments(t *testing.T) {
 	t.Parallel()
 	srv := fixedJSONServer(t, listingPage(""))
@@ -201,7 +202,7 @@ func TestListExportsDoesNotRetryA404(t *testing.T) {
 	t.Parallel()
 	srv := newAPIServer(t, func(_ int, w http.ResponseWriter, _ *http.Request) { writeProblem(w, 404) })
 	_, err := newClient(t, srv.Base).ListExports(callCtx(t), synthient.FeedProxies, nil)
-	requireAPIErr(t, err, 404)
+	_ = requireAPIErr(t, err, 404)
 	assert.Equal(t, 1, srv.Arrivals())
 }
 
@@ -346,8 +347,8 @@ func TestAllExportsStopsOnARepeatedCursor(t *testing.T) {
 			require.Len(t, errs, 1)
 			assert.False(t, after, "an export was yielded after the error")
 			// The page whose answer repeated the cursor: one request.
-			requirePlainError(t, errs[0])
-			requireStop(t, errs[0], 1, retry.NotRetryable)
+			_ = requirePlainError(t, errs[0])
+			_ = requireStop(t, errs[0], 1, retry.NotRetryable)
 			assert.Equal(t, tc.requests, srv.Arrivals(), "requests (nothing after the repeated cursor)")
 		})
 	}
@@ -363,8 +364,9 @@ func liveHeap() uint64 {
 
 // A server whose cursors are 256 KiB long, all different: the loop keeps a
 // fixed-size digest of each cursor it requested, so its memory does not
-// grow with the cursors (keeping them made it hold every one). Not
-// parallel: it measures the live heap.
+// grow with the cursors (keeping them made it hold every one).
+//
+//nolint:paralleltest // it measures the live heap: a parallel test would add to it
 func TestAllExportsKeepsADigestOfEachCursor(t *testing.T) {
 	const pages, first, cursorLen = 24, 4, 256 << 10
 	cursor := func(k int) string { return fmt.Sprintf("%04d", k) + strings.Repeat("c", cursorLen-4) }
@@ -420,7 +422,7 @@ func TestAllExportsStopsOnAFailingPage(t *testing.T) {
 	assert.Equal(t, []string{"2026-06-10", "2026-06-09"}, ids)
 	require.Len(t, errs, 1)
 	require.False(t, after, "an export was yielded after the error")
-	requireAPIErr(t, errs[0], 404)
+	_ = requireAPIErr(t, errs[0], 404)
 	assert.Equal(t, 2, srv.Arrivals(), "requests (the 404 is not retried and ends the sequence)")
 }
 
@@ -460,7 +462,7 @@ func TestAllExportsDoesNotModifyParams(t *testing.T) {
 	require.Len(t, ids, 3)
 	assert.Equal(t, synthient.ListExportsParams{Limit: 7, Cursor: "p0"}, *p, "params after the loop")
 	// Nor after a break in the middle of the listing.
-	for range c.AllExports(callCtx(t), synthient.FeedProxies, p) {
+	for range c.AllExports(callCtx(t), synthient.FeedProxies, p) { //nolint:errcheck // the loop breaks at once: its items are not this test's
 		break
 	}
 	assert.Equal(t, synthient.ListExportsParams{Limit: 7, Cursor: "p0"}, *p, "params after a break")
@@ -485,6 +487,7 @@ func TestAllExportsCanBeRangedTwice(t *testing.T) {
 	assert.Equal(t, []string{"", "c1", "", "c1"}, cursorsRequested(srv))
 }
 
+//nolint:tparallel // the subtests share one fake, whose requests are counted after them
 func TestAllExportsInvalidArguments(t *testing.T) {
 	t.Parallel()
 	srv := pagedServer(t, map[string]string{"": listingPage("", "2026-06-10")})
@@ -543,6 +546,7 @@ func TestExportMetaPaths(t *testing.T) {
 	assert.Equal(t, n, srv.Arrivals())
 }
 
+//nolint:tparallel // the subtests share one fake, whose requests are counted after them
 func TestExportMetaInvalidIDs(t *testing.T) {
 	t.Parallel()
 	srv := fixedJSONServer(t, metaExample)
@@ -627,7 +631,7 @@ func TestExportMetaNeedsASizeOrAChecksum(t *testing.T) {
 				return
 			}
 			var de *synthient.DecodeError
-			assert.ErrorAs(t, err, &de)
+			require.ErrorAs(t, err, &de)
 			assert.Nil(t, m)
 		})
 	}

@@ -223,12 +223,12 @@ func streamLines[T any](c *Client, ctx context.Context, name string, feed Feed, 
 		return closedStream(ctx, m, err)
 	}
 	defer c.closeIdleIfClosed() // after the body is closed
-	defer resp.Body.Close()
+	defer resp.Body.Close()     //nolint:errcheck // read to the end or given up: its Close says nothing of the stream
 	lines := newLineReader(resp.Body)
 	done := ctx.Done()
 	for {
 		line, err := lines.next()
-		if err == io.EOF {
+		if errors.Is(err, io.EOF) {
 			return closedStream(ctx, m, nil) // the end, unless Close cut it
 		}
 		select {
@@ -284,7 +284,7 @@ func (r *lineReader) next() ([]byte, error) {
 			return nil, io.EOF
 		}
 		line, err := r.readLine()
-		if err == io.EOF {
+		if errors.Is(err, io.EOF) {
 			r.eof = true
 		} else if err != nil {
 			return nil, err
@@ -302,7 +302,7 @@ func (r *lineReader) readLine() ([]byte, error) {
 		return trimEOL(frag), nil // the common case: no copy
 	}
 	r.long = r.long[:0]
-	for err == bufio.ErrBufferFull {
+	for errors.Is(err, bufio.ErrBufferFull) {
 		if !r.appendLong(frag) {
 			return nil, ErrLineTooLong
 		}
@@ -311,7 +311,7 @@ func (r *lineReader) readLine() ([]byte, error) {
 	if !r.appendLong(frag) {
 		return nil, ErrLineTooLong
 	}
-	if err != nil && err != io.EOF {
+	if err != nil && !errors.Is(err, io.EOF) {
 		return nil, err
 	}
 	line := trimEOL(r.long)

@@ -236,7 +236,7 @@ func TestStreamResetMidLine(t *testing.T) {
 				if _, _, _, err := rc.ReadRequest(); err != nil {
 					return
 				}
-				fmt.Fprint(rc, "HTTP/1.1 200 OK\r\nContent-Type: application/x-ndjson\r\nTransfer-Encoding: chunked\r\n\r\n")
+				_, _ = fmt.Fprint(rc, "HTTP/1.1 200 OK\r\nContent-Type: application/x-ndjson\r\nTransfer-Encoding: chunked\r\n\r\n")
 				_, _ = rc.Write(chunked([]byte(`{"ip":"192.0.2.1"}`+"\n"), []byte(`{"ip":"192.0.2.2","prov`)))
 				if rc.Wait(got1) {
 					rc.Reset()
@@ -251,9 +251,9 @@ func TestStreamResetMidLine(t *testing.T) {
 			assert.False(t, after, "an event came after the error")
 
 			// A reset, not a timeout or a decode error.
-			requireConnErr(t, errs[0], false, false)
+			_ = requireConnErr(t, errs[0], false, false)
 			var de *synthient.DecodeError
-			assert.False(t, errors.As(errs[0], &de), "err = %v (%T) is a *DecodeError, want a reset", errs[0], errs[0])
+			assert.NotErrorAs(t, errs[0], &de, "err = %v (%T) is a *DecodeError, want a reset", errs[0], errs[0])
 			assert.Equal(t, 1, srv.Arrivals(), "requests (a failure while reading is never retried)")
 			wait, ok := synthient.ReconnectDelay(errs[0])
 			assert.Equal(t, synthient.MinReconnectDelay, wait, "ReconnectDelay")
@@ -262,8 +262,8 @@ func TestStreamResetMidLine(t *testing.T) {
 	}
 }
 
+//nolint:paralleltest // it measures what the client allocates: a parallel test would add its own
 func TestStreamLineTooLong(t *testing.T) {
-	// Not parallel: it measures what the client allocates.
 	long := append(jsonStringLine(17<<20), '\n')
 	srv := newAPIServer(t, func(_ int, w http.ResponseWriter, _ *http.Request) {
 		startNDJSON(w)
@@ -285,11 +285,11 @@ func TestStreamLineTooLong(t *testing.T) {
 	assert.Equal(t, []string{`{"first":1}`}, raw, "want only the line before the long one")
 	require.Len(t, errs, 1, "want exactly 1 error, at the end")
 	assert.False(t, itemAfter, "an event came after the error")
-	assert.ErrorIs(t, errs[0], synthient.ErrLineTooLong)
+	require.ErrorIs(t, errs[0], synthient.ErrLineTooLong)
 	var de *synthient.DecodeError
-	assert.ErrorAs(t, errs[0], &de, "the line, not the connection, is at fault")
+	require.ErrorAs(t, errs[0], &de, "the line, not the connection, is at fault")
 	var ce *synthient.ConnectionError
-	assert.False(t, errors.As(errs[0], &ce), "err = %v is a *ConnectionError, want a *DecodeError", errs[0])
+	assert.NotErrorAs(t, errs[0], &ce, "err = %v is a *ConnectionError, want a *DecodeError", errs[0])
 	assert.Equal(t, 1, srv.Arrivals(), "requests")
 	alloc := after.TotalAlloc - before.TotalAlloc
 	t.Logf("allocated %d MiB reading a 17 MiB line", alloc>>20)
@@ -297,6 +297,7 @@ func TestStreamLineTooLong(t *testing.T) {
 		"allocated %d MiB reading a 17 MiB line, want memory bounded (< 40 MiB; a line is buffered up to 16 MiB)", alloc>>20)
 }
 
+//nolint:paralleltest // lines of megabytes, as the tests beside it: run at once they would add up
 func TestStreamLineOf15MiBIsAccepted(t *testing.T) {
 	// Not parallel, nor any test here that holds lines of megabytes: they
 	// would add up. Lengths are compared, never the lines themselves, so
@@ -307,12 +308,13 @@ func TestStreamLineOf15MiBIsAccepted(t *testing.T) {
 	c := newClient(t, srv.Base)
 	items, errs, _ := drain(c.StreamRaw(context.Background(), synthient.FeedProxies), 0)
 	require.Empty(t, errs)
-	require.Equal(t, 3, len(items), "events, want 3 with the 15 MiB line whole")
+	require.Equal(t, 3, len(items), "events, want 3 with the 15 MiB line whole") //nolint:testifylint // lengths, not the lines: Len would print megabytes
 	assert.Equal(t, `{"first":1}`, string(items[0]))
 	assertSameBytes(t, line, items[1], "the second event, want the 15 MiB line whole")
 	assert.Equal(t, `{"after":1}`, string(items[2]))
 }
 
+//nolint:paralleltest // lines of 16 MiB: see TestStreamLineOf15MiBIsAccepted
 func TestStreamLineLengthLimitIsExact(t *testing.T) {
 	require.Equal(t, 16<<20, synthient.MaxLineSize, "docs/feeds.md: a stream line up to 16 MiB")
 	cases := []struct {
@@ -334,14 +336,14 @@ func TestStreamLineLengthLimitIsExact(t *testing.T) {
 			c := newClient(t, srv.Base)
 			items, errs, _ := drain(c.StreamRaw(context.Background(), synthient.FeedProxies), 0)
 			if tc.tooLong {
-				assert.Equal(t, 0, len(items), "events of a line of %d bytes", tc.n)
+				assert.Equal(t, 0, len(items), "events of a line of %d bytes", tc.n) //nolint:testifylint // lengths, not the lines: Len would print megabytes
 				require.Len(t, errs, 1, "a line of %d bytes", tc.n)
 				assert.ErrorIs(t, errs[0], synthient.ErrLineTooLong, "a line of %d bytes", tc.n)
 				return
 			}
 			require.Empty(t, errs, "a line of %d bytes", tc.n)
-			require.Equal(t, 1, len(items), "events of a line of %d bytes", tc.n)
-			assert.Equal(t, tc.n, len(items[0]), "the line of %d bytes, accepted", tc.n)
+			require.Equal(t, 1, len(items), "events of a line of %d bytes", tc.n)        //nolint:testifylint // lengths, not the lines: Len would print megabytes
+			assert.Equal(t, tc.n, len(items[0]), "the line of %d bytes, accepted", tc.n) //nolint:testifylint // lengths, not the lines: Len would print megabytes
 		})
 	}
 }
@@ -431,7 +433,7 @@ func TestStreamCancelMidStream(t *testing.T) {
 	evs, errs, _ := drain(onItem(c.StreamProxies(ctx), func(synthient.ProxyEvent) { cancel() }), 0)
 	require.Len(t, evs, 1, "want 1 event and exactly 1 error")
 	require.Len(t, errs, 1, "want 1 event and exactly 1 error")
-	assert.ErrorIs(t, errs[0], context.Canceled)
+	require.ErrorIs(t, errs[0], context.Canceled)
 	wait, ok := synthient.ReconnectDelay(errs[0])
 	assert.False(t, ok, "ReconnectDelay after a cancel = %v, true; want ok false", wait)
 	assert.Equal(t, 1, srv.Arrivals(), "requests")
@@ -514,9 +516,9 @@ func TestStreamEndsAtClose(t *testing.T) {
 			}
 			assert.Zero(t, afterClose, "events yielded after Close")
 			require.Len(t, errs, 1, "the stream's end")
-			assert.ErrorIs(t, errs[0], synthient.ErrClosed)
+			require.ErrorIs(t, errs[0], synthient.ErrClosed)
 			var timeout *synthient.TimeoutError
-			assert.False(t, errors.As(errs[0], &timeout), "the stream ended by its read timeout, not by Close: %v", errs[0])
+			assert.NotErrorAs(t, errs[0], &timeout, "the stream ended by its read timeout, not by Close: %v", errs[0])
 			_, again := synthient.ReconnectDelay(errs[0])
 			assert.False(t, again, "ReconnectDelay says to reopen a stream of a closed client")
 			assert.Equal(t, 1, srv.Arrivals(), "requests")
@@ -559,6 +561,7 @@ func TestStreamCancelledBeforeRangingSendsNothing(t *testing.T) {
 	assert.Zero(t, srv.Arrivals(), "requests")
 }
 
+//nolint:tparallel // the subtests share one fake, whose requests are counted after them
 func TestStreamUnknownFeed(t *testing.T) {
 	t.Parallel()
 	srv := newAPIServer(t, serveNDJSON("{}\n"))
@@ -574,8 +577,8 @@ func TestStreamUnknownFeed(t *testing.T) {
 	assert.Zero(t, srv.Arrivals(), "requests")
 }
 
+//nolint:paralleltest // on real time: heartbeats 50 ms apart must beat a 150 ms timeout
 func TestStreamHeartbeatsKeepItAlive(t *testing.T) {
-	// Not parallel: heartbeats 50 ms apart must beat a 150 ms timeout.
 	srv := newAPIServer(t, func(_ int, w http.ResponseWriter, r *http.Request) {
 		startNDJSON(w)
 		tick := time.NewTicker(50 * time.Millisecond)
@@ -612,7 +615,7 @@ func TestStreamSilenceTimesOut(t *testing.T) {
 	require.Len(t, evs, 1, "want 1 event then exactly 1 error")
 	require.Len(t, errs, 1, "want 1 event then exactly 1 error")
 	require.False(t, after, "an event came after the error")
-	requireConnErr(t, errs[0], false, true)
+	_ = requireConnErr(t, errs[0], false, true)
 	assert.Equal(t, 1, srv.Arrivals(), "requests (never retried)")
 }
 
@@ -641,9 +644,9 @@ func TestStreamNotJSONLineIsADecodeError(t *testing.T) {
 			require.Len(t, errs, 1, "want the first event, then exactly one error")
 			require.False(t, after, "an event came after the error")
 			var de *synthient.DecodeError
-			assert.ErrorAs(t, errs[0], &de)
+			require.ErrorAs(t, errs[0], &de)
 			var base *synthient.Error
-			assert.ErrorAs(t, errs[0], &base)
+			require.ErrorAs(t, errs[0], &base)
 			if tc.validJSON {
 				return
 			}
@@ -800,7 +803,7 @@ func FuzzStreamRaw(f *testing.F) {
 		if !known {
 			return
 		}
-		require.Equal(t, len(want), len(events), "events %q, want %q", events, want)
+		require.Len(t, events, len(want), "events %q, want %q", events, want)
 		for i := range want {
 			require.Equal(t, string(want[i]), string(events[i]), "event %d", i)
 		}

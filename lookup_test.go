@@ -208,7 +208,7 @@ func asnOf(ip string) int {
 // order, each carrying the data echoBatch gave its own address.
 func assertResults(t *testing.T, ips []netip.Addr, got []synthient.IPLookup) {
 	t.Helper()
-	require.Equal(t, len(ips), len(got), "results for %d addresses", len(ips))
+	require.Len(t, got, len(ips), "results for %d addresses", len(ips))
 	for i, ip := range ips {
 		assert.Equal(t, ip, got[i].IP, "result %d", i)
 		if assert.NotNil(t, got[i].Network, "result %d for %v has no network", i, ip) {
@@ -381,7 +381,7 @@ func TestLookupIPsWithoutResults(t *testing.T) {
 			c := newMockAPI(t, answerJSON(http.StatusOK, body)).Client(t)
 			got, err := c.LookupIPs(context.Background(), []netip.Addr{netip.MustParseAddr("192.0.2.1")})
 			var de *synthient.DecodeError
-			assert.ErrorAs(t, err, &de)
+			require.ErrorAs(t, err, &de)
 			assert.Empty(t, got, "results")
 		})
 	}

@@ -113,11 +113,11 @@ func TestMemoryCacheConcurrent(t *testing.T) {
 			for i := range 2000 {
 				k := memKey((g*7 + i) % 128)
 				if i%3 == 0 {
-					assert.NoError(t, c.Set(context.Background(), k, []byte(k), time.Hour))
+					assert.NoError(t, c.Set(context.Background(), k, []byte(k), time.Hour)) //nolint:testifylint // in a goroutine: require's FailNow must not run in one
 					continue
 				}
 				v, err := c.Get(context.Background(), k)
-				assert.NoError(t, err)
+				assert.NoError(t, err) //nolint:testifylint // in a goroutine: require's FailNow must not run in one
 				if v != nil {
 					assert.Equal(t, k, string(v))
 				}

@@ -408,7 +408,7 @@ func (b *paceBucket) answer(now time.Time, status int, h http.Header, t ticket, 
 		// Answers can come in another order than the server counted
 		// the requests: the attempts that ended meanwhile may have taken
 		// tokens after this one, which remaining does not show.
-		stale := int(min(b.ended-t.ended, uint64(limit)))
+		stale := int(min(b.ended-t.ended, uint64(limit))) //nolint:gosec // rateLimitOf's limit is > 0, so the min fits an int
 		b.observe(now, limit, remaining, reset, stale)
 		if b.trusted() {
 			b.measure(now, t, remaining)
@@ -463,7 +463,7 @@ func (b *paceBucket) observe(now time.Time, limit, remaining int, reset time.Dur
 			if b.firstSent == 0 {
 				b.firstDeficit, b.firstSent = d, b.sent
 			}
-			if d-b.firstDeficit > int(b.sent-b.firstSent) {
+			if d-b.firstDeficit > int(b.sent-b.firstSent) { //nolint:gosec // attempts let go since firstSent: sent only grows, and never past an int
 				b.drained, b.othersAt, b.part = true, now, float64(b.sent)/float64(d)
 				b.setShare(now, b.rate*rate.Limit(b.part))
 			}

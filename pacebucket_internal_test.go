@@ -59,7 +59,7 @@ func TestPaceBucketLearns(t *testing.T) {
 				b.inflight++
 				b.answer(now, 200, rlHeader(o.limit, o.remaining, o.reset), ticket{ended: b.ended}, false, 0)
 			}
-			assert.Equal(t, tc.rate, b.rate, "rate")
+			assert.InDelta(t, float64(tc.rate), float64(b.rate), 1e-9, "rate")
 			assert.Equal(t, tc.trusted, b.trusted(), "trusted")
 			assert.InDelta(t, tc.tokens, b.lim.TokensAt(now), 1e-9, "tokens")
 			assert.Zero(t, b.inflight, "in flight")
@@ -169,6 +169,8 @@ func TestPaceBucketTurnPastMaximum(t *testing.T) {
 
 // TestPaceHotPathAllocatesNothing: taking a token of a bucket that has
 // some, and learning from the answer, allocate nothing.
+//
+//nolint:paralleltest // it counts the process's allocations: a parallel test would add its own
 func TestPaceHotPathAllocatesNothing(t *testing.T) {
 	now := time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)
 	var b paceBucket

@@ -49,7 +49,7 @@ func (c *Client) Raw(ctx context.Context, method, path string, body []byte) (_ *
 	if err != nil {
 		return nil, err
 	}
-	resp, _, err := c.do(ctx, op)
+	resp, _, err := c.do(ctx, op) //nolint:bodyclose // the body is RawResponse.Body, which the caller closes
 	if err != nil {
 		return nil, err
 	}

@@ -242,7 +242,7 @@ func writeJSON(w http.ResponseWriter, status int, body string) {
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Content-Length", strconv.Itoa(len(body)))
 	w.WriteHeader(status)
-	_, _ = io.WriteString(w, body)
+	_, _ = io.WriteString(w, body) //nolint:gosec // a fake server's answer, to the client under test, not to a browser
 }
 
 // writeProblem answers status with an RFC 9457 problem body; kv are extra
@@ -253,7 +253,7 @@ func writeProblem(w http.ResponseWriter, status int, kv ...string) {
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
 	w.WriteHeader(status)
-	fmt.Fprintf(w, `{"type":"https://docs.synthient.com/errors/x","title":%q,"status":%d,"detail":"detail of %d"}`,
+	_, _ = fmt.Fprintf(w, `{"type":"https://docs.synthient.com/errors/x","title":%q,"status":%d,"detail":"detail of %d"}`,
 		http.StatusText(status), status, status)
 }
 
@@ -323,7 +323,7 @@ func newRawServerAt(t testing.TB, addr string, serve func(*rawConn), opts ...ser
 	t.Helper()
 	cfg := options(opts)
 	require.False(t, cfg.tls, "a rawServer speaks plain HTTP/1.1: withTLS and withHTTP2 do not apply")
-	ln, err := net.Listen("tcp", addr)
+	ln, err := (&net.ListenConfig{}).Listen(t.Context(), "tcp", addr)
 	require.NoError(t, err, "listen")
 	s := &rawServer{
 		URL:    "http://" + ln.Addr().String() + "/api/v4",
@@ -351,7 +351,7 @@ func (s *rawServer) acceptLoop() {
 		s.mu.Lock()
 		if s.closed {
 			s.mu.Unlock()
-			c.Close()
+			_ = c.Close()
 			return
 		}
 		s.conns[c] = struct{}{}
@@ -364,7 +364,7 @@ func (s *rawServer) acceptLoop() {
 				s.mu.Lock()
 				delete(s.conns, c)
 				s.mu.Unlock()
-				c.Close()
+				_ = c.Close()
 			}()
 			s.serve(rc)
 		}()
@@ -379,9 +379,9 @@ func (s *rawServer) Close() {
 	if !s.closed {
 		s.closed = true
 		close(s.done)
-		s.ln.Close()
+		_ = s.ln.Close()
 		for c := range s.conns {
-			c.Close()
+			_ = c.Close()
 		}
 	}
 	s.mu.Unlock()
@@ -390,7 +390,7 @@ func (s *rawServer) Close() {
 
 // StopListening closes the listener alone: later connections are refused,
 // open ones go on.
-func (s *rawServer) StopListening() { s.ln.Close() }
+func (s *rawServer) StopListening() { _ = s.ln.Close() }
 
 // Done is closed when the server is closing; a handler that holds its
 // connection waits on it.
@@ -427,7 +427,7 @@ func (c *rawConn) ReadRequest() (req *http.Request, body []byte, n int, err erro
 		return nil, nil, 0, err
 	}
 	body, err = io.ReadAll(req.Body)
-	req.Body.Close()
+	_ = req.Body.Close()
 	if err != nil {
 		return nil, nil, 0, err
 	}
@@ -549,7 +549,7 @@ func (m *mockAPI) record(next httpmock.Responder) httpmock.Responder {
 		var body []byte
 		if req.Body != nil {
 			body, _ = io.ReadAll(req.Body)
-			req.Body.Close()
+			_ = req.Body.Close()
 			req.Body = io.NopCloser(bytes.NewReader(body))
 		}
 		m.mu.Lock()

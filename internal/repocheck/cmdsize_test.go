@@ -49,7 +49,7 @@ func TestCommandSizeLimitsFindOversizes(t *testing.T) {
 	}
 	more := "package p\n\nfunc (*big) extra() {}\n\ntype small struct{}\n\nfunc (small) m() {}\n"
 	for name, src := range map[string]string{"long.go": long, "methods.go": methods.String(), "more.go": more} {
-		require.NoError(t, os.WriteFile(filepath.Join(dir, name), []byte(src), 0o644))
+		require.NoError(t, os.WriteFile(filepath.Join(dir, name), []byte(src), 0o600))
 	}
 	files, problems := sizeProblems(t, dir)
 	assert.Equal(t, 3, files)
@@ -69,7 +69,7 @@ func sizeProblems(t *testing.T, root string) (files int, problems []string) {
 			return err
 		}
 		files++
-		src, err := os.ReadFile(path)
+		src, err := os.ReadFile(path) //nolint:gosec // a file of the tree the test walks
 		if err != nil {
 			return err
 		}

@@ -206,7 +206,7 @@ func run(cfg config, mode string) (result, error) {
 
 // child runs one process of a run and decodes what it printed.
 func child(self string, args []string) (result, error) {
-	cmd := exec.Command(self, args...)
+	cmd := exec.Command(self, args...) //nolint:gosec,noctx // this program itself (os.Executable), run again as one process of the team; nothing cancels a run: the process ends after -duration
 	cmd.Stderr = os.Stderr
 	out, err := cmd.Output()
 	if err != nil {
@@ -271,7 +271,7 @@ func call(ctx context.Context, c *synthient.Client, timeout time.Duration, ip ne
 // up an address of its own, as identical calls in flight would share one
 // request.
 func addr(n uint32) netip.Addr {
-	return netip.AddrFrom4([4]byte{10, byte(n >> 16), byte(n >> 8), byte(n)})
+	return netip.AddrFrom4([4]byte{10, byte(n >> 16), byte(n >> 8), byte(n)}) //nolint:gosec // n's low three bytes, cut on purpose
 }
 
 // count adds a call's outcome: a success, a call cut by the end of the run
