@@ -65,7 +65,7 @@ func plainLookup(ctx context.Context, hc *http.Client, base string) error {
 	if err != nil {
 		return err
 	}
-	defer resp.Body.Close()
+	defer resp.Body.Close() //nolint:errcheck // read to the end above: closing returns the connection, it loses nothing
 	if resp.StatusCode != http.StatusOK {
 		return fmt.Errorf("status %d", resp.StatusCode)
 	}

@@ -39,7 +39,7 @@ func TestNew(t *testing.T) {
 		})
 	}
 	_, err := synthredis.New(nil)
-	assert.Error(t, err)
+	require.Error(t, err)
 	_, err = synthredis.New(rdb, nil, synthredis.WithPrefix(""))
 	assert.NoError(t, err, "a nil option is skipped; an empty prefix is allowed")
 }
@@ -65,7 +65,7 @@ func TestHitsAcrossClients(t *testing.T) {
 	gotJSON, _ := json.Marshal(hit)
 	assert.JSONEq(t, string(wantJSON), string(gotJSON))
 	assert.Equal(t, 1, endsB.last().CacheHits)
-	assert.NoError(t, endsB.last().CacheErr)
+	require.NoError(t, endsB.last().CacheErr)
 
 	_, err = a.LookupDomain(callCtx(t), "example.org", nil)
 	require.NoError(t, err)
@@ -188,7 +188,7 @@ func TestGarbage(t *testing.T) {
 			l, err := c.LookupIP(callCtx(t), addr)
 			require.NoError(t, err, "garbage never fails a lookup")
 			assert.Zero(t, l.CachedAt, "from the API")
-			assert.Error(t, e.last().CacheErr, "reported")
+			require.Error(t, e.last().CacheErr, "reported")
 			l, err = c.LookupIP(callCtx(t), addr)
 			require.NoError(t, err)
 			assert.NotZero(t, l.CachedAt, "the fresh answer replaced the garbage")
@@ -255,7 +255,7 @@ func TestRedisSlow(t *testing.T) {
 		// goroutine the cache stops waiting for.
 		{"a client that ignores the context", func(t *testing.T, s *server) *synthredis.Cache {
 			rdb := goredis.NewClient(&goredis.Options{Addr: s.addr, ReadTimeout: 10 * time.Second, MaxRetries: -1})
-			t.Cleanup(func() { rdb.Close() })
+			t.Cleanup(func() { _ = rdb.Close() })
 			cache, err := synthredis.New(rdb, synthredis.WithPrefix("test:slow:"), synthredis.WithTimeout(30*time.Millisecond), synthredis.WithCooldown(time.Hour))
 			require.NoError(t, err)
 			return cache
@@ -281,7 +281,7 @@ func testRedisSlow(t *testing.T, s *server, cache *synthredis.Cache) {
 	require.NoError(t, err)
 	first := e.last().CacheErr
 	require.Error(t, first)
-	assert.ErrorIs(t, first, context.DeadlineExceeded, "the first waited for the timeout")
+	require.ErrorIs(t, first, context.DeadlineExceeded, "the first waited for the timeout")
 	for i := range 5 {
 		l, err := c.LookupIP(callCtx(t), addr)
 		require.NoError(t, err, "lookup %d", i)

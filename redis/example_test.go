@@ -28,7 +28,7 @@ func Example() {
 		WriteTimeout:          100 * time.Millisecond,
 		MaxRetries:            -1,
 	})
-	defer rdb.Close()
+	defer rdb.Close()                                                //nolint:errcheck // the program ends: nothing is lost whatever Close says
 	defer rdb.Del(context.Background(), "example:v1:ip:203.0.113.7") // so that the example runs the same each time
 
 	cache, err := redis.New(rdb, redis.WithPrefix("example:"))

@@ -61,18 +61,18 @@ func startServer(addr string) (*server, error) {
 
 // freeAddr returns a loopback address nothing listens on.
 func freeAddr() (string, error) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	ln, err := new(net.ListenConfig).Listen(context.Background(), "tcp", "127.0.0.1:0")
 	if err != nil {
 		return "", err
 	}
-	defer ln.Close()
+	defer ln.Close() //nolint:errcheck // a listener opened for its port only: nothing to lose
 	return ln.Addr().String(), nil
 }
 
 // run starts the process and waits, up to 10 s, for it to answer.
 func (s *server) run(path string) error {
 	host, port, _ := net.SplitHostPort(s.addr)
-	cmd := exec.Command(path, "--bind", host, "--port", port, "--save", "", "--appendonly", "no",
+	cmd := exec.Command(path, "--bind", host, "--port", port, "--save", "", "--appendonly", "no", //nolint:gosec,noctx // redis-server from PATH with the test's arguments; it lives until the test stops it, past any context
 		"--protected-mode", "no", "--loglevel", "warning", "--dir", os.TempDir())
 	if err := cmd.Start(); err != nil {
 		return err
@@ -86,7 +86,7 @@ func (s *server) run(path string) error {
 	s.cmd, s.done = cmd, done
 	s.mu.Unlock()
 	rdb := goredis.NewClient(&goredis.Options{Addr: s.addr, MaxRetries: -1, DialTimeout: 100 * time.Millisecond})
-	defer rdb.Close()
+	defer rdb.Close() //nolint:errcheck // a probe client of the test: nothing to lose
 	deadline := time.Now().Add(10 * time.Second)
 	for {
 		ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
@@ -159,7 +159,7 @@ func redisClient(t testing.TB, s *server) *goredis.Client {
 		MaxRetries:            -1,
 		DialerRetries:         1,
 	})
-	t.Cleanup(func() { rdb.Close() })
+	t.Cleanup(func() { _ = rdb.Close() })
 	return rdb
 }
 
