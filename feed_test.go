@@ -497,6 +497,14 @@ func TestStreamEndsAtClose(t *testing.T) {
 					errs = append(errs, err)
 					continue
 				}
+				// An event yielded after Close returned. Checked before the
+				// first event lets the goroutine close c: that one was
+				// yielded before.
+				select {
+				case <-closed:
+					afterClose++
+				default:
+				}
 				if events++; events == 1 {
 					close(firstEvent)
 					if tt.closeIn == "loop" {
@@ -504,11 +512,6 @@ func TestStreamEndsAtClose(t *testing.T) {
 						close(closed)
 						continue
 					}
-				}
-				select {
-				case <-closed:
-					afterClose++
-				default:
 				}
 				if afterClose == 1000 {
 					break // the stream goes on after Close
