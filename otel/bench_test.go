@@ -2,9 +2,11 @@ package otel_test
 
 import (
 	"context"
+	"net/http"
 	"net/netip"
 	"testing"
 
+	"go.opentelemetry.io/contrib/instrumentation/net/http/otelhttp"
 	"go.opentelemetry.io/otel/propagation"
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
@@ -16,9 +18,18 @@ import (
 )
 
 // BenchmarkLookupIP compares LookupIP, serially, on the fake API without
-// an observer and with this package's: every span sampled and handed to
-// an exporter that drops it, every measurement aggregated by the SDK's
-// meter. docs/performance.md has the figures.
+// an observer and with this package's, beside otelhttp's transport on the
+// same client: every span sampled and handed to an exporter that drops it,
+// every measurement aggregated by the SDK's meter, W3C trace context put
+// into every request. docs/performance.md has the figures.
+//
+//   - observer=off: the client's own transport, no observer.
+//   - observer=otel: the client's own transport, this package's observer
+//     (a span for the call, a client span for its request).
+//   - observer=transport: the client with a plain http.Transport given
+//     with synthient.WithTransport, no observer: otelhttp's baseline.
+//   - observer=otelhttp: that transport wrapped with otelhttp.NewTransport
+//     (a client span for the request) on the same providers.
 func BenchmarkLookupIP(b *testing.B) {
 	ip := netip.MustParseAddr("198.51.100.23")
 	srv := synthienttest.NewServer(synthienttest.WithoutRateLimits(), synthienttest.WithCredits(1<<62))
@@ -32,12 +43,18 @@ func BenchmarkLookupIP(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
+	plain := benchTransport()
+	defer plain.CloseIdleConnections()
+	traced := otelhttp.NewTransport(plain, otelhttp.WithTracerProvider(tp), otelhttp.WithMeterProvider(mp),
+		otelhttp.WithPropagators(propagation.TraceContext{}))
 	for _, tc := range []struct {
 		name string
 		opts []synthient.Option
 	}{
 		{"observer=off", nil},
 		{"observer=otel", []synthient.Option{synthient.WithObserver(obs)}},
+		{"observer=transport", []synthient.Option{synthient.WithTransport(plain)}},
+		{"observer=otelhttp", []synthient.Option{synthient.WithTransport(traced)}},
 	} {
 		b.Run(tc.name, func(b *testing.B) {
 			c, err := srv.NewClient(tc.opts...)
@@ -53,4 +70,15 @@ func BenchmarkLookupIP(b *testing.B) {
 			}
 		})
 	}
+}
+
+// benchTransport returns a plain transport with the pool of the client's
+// own: HTTP/1.1, 64 idle connections per host.
+func benchTransport() *http.Transport {
+	tr := http.DefaultTransport.(*http.Transport).Clone()
+	tr.MaxIdleConns, tr.MaxIdleConnsPerHost = 128, 64
+	var protocols http.Protocols
+	protocols.SetHTTP1(true)
+	tr.Protocols = &protocols
+	return tr
 }
