@@ -2,6 +2,7 @@ package otel_test
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"net/netip"
 	"testing"
@@ -35,15 +36,7 @@ func BenchmarkLookupIP(b *testing.B) {
 	ip := netip.MustParseAddr("198.51.100.23")
 	srv := synthienttest.NewServer(synthienttest.WithoutRateLimits(), synthienttest.WithCredits(1<<62))
 	defer srv.Close()
-	tp := sdktrace.NewTracerProvider(sdktrace.WithSampler(sdktrace.AlwaysSample()), sdktrace.WithSyncer(tracetest.NewNoopExporter()))
-	defer tp.Shutdown(context.Background())
-	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(sdkmetric.NewManualReader()))
-	defer mp.Shutdown(context.Background())
-	obs, err := synthotel.NewObserver(synthotel.WithTracerProvider(tp), synthotel.WithMeterProvider(mp),
-		synthotel.WithPropagator(propagation.TraceContext{}))
-	if err != nil {
-		b.Fatal(err)
-	}
+	tp, mp, obs := benchObserver(b)
 	plain := benchTransport()
 	defer plain.CloseIdleConnections()
 	traced := otelhttp.NewTransport(plain, otelhttp.WithTracerProvider(tp), otelhttp.WithMeterProvider(mp),
@@ -73,6 +66,27 @@ func BenchmarkLookupIP(b *testing.B) {
 	}
 }
 
+// benchObserver returns the providers of the benchmarks, shut down when
+// b ends, and an Observer on them: every span sampled and handed to an
+// exporter that drops it, every measurement aggregated by the SDK's meter,
+// W3C trace context.
+func benchObserver(b *testing.B) (*sdktrace.TracerProvider, *sdkmetric.MeterProvider, *synthotel.Observer) {
+	b.Helper()
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSampler(sdktrace.AlwaysSample()), sdktrace.WithSyncer(tracetest.NewNoopExporter()))
+	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(sdkmetric.NewManualReader()))
+	b.Cleanup(func() {
+		if err := errors.Join(tp.Shutdown(context.Background()), mp.Shutdown(context.Background())); err != nil {
+			b.Error(err)
+		}
+	})
+	obs, err := synthotel.NewObserver(synthotel.WithTracerProvider(tp), synthotel.WithMeterProvider(mp),
+		synthotel.WithPropagator(propagation.TraceContext{}))
+	if err != nil {
+		b.Fatal(err)
+	}
+	return tp, mp, obs
+}
+
 // benchTransport returns a plain transport with the pool of the client's
 // own: HTTP/1.1, 64 idle connections per host.
 func benchTransport() *http.Transport {
@@ -90,15 +104,7 @@ func benchTransport() *http.Transport {
 // the observer's own cost, steadier than the difference of two
 // BenchmarkLookupIP columns.
 func BenchmarkObserverCall(b *testing.B) {
-	tp := sdktrace.NewTracerProvider(sdktrace.WithSampler(sdktrace.AlwaysSample()), sdktrace.WithSyncer(tracetest.NewNoopExporter()))
-	defer tp.Shutdown(context.Background())
-	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(sdkmetric.NewManualReader()))
-	defer mp.Shutdown(context.Background())
-	obs, err := synthotel.NewObserver(synthotel.WithTracerProvider(tp), synthotel.WithMeterProvider(mp),
-		synthotel.WithPropagator(propagation.TraceContext{}))
-	if err != nil {
-		b.Fatal(err)
-	}
+	_, _, obs := benchObserver(b)
 	start := synthient.RequestStart{Method: http.MethodGet, URL: "http://127.0.0.1:8080/api/v4/lookup/ip/198.51.100.23",
 		Route: "/lookup/ip/{ip}", Attempt: 1}
 	end := synthient.RequestEnd{Status: http.StatusOK, RequestID: "req-1", ProtocolVersion: "1.1",
