@@ -271,7 +271,10 @@ type callState struct {
 	// failure reading or decoding it is on the point.
 	answer    durationPoint
 	hasAnswer bool
-	attrs     [8]attribute.KeyValue // room for the attributes of the call's end
+	// attrs is room for the attributes of the call's end: those of a
+	// call that failed (synthient.attempts, synthient.stop_reason,
+	// synthient.request_id, error.type); more go to the heap.
+	attrs [4]attribute.KeyValue
 }
 
 // Value returns the callState for callKey, else the value of its context.
@@ -300,7 +303,12 @@ type requestState struct {
 	span  trace.Span
 	start time.Time
 	opts  [2]trace.SpanStartOption // of the span: its kind and attributes
-	attrs [8]attribute.KeyValue    // room for the span's attributes
+	// attrs is room for the span's attributes: at its start, those of the
+	// first attempt to the API (the method, server.address, server.port,
+	// url.scheme, url.template, url.full); at its end, those of a failed
+	// one (the status code, the protocol version, error.type, the
+	// decision, the request id, the stop reason). More go to the heap.
+	attrs [6]attribute.KeyValue
 }
 
 // Value returns the requestState for requestKey, else the value of its
