@@ -178,8 +178,8 @@ type Observer struct {
 	tracer     trace.Tracer
 	propagator propagation.TextMapPropagator
 	m          instruments
-	ops        memo[opKey, *opInfo]       // by operation
-	routes     memo[routeKey, *routeInfo] // by method, route and origin
+	ops        *memo[opKey, *opInfo]       // by operation
+	routes     *memo[routeKey, *routeInfo] // by method, route and origin
 }
 
 var _ synthient.Observer = (*Observer)(nil)
@@ -253,9 +253,8 @@ func NewObserver(opts ...Option) (*Observer, error) {
 		return nil, err
 	}
 	tracer := c.tp.Tracer(ScopeName, trace.WithInstrumentationVersion(Version), trace.WithSchemaURL(SchemaURL))
-	o := &Observer{tracer: tracer, propagator: c.propagator, m: m}
-	o.ops.build, o.routes.build = newOpInfo, newRouteInfo
-	return o, nil
+	return &Observer{tracer: tracer, propagator: c.propagator, m: m,
+		ops: &memo[opKey, *opInfo]{build: newOpInfo}, routes: &memo[routeKey, *routeInfo]{build: newRouteInfo}}, nil
 }
 
 // callState is what an Observer keeps of a call: the call's context, with
