@@ -26,7 +26,11 @@ func Example() {
 
 	spans := tracetest.NewSpanRecorder()
 	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(spans))
-	defer tp.Shutdown(context.Background())
+	defer func() {
+		if err := tp.Shutdown(context.Background()); err != nil {
+			fmt.Println(err)
+		}
+	}()
 	obs, err := synthotel.NewObserver(synthotel.WithTracerProvider(tp), synthotel.WithPropagator(propagation.TraceContext{}))
 	if err != nil {
 		fmt.Println(err)

@@ -174,7 +174,7 @@ func histogram(t *testing.T, rm metricdata.ResourceMetrics, name string) []metri
 // download of feed's export id with, as the client gets it.
 func (h *harness) presignedQuery(t *testing.T, feed, id string) url.Values {
 	t.Helper()
-	req, err := http.NewRequest(http.MethodGet, h.srv.URL+"/feeds/"+feed+"/export/"+id, nil)
+	req, err := http.NewRequestWithContext(ctx(t), http.MethodGet, h.srv.URL+"/feeds/"+feed+"/export/"+id, nil)
 	require.NoError(t, err)
 	req.Header.Set("X-Api-Key", h.srv.APIKey)
 	tr := &http.Transport{}
@@ -182,7 +182,7 @@ func (h *harness) presignedQuery(t *testing.T, feed, id string) url.Values {
 	hc := &http.Client{Transport: tr, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 	resp, err := hc.Do(req)
 	require.NoError(t, err)
-	resp.Body.Close()
+	require.NoError(t, resp.Body.Close())
 	require.Equal(t, http.StatusTemporaryRedirect, resp.StatusCode)
 	loc, err := url.Parse(resp.Header.Get("Location"))
 	require.NoError(t, err)

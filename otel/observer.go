@@ -178,6 +178,8 @@ type Observer struct {
 	tracer     trace.Tracer
 	propagator propagation.TextMapPropagator
 	m          instruments
+	ops        *memo[opKey, *opInfo]       // by operation
+	routes     *memo[routeKey, *routeInfo] // by method, route and origin
 }
 
 var _ synthient.Observer = (*Observer)(nil)
@@ -251,20 +253,35 @@ func NewObserver(opts ...Option) (*Observer, error) {
 		return nil, err
 	}
 	tracer := c.tp.Tracer(ScopeName, trace.WithInstrumentationVersion(Version), trace.WithSchemaURL(SchemaURL))
-	return &Observer{tracer: tracer, propagator: c.propagator, m: m}, nil
+	return &Observer{tracer: tracer, propagator: c.propagator, m: m,
+		ops: &memo[opKey, *opInfo]{build: newOpInfo}, routes: &memo[routeKey, *routeInfo]{build: newRouteInfo}}, nil
 }
 
-// callState is what an Observer keeps of a call, in the call's context.
-// A call's events come one at a time, on one goroutine.
+// callState is what an Observer keeps of a call: the call's context, with
+// its span, that StartCall returns. A call's events come one at a time,
+// on one goroutine.
 type callState struct {
+	context.Context
+	info *opInfo
 	span trace.Span
-	op   attribute.KeyValue // synthient.operation, for the metrics
 	// answer is the duration point of the request whose answer the call
 	// took (when hasAnswer), kept until the call is done with the body
 	// (the next request of the call starts, or the call ends), so that a
 	// failure reading or decoding it is on the point.
 	answer    durationPoint
 	hasAnswer bool
+	// attrs is room for the attributes of the call's end: those of a
+	// call that failed (synthient.attempts, synthient.stop_reason,
+	// synthient.request_id, error.type); more go to the heap.
+	attrs [4]attribute.KeyValue
+}
+
+// Value returns the callState for callKey, else the value of its context.
+func (cs *callState) Value(key any) any {
+	if key == (callKey{}) {
+		return cs
+	}
+	return cs.Context.Value(key)
 }
 
 // durationPoint is a measurement of http.client.request.duration to
@@ -272,16 +289,34 @@ type callState struct {
 type durationPoint struct {
 	ctx     context.Context // the request's
 	seconds float64
-	attrs   []attribute.KeyValue
+	route   *routeInfo
+	point   pointKey
 }
 
-// requestState is what an Observer keeps of a request, in the request's
-// context.
+// requestState is what an Observer keeps of a request: the request's
+// context, with its span, that StartRequest returns.
 type requestState struct {
+	context.Context
 	call  *callState
+	route *routeInfo
 	span  trace.Span
 	start time.Time
-	attrs []attribute.KeyValue // of the duration metric
+	opts  [2]trace.SpanStartOption // of the span: its kind and attributes
+	// attrs is room for the span's attributes: at its start, those of the
+	// first attempt to the API (the method, server.address, server.port,
+	// url.scheme, url.template, url.full); at its end, those of a failed
+	// one (the status code, the protocol version, error.type, the
+	// decision, the request id, the stop reason). More go to the heap.
+	attrs [6]attribute.KeyValue
+}
+
+// Value returns the requestState for requestKey, else the value of its
+// context.
+func (rs *requestState) Value(key any) any {
+	if key == (requestKey{}) {
+		return rs
+	}
+	return rs.Context.Value(key)
 }
 
 type callKey struct{}
@@ -289,10 +324,9 @@ type requestKey struct{}
 
 // StartCall starts the call's span.
 func (o *Observer) StartCall(ctx context.Context, s synthient.CallStart) context.Context {
-	op := attrOperation.String(s.Operation)
-	ctx, span := o.tracer.Start(ctx, "synthient."+s.Operation, trace.WithSpanKind(trace.SpanKindInternal),
-		trace.WithAttributes(op, attrClass.String(s.Class.String())))
-	return context.WithValue(ctx, callKey{}, &callState{span: span, op: op})
+	cs := &callState{info: o.ops.get(opKey{op: s.Operation, class: s.Class})}
+	cs.Context, cs.span = o.tracer.Start(ctx, cs.info.name, cs.info.start...)
+	return cs
 }
 
 // StartRequest starts the request's client span below the call's, and
@@ -303,22 +337,27 @@ func (o *Observer) StartRequest(ctx context.Context, r synthient.RequestStart) c
 		return ctx
 	}
 	o.recordAnswer(cs, "") // the call is done with the answer before
-	attrs := serverAttrs(r.Method, r.URL)
-	span := []attribute.KeyValue{semconv.URLFull(r.URL)}
-	name := r.Method
-	if r.Route != "" {
-		name += " " + r.Route
-		span = append(span, semconv.URLTemplate(r.Route))
-	}
+	rs := &requestState{call: cs, route: o.route(r)}
+	attrs := append(append(rs.attrs[:0], rs.route.attrs...), semconv.URLFull(r.URL))
 	if r.Attempt > 1 {
-		span = append(span, semconv.HTTPRequestResendCount(r.Attempt-1))
+		attrs = append(attrs, semconv.HTTPRequestResendCount(r.Attempt-1))
 	}
-	ctx, s := o.tracer.Start(ctx, name, trace.WithSpanKind(trace.SpanKindClient),
-		trace.WithAttributes(attrs...), trace.WithAttributes(span...))
+	rs.opts = [2]trace.SpanStartOption{clientKind, trace.WithAttributes(attrs...)}
+	rs.Context, rs.span = o.tracer.Start(ctx, rs.route.name, rs.opts[:]...)
 	if r.Header != nil {
-		o.propagator.Inject(ctx, propagation.HeaderCarrier(r.Header))
+		o.propagator.Inject(rs.Context, headerCarrier(r.Header))
 	}
-	return context.WithValue(ctx, requestKey{}, &requestState{call: cs, span: s, start: time.Now(), attrs: attrs})
+	rs.start = time.Now()
+	return rs
+}
+
+// route returns what the requests like r share.
+func (o *Observer) route(r synthient.RequestStart) *routeInfo {
+	if origin, ok := origin(r.URL); ok {
+		return o.routes.get(routeKey{method: r.Method, route: r.Route, origin: origin})
+	}
+	_, info := newRouteInfo(routeKey{method: r.Method, route: r.Route, origin: r.URL})
+	return info
 }
 
 // serverAttrs returns the attributes of a request to rawURL with method
@@ -350,37 +389,36 @@ func (o *Observer) EndRequest(ctx context.Context, e synthient.RequestEnd) {
 	if !ok {
 		return
 	}
-	attrs := rs.attrs
+	point := pointKey{status: e.Status, proto: e.ProtocolVersion, errType: requestErrorType(e)}
+	attrs := rs.attrs[:0]
 	if e.Status != 0 {
 		attrs = append(attrs, semconv.HTTPResponseStatusCode(e.Status))
 	}
 	if e.ProtocolVersion != "" {
 		attrs = append(attrs, semconv.NetworkProtocolVersion(e.ProtocolVersion))
 	}
-	errType := requestErrorType(e)
 	switch {
 	case e.Status >= 400:
 		// The conventions: no description the status code implies.
-		attrs = append(attrs, semconv.ErrorTypeKey.String(errType))
+		attrs = append(attrs, semconv.ErrorTypeKey.String(point.errType))
 		rs.span.SetStatus(codes.Error, "")
-	case errType != "":
-		attrs = append(attrs, semconv.ErrorTypeKey.String(errType))
-		rs.span.SetStatus(codes.Error, errType)
+	case point.errType != "":
+		attrs = append(attrs, semconv.ErrorTypeKey.String(point.errType))
+		rs.span.SetStatus(codes.Error, point.errType)
 	}
-	rs.span.SetAttributes(attrs[len(rs.attrs):]...)
-	rs.span.SetAttributes(decisionAttrs(e)...)
+	rs.span.SetAttributes(appendDecision(attrs, e)...)
 	rs.span.End()
 	seconds := time.Since(rs.start).Seconds()
 	if taken(e) {
 		// Recorded once the call is done with the body.
-		rs.call.answer, rs.call.hasAnswer = durationPoint{ctx: ctx, seconds: seconds, attrs: attrs}, true
+		rs.call.answer, rs.call.hasAnswer = durationPoint{ctx: ctx, seconds: seconds, route: rs.route, point: point}, true
 	} else {
-		o.m.duration.Record(ctx, seconds, metric.WithAttributes(attrs...))
+		o.m.duration.Record(ctx, seconds, rs.route.durations.get(point)...)
 	}
 
-	op := rs.call.op
+	info := rs.call.info
 	if e.Status == 429 {
-		o.m.rateLimited.Add(ctx, 1, metric.WithAttributes(op))
+		o.m.rateLimited.Add(ctx, 1, info.opOnly...)
 	}
 	if d := e.Decision; d.Retry {
 		wait := []attribute.KeyValue{attrWait.Float64(d.Wait.Seconds()), attrWaitCause.String("backoff"), attrAttempt.Int(d.Attempt)}
@@ -389,7 +427,7 @@ func (o *Observer) EndRequest(ctx context.Context, e synthient.RequestEnd) {
 			wait = append(wait, attrRetryAfter.Float64(d.RetryAfter.Seconds()))
 		}
 		rs.call.span.AddEvent("synthient.retry.wait", trace.WithAttributes(wait...))
-		o.m.retries.Add(ctx, 1, metric.WithAttributes(op, attrRetryWhy.String(retryReason(e))))
+		o.m.retries.Add(ctx, 1, metric.WithAttributes(info.op, attrRetryWhy.String(retryReason(e))))
 	}
 }
 
@@ -407,11 +445,8 @@ func (o *Observer) recordAnswer(cs *callState, errType string) {
 	}
 	p := cs.answer
 	cs.answer, cs.hasAnswer = durationPoint{}, false
-	attrs := p.attrs
-	if errType != "" {
-		attrs = append(attrs, semconv.ErrorTypeKey.String(errType))
-	}
-	o.m.duration.Record(p.ctx, p.seconds, metric.WithAttributes(attrs...))
+	p.point.errType = errType
+	o.m.duration.Record(p.ctx, p.seconds, p.route.durations.get(p.point)...)
 }
 
 // answerErrorType is the error.type a call that ended with err gives the
@@ -437,9 +472,9 @@ func requestErrorType(e synthient.RequestEnd) string {
 	return e.ErrorKind
 }
 
-// decisionAttrs are the SDK's attributes of a request's end: its request
-// id, the decision and the stop reason.
-func decisionAttrs(e synthient.RequestEnd) []attribute.KeyValue {
+// appendDecision appends the SDK's attributes of a request's end to attrs:
+// its request id, the decision and the stop reason.
+func appendDecision(attrs []attribute.KeyValue, e synthient.RequestEnd) []attribute.KeyValue {
 	decision := "done"
 	switch {
 	case e.Decision.Retry:
@@ -447,7 +482,7 @@ func decisionAttrs(e synthient.RequestEnd) []attribute.KeyValue {
 	case e.Decision.Reason != "":
 		decision = "stop"
 	}
-	attrs := []attribute.KeyValue{attrDecision.String(decision)}
+	attrs = append(attrs, attrDecision.String(decision))
 	if e.RequestID != "" {
 		attrs = append(attrs, attrRequestID.String(e.RequestID))
 	}
@@ -478,7 +513,7 @@ func (o *Observer) Hold(ctx context.Context, h synthient.PacingHold) {
 		return
 	}
 	attrs := []attribute.KeyValue{attrBucket.String(h.Bucket), attrWait.Float64(h.Wait.Seconds()), attrAttempt.Int(h.Attempt)}
-	metricAttrs := []attribute.KeyValue{cs.op, attrBucket.String(h.Bucket)}
+	metricAttrs := []attribute.KeyValue{cs.info.op, attrBucket.String(h.Bucket)}
 	if h.Stop != "" {
 		attrs = append(attrs, attrStopReason.String(string(h.Stop)))
 		metricAttrs = append(metricAttrs, attrStopReason.String(string(h.Stop)))
@@ -496,47 +531,50 @@ func (o *Observer) EndCall(ctx context.Context, e synthient.CallEnd) {
 	if !ok {
 		return
 	}
-	cs.span.SetAttributes(attrAttempts.Int(e.Attempts))
+	info := cs.info
+	attrs := append(cs.attrs[:0], attrAttempts.Int(e.Attempts))
 	if e.StopReason != "" {
-		cs.span.SetAttributes(attrStopReason.String(string(e.StopReason)))
+		attrs = append(attrs, attrStopReason.String(string(e.StopReason)))
 	}
 	if e.RequestID != "" {
-		cs.span.SetAttributes(attrRequestID.String(e.RequestID))
+		attrs = append(attrs, attrRequestID.String(e.RequestID))
 	}
 	if e.Bytes > 0 {
-		cs.span.SetAttributes(attrBytes.Int64(e.Bytes))
-		o.m.downloaded.Add(ctx, e.Bytes, metric.WithAttributes(cs.op))
+		attrs = append(attrs, attrBytes.Int64(e.Bytes))
+		o.m.downloaded.Add(ctx, e.Bytes, info.opOnly...)
 	}
 	o.recordAnswer(cs, answerErrorType(e.Err))
-	o.cacheCounts(ctx, cs, e)
-	outcome := []attribute.KeyValue{cs.op, attrOutcome.String("ok")}
+	attrs = o.cacheCounts(ctx, info, e, attrs)
+	outcome := info.ok
 	if e.Err != nil {
 		errType := semconv.ErrorTypeKey.String(errorType(e.Err))
-		cs.span.SetAttributes(errType)
+		attrs = append(attrs, errType)
 		cs.span.SetStatus(codes.Error, e.Err.Error())
-		outcome = []attribute.KeyValue{cs.op, attrOutcome.String("error"), errType}
+		outcome = []metric.AddOption{metric.WithAttributes(info.op, attrOutcome.String("error"), errType)}
 	}
+	cs.span.SetAttributes(attrs...)
 	cs.span.End()
-	o.m.calls.Add(ctx, 1, metric.WithAttributes(outcome...))
+	o.m.calls.Add(ctx, 1, outcome...)
 }
 
 // cacheCounts records what the client's cache and the shared requests did
-// for the call: span attributes and counters, each when not zero.
-func (o *Observer) cacheCounts(ctx context.Context, cs *callState, e synthient.CallEnd) {
-	op := metric.WithAttributes(cs.op)
+// for the call: counters, and span attributes appended to attrs, each
+// when not zero.
+func (o *Observer) cacheCounts(ctx context.Context, info *opInfo, e synthient.CallEnd, attrs []attribute.KeyValue) []attribute.KeyValue {
 	if e.CacheHits > 0 {
-		cs.span.SetAttributes(attrCacheHits.Int(e.CacheHits))
-		o.m.cacheHits.Add(ctx, int64(e.CacheHits), op)
+		attrs = append(attrs, attrCacheHits.Int(e.CacheHits))
+		o.m.cacheHits.Add(ctx, int64(e.CacheHits), info.opOnly...)
 	}
 	if e.Coalesced {
-		cs.span.SetAttributes(attrCoalesced.Bool(true))
-		o.m.coalesced.Add(ctx, 1, op)
+		attrs = append(attrs, attrCoalesced.Bool(true))
+		o.m.coalesced.Add(ctx, 1, info.opOnly...)
 	}
 	if e.CreditsSaved > 0 {
-		cs.span.SetAttributes(attrSaved.Int(e.CreditsSaved))
-		o.m.saved.Add(ctx, int64(e.CreditsSaved), op)
+		attrs = append(attrs, attrSaved.Int(e.CreditsSaved))
+		o.m.saved.Add(ctx, int64(e.CreditsSaved), info.opOnly...)
 	}
 	if e.CacheErr != nil {
-		o.m.cacheErrors.Add(ctx, 1, op)
+		o.m.cacheErrors.Add(ctx, 1, info.opOnly...)
 	}
+	return attrs
 }

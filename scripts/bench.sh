@@ -32,14 +32,15 @@ echo
 echo "== SDK against plain net/http (delta: plain relative to sdk)"
 $benchstat -col /impl -filter '/impl:(sdk OR plain)' "$out"
 echo
-echo "== LookupIP without an observer and with one (the root package's no-op one, the otel module's)"
-$benchstat -col /observer -filter '/observer:(off OR nop OR otel)' "$out"
+echo "== LookupIP without an observer and with one (the root package's no-op one, the otel module's),"
+echo "   and otelhttp's transport on the client (observer=transport is its baseline: the same plain transport bare)"
+$benchstat -col /observer -filter '/observer:(off OR nop OR otel OR transport OR otelhttp)' "$out"
 echo
 echo "== lookup cache: a hit beside a cache written by hand (a sync.Map of JSON, Redis GET of JSON)"
 $benchstat -col /impl -filter '/impl:(sdk OR plainmap OR plainredis)' "$out"
 echo
 echo "== the rest"
-$benchstat -filter '-/impl:(sdk OR plain OR plainmap OR plainredis) -/observer:(off OR nop OR otel)' "$out"
+$benchstat -filter '-/impl:(sdk OR plain OR plainmap OR plainredis) -/observer:(off OR nop OR otel OR transport OR otelhttp)' "$out"
 
 # What the lookup cache and shared requests save: 1,000,000 LookupIP calls
 # drawn from 10,000 addresses with a Zipf law, without and with a cache,

@@ -8,8 +8,8 @@
 #
 #   scripts/lint.sh                 # every module; exits 1 on a finding
 #
-# Not in .ci/run yet: the root package, retry/ and otel/ have findings to
-# fix (see CONTRIBUTING.md).
+# Not in .ci/run yet: the root package and retry/ have findings to fix
+# (see CONTRIBUTING.md).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/tools.sh
