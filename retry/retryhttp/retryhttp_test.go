@@ -1,6 +1,6 @@
-package retry_test
+package retryhttp_test
 
-// Tests of retryablehttp.go: Call.Client end to end against loopback
+// Tests of retryhttp.go: Client end to end against loopback
 // servers (retries, give-up with the last response, deadlines, the
 // caller's ResponseHandler, a pool that stays warm), the CheckRetry and
 // Backoff adapters, AttemptOf, and NoReplay, which keeps net/http from
@@ -16,6 +16,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"os"
 	"strconv"
 	"strings"
 	"sync"
@@ -28,6 +29,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/synthient-go/synthient/retry"
+	"github.com/synthient-go/synthient/retry/retryhttp"
 )
 
 // fastPolicy is New(c) with millisecond backoffs and the real clock, for
@@ -38,13 +40,13 @@ func fastPolicy(c retry.Class) retry.Policy {
 	return p
 }
 
-// doGet sends a GET of url with call.Client(hc) and returns the response
+// doGet sends a GET of url with Client(call, hc) and returns the response
 // with its body read and closed.
 func doGet(t *testing.T, call *retry.Call, hc *http.Client, ctx context.Context, url string) (*http.Response, string, error) {
 	t.Helper()
 	req, err := retryablehttp.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 	require.NoError(t, err)
-	resp, err := call.Client(hc).Do(req)
+	resp, err := retryhttp.Client(call, hc).Do(req)
 	if err != nil {
 		if resp != nil {
 			resp.Body.Close()
@@ -213,7 +215,7 @@ func TestClientWithoutHTTPClient(t *testing.T) {
 		io.WriteString(w, "ok")
 	})
 	call := fastPolicy(retry.Standard).Start()
-	rc := call.Client(nil)
+	rc := retryhttp.Client(call, nil)
 	require.NotSame(t, http.DefaultClient, rc.HTTPClient, "Client(nil) uses http.DefaultClient itself")
 	assert.NotNil(t, rc.HTTPClient.Transport, "no NoReplay transport")
 	assert.Nil(t, http.DefaultClient.Transport, "http.DefaultClient was modified")
@@ -240,7 +242,7 @@ func TestClientAdapter(t *testing.T) {
 	p, _ := detPolicy(retry.Standard, 1)
 	p.MaxRetries = 100
 	call := p.Start()
-	rc := call.Client(hc)
+	rc := retryhttp.Client(call, hc)
 	h := rc.HTTPClient
 	require.NotSame(t, hc, h, "Client uses hc itself, not a copy")
 	assert.Same(t, jar, h.Jar, "the copy's Jar")
@@ -259,31 +261,31 @@ func TestClientAdapter(t *testing.T) {
 	}}
 	assert.Equal(t, retry.Attempt{
 		Status: 429, RetryAfter: []string{"Sun, 06 Nov 1994 08:49:44 GMT"}, Date: "Sun, 06 Nov 1994 08:49:37 GMT",
-	}, retry.AttemptOf(resp, nil), "AttemptOf(429 response)")
-	ok, err := call.CheckRetry(context.Background(), resp, nil)
+	}, retryhttp.AttemptOf(resp, nil), "AttemptOf(429 response)")
+	ok, err := retryhttp.CheckRetry(call)(context.Background(), resp, nil)
 	require.NoError(t, err, "CheckRetry(429 with Retry-After)")
 	require.True(t, ok, "CheckRetry(429 with Retry-After)")
 	assert.Equal(t, 7*time.Second, call.Last().Wait, "Wait: the 7s Retry-After measured against Date")
 	// Backoff returns the decided wait whatever go-retryablehttp passes.
-	assert.Equal(t, 7*time.Second, call.Backoff(time.Hour, 2*time.Hour, 9, nil), "Backoff")
+	assert.Equal(t, 7*time.Second, retryhttp.Backoff(call)(time.Hour, 2*time.Hour, 9, nil), "Backoff")
 
-	ok, err = call.CheckRetry(context.Background(), nil, &net.OpError{Op: "dial", Err: errors.New("refused")})
+	ok, err = retryhttp.CheckRetry(call)(context.Background(), nil, &net.OpError{Op: "dial", Err: errors.New("refused")})
 	require.NoError(t, err, "CheckRetry(dial error)")
 	assert.True(t, ok, "CheckRetry(dial error)")
-	assert.Equal(t, 2*time.Second, call.Backoff(0, 0, 0, nil), "Backoff after a dial error")
+	assert.Equal(t, 2*time.Second, retryhttp.Backoff(call)(0, 0, 0, nil), "Backoff after a dial error")
 
-	ok, err = call.CheckRetry(context.Background(), &http.Response{StatusCode: 404, Header: http.Header{}}, nil)
+	ok, err = retryhttp.CheckRetry(call)(context.Background(), &http.Response{StatusCode: 404, Header: http.Header{}}, nil)
 	require.NoError(t, err, "CheckRetry(404)")
 	assert.False(t, ok, "CheckRetry(404)")
 	assert.Equal(t, retry.NotRetryable, call.Last().Reason, "Last().Reason after a 404")
 
 	billed, _ := detPolicy(retry.Billed, 1)
-	ok, err = billed.Start().CheckRetry(context.Background(), nil, &url.Error{Op: "Get", URL: "x", Err: io.EOF})
+	ok, err = retryhttp.CheckRetry(billed.Start())(context.Background(), nil, &url.Error{Op: "Get", URL: "x", Err: io.EOF})
 	require.NoError(t, err, "billed CheckRetry(EOF)")
 	assert.False(t, ok, "billed CheckRetry(EOF)")
 }
 
-// A billed call through Call.Client is sent once per attempt the policy
+// A billed call through Client is sent once per attempt the policy
 // allowed, even over a shared http.Client whose Transport would replay it.
 func TestClientNeverReplaysABilledCall(t *testing.T) {
 	t.Parallel()
@@ -316,7 +318,7 @@ func TestClientNeverReplaysABilledCall(t *testing.T) {
 					req.Header.Set("Idempotency-Key", "k")
 				}
 				call := retry.New(retry.Billed).Start()
-				resp, err := call.Client(hc).Do(req)
+				resp, err := retryhttp.Client(call, hc).Do(req)
 				if err == nil {
 					io.Copy(io.Discard, resp.Body)
 					resp.Body.Close()
@@ -377,7 +379,7 @@ func TestNoReplay(t *testing.T) {
 			require.NoError(t, err)
 			body, getBody, te := req.Body, req.GetBody != nil, req.TransferEncoding
 			rec := &recordingTransport{}
-			resp, err := retry.NoReplay(rec).RoundTrip(req)
+			resp, err := retryhttp.NoReplay(rec).RoundTrip(req)
 			require.NoError(t, err)
 			resp.Body.Close()
 			got := rec.got
@@ -411,7 +413,7 @@ func TestSetNoReplayBody(t *testing.T) {
 	t.Parallel()
 	r, err := http.NewRequest(http.MethodGet, "http://api.test/account/me", nil)
 	require.NoError(t, err)
-	retry.SetNoReplayBody(r)
+	retryhttp.SetNoReplayBody(r)
 	require.NotNil(t, r.Body)
 	assert.Nil(t, r.GetBody, "GetBody")
 	assert.Zero(t, r.ContentLength, "ContentLength")
@@ -448,7 +450,7 @@ func TestNoReplayCopiesTheRequest(t *testing.T) {
 		defer mu.Unlock()
 		got = append(got, r.Method+" "+string(b)+" "+strings.Join(r.TransferEncoding, ","))
 	})
-	rt := retry.NoReplay(testHTTPClient(t, nil).Transport)
+	rt := retryhttp.NoReplay(testHTTPClient(t, nil).Transport)
 
 	req, err := http.NewRequest(http.MethodGet, srv.URL, nil)
 	require.NoError(t, err)
@@ -491,7 +493,7 @@ func TestClientKeepsThePoolWarm(t *testing.T) {
 	get := func(url string) error {
 		req, err := retryablehttp.NewRequest(http.MethodGet, url, nil)
 		require.NoError(t, err)
-		resp, err := retry.New(retry.Billed).Start().Client(hc).Do(req)
+		resp, err := retryhttp.Client(retry.New(retry.Billed).Start(), hc).Do(req)
 		if err == nil {
 			io.Copy(io.Discard, resp.Body)
 			resp.Body.Close()
@@ -519,7 +521,7 @@ func TestClientResponseHandlerErrorStops(t *testing.T) {
 			require.NoError(t, err)
 			req.SetResponseHandler(func(*http.Response) error { return refused })
 			call := fastPolicy(c).Start()
-			resp, err := call.Client(testHTTPClient(t, nil)).Do(req)
+			resp, err := retryhttp.Client(call, testHTTPClient(t, nil)).Do(req)
 			if resp != nil {
 				resp.Body.Close()
 			}
@@ -531,6 +533,52 @@ func TestClientResponseHandlerErrorStops(t *testing.T) {
 	t.Run("AttemptOf", func(t *testing.T) {
 		t.Parallel()
 		assert.Equal(t, retry.Attempt{Status: 200, HandlerErr: context.Canceled},
-			retry.AttemptOf(&http.Response{StatusCode: 200}, context.Canceled), "AttemptOf(response, error)")
+			retryhttp.AttemptOf(&http.Response{StatusCode: 200}, context.Canceled), "AttemptOf(response, error)")
 	})
+}
+
+// TestAttemptOfError: a transport error without a response is the
+// attempt's Err, with retry.ClassifyError's Failure.
+func TestAttemptOfError(t *testing.T) {
+	t.Parallel()
+	for _, err := range []error{
+		&net.OpError{Op: "dial", Net: "tcp", Err: errors.New("refused")},
+		&url.Error{Op: "Get", URL: "https://api.example/v4", Err: io.EOF},
+		fmt.Errorf("attempt 1: %w", &net.OpError{Op: "read", Net: "tcp", Err: os.ErrDeadlineExceeded}),
+	} {
+		t.Run(err.Error(), func(t *testing.T) {
+			t.Parallel()
+			assert.Equal(t, retry.Attempt{Err: err, Failure: retry.ClassifyError(err)}, retryhttp.AttemptOf(nil, err),
+				"AttemptOf: the error and its Failure")
+		})
+	}
+}
+
+// TestQuotaRefundOnceThroughRetryablehttp: go-retryablehttp calls CheckRetry
+// twice on one response when the request has a ResponseHandler. The quota
+// must still get back only what the call's retry took.
+func TestQuotaRefundOnceThroughRetryablehttp(t *testing.T) {
+	t.Parallel()
+	srv, arrivals := countingServer(t, func(n int32, w http.ResponseWriter, r *http.Request) {
+		if n == 1 {
+			w.WriteHeader(http.StatusServiceUnavailable)
+			return
+		}
+		io.WriteString(w, "ok")
+	})
+	q := retry.NewQuota(500, 10, 5)
+	p, _ := detPolicy(retry.Standard, 1)
+	p.Base, p.Max = time.Millisecond, time.Millisecond
+	p.Quota = q
+	requireOutcome(t, p.Start().Decide(context.Background(), retry.Attempt{Status: 503}), outcome{Retry: true}) // another call holds 10
+
+	req, err := retryablehttp.NewRequestWithContext(context.Background(), http.MethodGet, srv.URL, nil)
+	require.NoError(t, err)
+	req.SetResponseHandler(func(*http.Response) error { return nil })
+	resp, err := retryhttp.Client(p.Start(), testHTTPClient(t, nil)).Do(req)
+	require.NoError(t, err)
+	resp.Body.Close()
+	assert.Equal(t, 200, resp.StatusCode, "status")
+	assert.EqualValues(t, 2, arrivals.Load(), "arrivals")
+	assert.Equal(t, 490, q.Available(), "Available")
 }
