@@ -20,7 +20,7 @@ func ExampleClient() {
 			http.Error(w, "try again", http.StatusServiceUnavailable)
 			return
 		}
-		fmt.Fprintln(w, `{"ok":true}`)
+		_, _ = fmt.Fprintln(w, `{"ok":true}`)
 	}))
 	defer srv.Close()
 	transport := &http.Transport{}
@@ -37,7 +37,7 @@ func ExampleClient() {
 		fmt.Println("error:", err)
 		return
 	}
-	defer resp.Body.Close()
+	defer resp.Body.Close() //nolint:errcheck // closing a response body loses no data
 	fmt.Println(resp.Status, "after", arrivals.Load(), "arrivals,", call.Retries(), "retry")
 	// Output: 200 OK after 2 arrivals, 1 retry
 }

@@ -40,23 +40,23 @@ func fastPolicy(c retry.Class) retry.Policy {
 	return p
 }
 
-// doGet sends a GET of url with Client(call, hc) and returns the response
-// with its body read and closed.
-func doGet(t *testing.T, call *retry.Call, hc *http.Client, ctx context.Context, url string) (*http.Response, string, error) {
+// doGet sends a GET of url with Client(call, hc) and returns the status of
+// the response (0 for none) with its body read and closed.
+func doGet(t *testing.T, call *retry.Call, hc *http.Client, ctx context.Context, url string) (int, string, error) {
 	t.Helper()
 	req, err := retryablehttp.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 	require.NoError(t, err)
 	resp, err := retryhttp.Client(call, hc).Do(req)
-	if err != nil {
-		if resp != nil {
-			resp.Body.Close()
-		}
-		return resp, "", err
+	if resp == nil {
+		return 0, "", err
 	}
-	defer resp.Body.Close()
+	defer func() { require.NoError(t, resp.Body.Close(), "closing the body") }()
+	if err != nil {
+		return resp.StatusCode, "", err
+	}
 	body, err := io.ReadAll(resp.Body)
 	require.NoError(t, err, "reading the body")
-	return resp, string(body), nil
+	return resp.StatusCode, string(body), nil
 }
 
 func TestClientStandardRetries5xx(t *testing.T) {
@@ -66,12 +66,12 @@ func TestClientStandardRetries5xx(t *testing.T) {
 			http.Error(w, "busy", http.StatusServiceUnavailable)
 			return
 		}
-		io.WriteString(w, "ok")
+		_, _ = io.WriteString(w, "ok")
 	})
 	call := fastPolicy(retry.Standard).Start()
-	resp, body, err := doGet(t, call, testHTTPClient(t, nil), context.Background(), srv.URL)
+	status, body, err := doGet(t, call, testHTTPClient(t, nil), context.Background(), srv.URL)
 	require.NoError(t, err)
-	assert.Equal(t, 200, resp.StatusCode, "status")
+	assert.Equal(t, 200, status, "status")
 	assert.Equal(t, "ok", body, "body")
 	assert.EqualValues(t, 3, arrivals.Load(), "arrivals")
 	assert.Equal(t, 2, call.Retries(), "Retries")
@@ -85,9 +85,9 @@ func TestClientGivesUpWithLastResponse(t *testing.T) {
 		http.Error(w, fmt.Sprintf("busy %d", n), http.StatusBadGateway)
 	})
 	call := fastPolicy(retry.Standard).Start()
-	resp, body, err := doGet(t, call, testHTTPClient(t, nil), context.Background(), srv.URL)
+	status, body, err := doGet(t, call, testHTTPClient(t, nil), context.Background(), srv.URL)
 	require.NoError(t, err, "want the last response and no error")
-	assert.Equal(t, 502, resp.StatusCode, "status")
+	assert.Equal(t, 502, status, "status")
 	assert.Equal(t, "busy 3\n", body, "body: the third 502's")
 	assert.EqualValues(t, 3, arrivals.Load(), "arrivals")
 	assert.Equal(t, retry.AttemptsExhausted, call.Last().Reason, "Last().Reason")
@@ -102,9 +102,9 @@ func TestClientBilledReturns5xx(t *testing.T) {
 				http.Error(w, "busy", code)
 			})
 			call := fastPolicy(retry.Billed).Start()
-			resp, body, err := doGet(t, call, testHTTPClient(t, nil), context.Background(), srv.URL)
+			status, body, err := doGet(t, call, testHTTPClient(t, nil), context.Background(), srv.URL)
 			require.NoError(t, err, "want the %d response", code)
-			assert.Equal(t, code, resp.StatusCode, "status")
+			assert.Equal(t, code, status, "status")
 			assert.Equal(t, "busy\n", body, "body")
 			assert.EqualValues(t, 1, arrivals.Load(), "arrivals")
 			assert.Equal(t, retry.MayHaveBeenProcessed, call.Last().Reason, "Last().Reason")
@@ -142,12 +142,12 @@ func TestClient429(t *testing.T) {
 					http.Error(w, "slow down", http.StatusTooManyRequests)
 					return
 				}
-				io.WriteString(w, "ok")
+				_, _ = io.WriteString(w, "ok")
 			})
 			call := fastPolicy(tc.class).Start()
-			resp, _, err := doGet(t, call, testHTTPClient(t, nil), context.Background(), srv.URL)
+			status, _, err := doGet(t, call, testHTTPClient(t, nil), context.Background(), srv.URL)
 			require.NoError(t, err)
-			assert.Equal(t, tc.status, resp.StatusCode, "status")
+			assert.Equal(t, tc.status, status, "status")
 			assert.Equal(t, tc.arrivals, arrivals.Load(), "arrivals")
 			assert.Equal(t, tc.reason, call.Last().Reason, "Last().Reason")
 		})
@@ -166,9 +166,9 @@ func TestClientDeadline(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
 	call := p.Start()
-	resp, _, err := doGet(t, call, testHTTPClient(t, nil), ctx, srv.URL)
+	status, _, err := doGet(t, call, testHTTPClient(t, nil), ctx, srv.URL)
 	require.NoError(t, err)
-	assert.Equal(t, 503, resp.StatusCode, "status")
+	assert.Equal(t, 503, status, "status")
 	assert.EqualValues(t, 1, arrivals.Load(), "arrivals")
 	d := call.Last()
 	assert.Equal(t, retry.BackoffExceedsDeadline, d.Reason, "Last().Reason")
@@ -192,13 +192,13 @@ func TestClientNetworkFailure(t *testing.T) {
 			srv, arrivals := countingServer(t, func(n int32, w http.ResponseWriter, r *http.Request) {
 				conn, _, err := w.(http.Hijacker).Hijack()
 				if err == nil {
-					conn.Close() // the request was read: the outcome is unknown
+					_ = conn.Close() // the request was read: the outcome is unknown
 				}
 			})
 			call := fastPolicy(tc.class).Start()
-			resp, _, err := doGet(t, call, testHTTPClient(t, nil), context.Background(), srv.URL)
+			status, _, err := doGet(t, call, testHTTPClient(t, nil), context.Background(), srv.URL)
 			require.Error(t, err, "want the transport error")
-			assert.Nil(t, resp, "response")
+			assert.Zero(t, status, "status: want no response")
 			assert.Equal(t, tc.arrivals, arrivals.Load(), "arrivals")
 			assert.Equal(t, tc.reason, call.Last().Reason, "Last().Reason")
 		})
@@ -212,7 +212,7 @@ func TestClientWithoutHTTPClient(t *testing.T) {
 	t.Parallel()
 	srv, arrivals := countingServer(t, func(_ int32, w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Connection", "close") // no idle connection is left in http.DefaultTransport
-		io.WriteString(w, "ok")
+		_, _ = io.WriteString(w, "ok")
 	})
 	call := fastPolicy(retry.Standard).Start()
 	rc := retryhttp.Client(call, nil)
@@ -220,9 +220,9 @@ func TestClientWithoutHTTPClient(t *testing.T) {
 	assert.NotNil(t, rc.HTTPClient.Transport, "no NoReplay transport")
 	assert.Nil(t, http.DefaultClient.Transport, "http.DefaultClient was modified")
 
-	resp, body, err := doGet(t, call, nil, context.Background(), srv.URL)
+	status, body, err := doGet(t, call, nil, context.Background(), srv.URL)
 	require.NoError(t, err)
-	assert.Equal(t, 200, resp.StatusCode, "status")
+	assert.Equal(t, 200, status, "status")
 	assert.Equal(t, "ok", body, "body")
 	assert.EqualValues(t, 1, arrivals.Load(), "arrivals")
 }
@@ -299,19 +299,19 @@ func TestClientNeverReplaysABilledCall(t *testing.T) {
 			srv, arrivals := countingServer(t, func(n int32, w http.ResponseWriter, r *http.Request) {
 				if n == 2 {
 					if c, _, err := w.(http.Hijacker).Hijack(); err == nil {
-						c.Close()
+						_ = c.Close() // read, and not answered
 					}
 					return
 				}
-				io.WriteString(w, "ok")
+				_, _ = io.WriteString(w, "ok")
 			})
 			hc := testHTTPClient(t, nil)
-			do := func() (*http.Response, error) {
+			do := func() error {
 				var body any
 				if method == http.MethodPost {
 					body = []byte(`{"ips":["192.0.2.1"]}`)
 				}
-				req, err := retryablehttp.NewRequest(method, srv.URL+"/lookup/ip/192.0.2.1", body)
+				req, err := retryablehttp.NewRequestWithContext(t.Context(), method, srv.URL+"/lookup/ip/192.0.2.1", body)
 				require.NoError(t, err)
 				if method == http.MethodPost {
 					// net/http replays a POST that says it is idempotent.
@@ -320,14 +320,14 @@ func TestClientNeverReplaysABilledCall(t *testing.T) {
 				call := retry.New(retry.Billed).Start()
 				resp, err := retryhttp.Client(call, hc).Do(req)
 				if err == nil {
-					io.Copy(io.Discard, resp.Body)
-					resp.Body.Close()
+					_, err = io.Copy(io.Discard, resp.Body)
+					require.NoError(t, err, "reading the body")
+					require.NoError(t, resp.Body.Close(), "closing the body")
 				}
-				return resp, err
+				return err
 			}
-			_, err := do()
-			require.NoError(t, err, "first call")
-			_, err = do()
+			require.NoError(t, do(), "first call")
+			err := do()
 			require.Error(t, err, "second call succeeded: net/http re-sent it on a fresh connection")
 			assert.False(t, retry.ClassifyError(err).NotSent, "ClassifyError(%v).NotSent: the request was read by the server", err)
 			assert.EqualValues(t, 2, arrivals.Load(), "arrivals, want one per allowed attempt")
@@ -360,16 +360,16 @@ func TestNoReplay(t *testing.T) {
 		emptyBody bool // the copy has SetNoReplayBody's empty body
 	}{
 		{"GET without a body", func() (*http.Request, error) {
-			return http.NewRequest(http.MethodGet, target, nil)
+			return http.NewRequestWithContext(t.Context(), http.MethodGet, target, nil)
 		}, false, true},
 		{"http.NoBody", func() (*http.Request, error) {
-			return http.NewRequest(http.MethodGet, target, http.NoBody)
+			return http.NewRequestWithContext(t.Context(), http.MethodGet, target, http.NoBody)
 		}, false, true},
 		{"a body with GetBody", func() (*http.Request, error) {
-			return http.NewRequest(http.MethodPost, target, strings.NewReader(`{"ips":[]}`))
+			return http.NewRequestWithContext(t.Context(), http.MethodPost, target, strings.NewReader(`{"ips":[]}`))
 		}, false, false},
 		{"a body without GetBody", func() (*http.Request, error) {
-			return http.NewRequest(http.MethodPost, target, io.NopCloser(strings.NewReader(`{"ips":[]}`)))
+			return http.NewRequestWithContext(t.Context(), http.MethodPost, target, io.NopCloser(strings.NewReader(`{"ips":[]}`)))
 		}, true, false},
 	}
 	for _, tc := range cases {
@@ -381,7 +381,7 @@ func TestNoReplay(t *testing.T) {
 			rec := &recordingTransport{}
 			resp, err := retryhttp.NoReplay(rec).RoundTrip(req)
 			require.NoError(t, err)
-			resp.Body.Close()
+			require.NoError(t, resp.Body.Close(), "closing the body")
 			got := rec.got
 			require.NotNil(t, got, "NoReplay did not send through the RoundTripper it was given")
 			assert.Nil(t, got.GetBody, "the request sent has a GetBody: net/http may replay it")
@@ -411,7 +411,7 @@ func TestNoReplay(t *testing.T) {
 // or chunking.
 func TestSetNoReplayBody(t *testing.T) {
 	t.Parallel()
-	r, err := http.NewRequest(http.MethodGet, "http://api.test/account/me", nil)
+	r, err := http.NewRequestWithContext(t.Context(), http.MethodGet, "http://api.test/account/me", nil)
 	require.NoError(t, err)
 	retryhttp.SetNoReplayBody(r)
 	require.NotNil(t, r.Body)
@@ -452,19 +452,19 @@ func TestNoReplayCopiesTheRequest(t *testing.T) {
 	})
 	rt := retryhttp.NoReplay(testHTTPClient(t, nil).Transport)
 
-	req, err := http.NewRequest(http.MethodGet, srv.URL, nil)
+	req, err := http.NewRequestWithContext(t.Context(), http.MethodGet, srv.URL, nil)
 	require.NoError(t, err)
 	resp, err := rt.RoundTrip(req)
 	require.NoError(t, err)
-	resp.Body.Close()
+	require.NoError(t, resp.Body.Close(), "closing the body")
 	assert.Nil(t, req.Body, "the caller's request was modified: Body")
 	assert.Nil(t, req.TransferEncoding, "the caller's request was modified: TransferEncoding")
 
-	req, err = http.NewRequest(http.MethodPost, srv.URL, strings.NewReader("x"))
+	req, err = http.NewRequestWithContext(t.Context(), http.MethodPost, srv.URL, strings.NewReader("x"))
 	require.NoError(t, err)
 	resp, err = rt.RoundTrip(req)
 	require.NoError(t, err)
-	resp.Body.Close()
+	require.NoError(t, resp.Body.Close(), "closing the body")
 	assert.NotNil(t, req.GetBody, "the caller's request lost its GetBody")
 	mu.Lock()
 	defer mu.Unlock()
@@ -478,7 +478,7 @@ func TestClientKeepsThePoolWarm(t *testing.T) {
 	t.Parallel()
 	var conns atomic.Int32
 	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		io.WriteString(w, "ok")
+		_, _ = io.WriteString(w, "ok")
 	}))
 	srv.Config.ConnState = func(_ net.Conn, s http.ConnState) {
 		if s == http.StateNew {
@@ -491,12 +491,13 @@ func TestClientKeepsThePoolWarm(t *testing.T) {
 
 	hc := testHTTPClient(t, nil)
 	get := func(url string) error {
-		req, err := retryablehttp.NewRequest(http.MethodGet, url, nil)
+		req, err := retryablehttp.NewRequestWithContext(t.Context(), http.MethodGet, url, nil)
 		require.NoError(t, err)
 		resp, err := retryhttp.Client(retry.New(retry.Billed).Start(), hc).Do(req)
 		if err == nil {
-			io.Copy(io.Discard, resp.Body)
-			resp.Body.Close()
+			_, err = io.Copy(io.Discard, resp.Body)
+			require.NoError(t, err, "reading the body")
+			require.NoError(t, resp.Body.Close(), "closing the body")
 		}
 		return err
 	}
@@ -514,18 +515,18 @@ func TestClientResponseHandlerErrorStops(t *testing.T) {
 		t.Run(c.String(), func(t *testing.T) {
 			t.Parallel()
 			srv, arrivals := countingServer(t, func(_ int32, w http.ResponseWriter, _ *http.Request) {
-				io.WriteString(w, "not what the handler wants")
+				_, _ = io.WriteString(w, "not what the handler wants")
 			})
 			refused := errors.New("refused")
-			req, err := retryablehttp.NewRequest(http.MethodGet, srv.URL, nil)
+			req, err := retryablehttp.NewRequestWithContext(t.Context(), http.MethodGet, srv.URL, nil)
 			require.NoError(t, err)
 			req.SetResponseHandler(func(*http.Response) error { return refused })
 			call := fastPolicy(c).Start()
 			resp, err := retryhttp.Client(call, testHTTPClient(t, nil)).Do(req)
 			if resp != nil {
-				resp.Body.Close()
+				require.NoError(t, resp.Body.Close(), "closing the body")
 			}
-			assert.ErrorIs(t, err, refused, "want the handler's error")
+			require.ErrorIs(t, err, refused, "want the handler's error")
 			assert.EqualValues(t, 1, arrivals.Load(), "arrivals")
 			requireOutcome(t, call.Last(), stopWith(retry.HookFailed))
 		})
@@ -564,7 +565,7 @@ func TestQuotaRefundOnceThroughRetryablehttp(t *testing.T) {
 			w.WriteHeader(http.StatusServiceUnavailable)
 			return
 		}
-		io.WriteString(w, "ok")
+		_, _ = io.WriteString(w, "ok")
 	})
 	q := retry.NewQuota(500, 10, 5)
 	p, _ := detPolicy(retry.Standard, 1)
@@ -577,7 +578,7 @@ func TestQuotaRefundOnceThroughRetryablehttp(t *testing.T) {
 	req.SetResponseHandler(func(*http.Response) error { return nil })
 	resp, err := retryhttp.Client(p.Start(), testHTTPClient(t, nil)).Do(req)
 	require.NoError(t, err)
-	resp.Body.Close()
+	require.NoError(t, resp.Body.Close(), "closing the body")
 	assert.Equal(t, 200, resp.StatusCode, "status")
 	assert.EqualValues(t, 2, arrivals.Load(), "arrivals")
 	assert.Equal(t, 490, q.Available(), "Available")
