@@ -79,6 +79,12 @@ func TestClassifyError(t *testing.T) {
 		{"connection reset on read", &net.OpError{Op: "read", Net: "tcp", Err: reset}, retry.Failure{}},
 		{"broken pipe on write", &net.OpError{Op: "write", Net: "tcp", Err: &os.SyscallError{Syscall: "write", Err: syscall.EPIPE}}, retry.Failure{}},
 		{"plain error", errors.New("something broke"), retry.Failure{}},
+
+		// net/http's TLS handshake timeout is told by its whole text
+		// (timeoutText stands in for its unexported type): nothing was
+		// sent. A longer text is another timeout.
+		{"TLS handshake timeout", timeoutText("net/http: TLS handshake timeout"), retry.Failure{Timeout: true, NotSent: true}},
+		{"longer than a TLS handshake timeout", timeoutText("net/http: TLS handshake timeout, and more"), retry.Failure{Timeout: true}},
 	}
 	wrappers := []struct {
 		name string
