@@ -12,7 +12,7 @@
 //     rate-limit bucket lets it go, and fails it with a *holdError,
 //     unsent, when that would pass ctx's deadline or ctx ends meanwhile;
 //     then startRequest (observer.go) shows it to the observer. The
-//     attempt then goes through retry.NoReplay, then locationAside, then
+//     attempt then goes through retryhttp.NoReplay, then locationAside, then
 //     the transport (see newHTTPClient).
 //  2. CheckRetry, which is checkRetry, judges it. A *holdError stops the
 //     call at once (holdStop), the attempt not counted. Otherwise record
@@ -28,8 +28,8 @@
 //         error from stop: Do calls ErrorHandler, which is
 //         retryablehttp.PassthroughErrorHandler, and returns err as it is
 //         (go-retryablehttp's own error would quote the URL);
-//       - retry (true, nil): Do calls Backoff, which is l.call.Backoff and
-//         gives the wait the policy chose, waits, and goes back to 1.
+//       - retry (true, nil): Do calls Backoff (retryhttp.Backoff of l.call),
+//         which gives the wait the policy chose, waits, and goes back to 1.
 //
 // Do never gives up by itself: RetryMax is above every policy's retries.
 // When ctx ends during a wait, Do returns ctx.Err() at once and calls
@@ -57,6 +57,7 @@ import (
 
 	"github.com/hashicorp/go-retryablehttp"
 	"github.com/synthient-go/synthient/retry"
+	"github.com/synthient-go/synthient/retry/retryhttp"
 )
 
 // operation describes one API call.
@@ -144,7 +145,7 @@ func newAttemptLoop(c *Client) *attemptLoop {
 		// stopping first.
 		RetryMax:     retry.MaxRetriesCap + 1,
 		CheckRetry:   l.checkRetry,
-		Backoff:      l.call.Backoff,
+		Backoff:      retryhttp.Backoff(&l.call),
 		ErrorHandler: retryablehttp.PassthroughErrorHandler,
 	}
 	return l
@@ -223,12 +224,12 @@ func (c *Client) newRequest(ctx context.Context, op *operation) (*retryablehttp.
 		hreq.Header["X-Api-Key"] = c.apiKey()
 	}
 	// The request goes out in a form net/http never sends again on its
-	// own, as retry.NoReplay would otherwise make it on a copy at each
+	// own, as retryhttp.NoReplay would otherwise make it on a copy at each
 	// attempt: without a body, SetNoReplayBody's; with one, no GetBody
 	// (go-retryablehttp rewinds op.body itself).
 	req := &retryablehttp.Request{Request: hreq}
 	if op.body == nil {
-		retry.SetNoReplayBody(hreq)
+		retryhttp.SetNoReplayBody(hreq)
 		return req, nil
 	}
 	hreq.Header["Content-Type"] = []string{"application/json"}

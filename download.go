@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/synthient-go/synthient/retry"
+	"github.com/synthient-go/synthient/retry/retryhttp"
 )
 
 // The sentinels of a download that arrived but is not the file. Each is
@@ -569,7 +570,7 @@ func (c *Client) sendStorage(ctx context.Context, m meta, loc *url.URL) (*http.R
 	req.Header["User-Agent"] = []string{c.userAgent}
 	req.Header["Accept"] = []string{"application/octet-stream"}
 	req.Header["Accept-Encoding"] = identity
-	retry.SetNoReplayBody(req)
+	retryhttp.SetNoReplayBody(req)
 	oc := c.observed(ctx)
 	req, reqCtx := oc.startStorage(req, loc)
 	resp, err := c.hc.Do(req)

@@ -9,7 +9,7 @@ import (
 	"os"
 	"time"
 
-	"github.com/synthient-go/synthient/retry"
+	"github.com/synthient-go/synthient/retry/retryhttp"
 )
 
 // newTransport returns the client's own HTTP/1.1 transport: each connect
@@ -119,7 +119,7 @@ func (c *deadlineConn) Write(b []byte) (int, error) {
 
 // newHTTPClient returns the http.Client that sends every request of a
 // client through rt:
-//   - retry.NoReplay makes each request one that net/http never sends again
+//   - retryhttp.NoReplay makes each request one that net/http never sends again
 //     on its own, and has no CloseIdleConnections: go-retryablehttp, which
 //     calls the http.Client's whenever it gives up on a call, cannot empty
 //     the shared pool;
@@ -128,7 +128,7 @@ func (c *deadlineConn) Write(b []byte) (int, error) {
 //     follow their one 307 themselves.
 func newHTTPClient(rt http.RoundTripper) *http.Client {
 	return &http.Client{
-		Transport:     retry.NoReplay(locationAside{rt}),
+		Transport:     retryhttp.NoReplay(locationAside{rt}),
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
 	}
 }

@@ -7,7 +7,9 @@ import (
 	"net"
 	"net/http"
 	"net/textproto"
+	"slices"
 	"strings"
+	"sync"
 )
 
 // ClassifyError tells what a transport error means for retrying: whether
@@ -26,6 +28,11 @@ import (
 // server's application. Any other error leaves the outcome unknown,
 // because the request may have been written, or partly written, when it
 // struck.
+//
+// ClassifyError tells failures apart by their types and exported values
+// (net's, crypto/tls's, crypto/x509's, net/http's and net/textproto's),
+// and by text only for the few that have neither: those are listed in
+// goTexts.
 func ClassifyError(err error) Failure {
 	var f Failure
 	if err == nil {
@@ -38,9 +45,18 @@ func ClassifyError(err error) Failure {
 	// answered a handshake in plain HTTP with ErrSchemeMismatch: the
 	// handshake failed, so nothing was sent.
 	mismatch := errors.Is(err, http.ErrSchemeMismatch)
-	refused := isHandshakeAlert(err)
-	f.TLS = !f.Timeout && (cert || mismatch || refused || isTLSError(err))
-	f.Malformed = !f.TLS && isMalformedAnswer(err)
+	alert, received := receivedAlert(err)
+	refused := received && isHandshakeAlert(alert)
+	f.TLS = !f.Timeout && (cert || mismatch || received || isTLSError(err))
+	// The texts are read only when the types left something open: whether
+	// a timeout struck in the handshake, whether an error is a TLS
+	// failure, whether an answer is malformed.
+	var texts textKind
+	if !f.TLS {
+		texts = goTextsIn(err)
+	}
+	f.TLS = f.TLS || !f.Timeout && texts&tlsFailure != 0
+	f.Malformed = !f.TLS && (isProtocolError(err) || texts&malformedAnswer != 0)
 
 	var op *net.OpError
 	var dns *net.DNSError
@@ -51,54 +67,86 @@ func ClassifyError(err error) Failure {
 		f.NotSent = true
 	case cert, mismatch, refused:
 		f.NotSent = true
-	case f.Timeout && inChain(err, "net/http: TLS handshake timeout"):
+	case f.Timeout && texts&handshakeTimeout != 0:
 		f.NotSent = true
 	}
 	return f
 }
 
-// inChain reports whether an error in err's chain has exactly the text msg.
-func inChain(err error, msg string) bool {
-	for e := err; e != nil; e = errors.Unwrap(e) {
-		if e.Error() == msg {
-			return true
-		}
-	}
-	return false
+// A textKind says what an entry of goTexts means; a set of them is a
+// bitmask.
+type textKind uint8
+
+const (
+	handshakeTimeout textKind = 1 << iota // the TLS handshake ran out of time: nothing was sent
+	tlsFailure                            // a TLS failure
+	malformedAnswer                       // the server's answer is not HTTP
+)
+
+// A goText is an error text of net/http or crypto/tls: the whole text of
+// an error (whole) or its beginning, and what it means.
+type goText struct {
+	text  string
+	whole bool
+	kind  textKind
 }
 
-// malformedAnswers are the beginnings of net/http's errors for a response
-// head it could not parse (badStringError, unsupportedTEError and the
-// Content-Length checks of net/http's transfer.go); each quotes the
-// server's bytes after it.
-var malformedAnswers = []string{
-	"malformed HTTP ",
-	"bad Content-Length ",
-	"invalid empty Content-Length ",
-	"http: message cannot contain multiple Content-Length headers",
-	"unsupported transfer encoding: ",
-	"too many transfer encodings: ",
-	"invalid Trailer key ",
-	"bad trailer key ",
-	"net/http: server response headers exceeded ",
+// goTexts are the failures that net/http and crypto/tls report by their
+// text alone: errors made with errors.New or fmt.Errorf, or of an
+// unexported type, that no exported type or value tells apart. A Go
+// release may change these texts: TestGoTexts produces each one with
+// net/http's or crypto/tls's own code and fails when the text is no longer
+// there.
+var goTexts = []goText{
+	// net/http's tlsHandshakeTimeoutError (unexported): the Transport's
+	// TLSHandshakeTimeout ran out before the handshake ended.
+	{"net/http: TLS handshake timeout", true, handshakeTimeout},
+	// crypto/tls's errors.New and fmt.Errorf failures of a handshake or a
+	// record (an unexpected message, a bad key share, an unsupported
+	// version...), and the alerts it sends itself.
+	{"tls: ", false, tlsFailure},
+	// net/http's badStringError (fmt.Errorf) for a status line: malformed
+	// HTTP response, status code or version.
+	{"malformed HTTP ", false, malformedAnswer},
+	// net/http's fmt.Errorf errors for a Content-Length field.
+	{"bad Content-Length ", false, malformedAnswer},
+	{"invalid empty Content-Length ", false, malformedAnswer},
+	{"http: message cannot contain multiple Content-Length headers", false, malformedAnswer},
+	// net/http's unsupportedTEError (unexported) for a Transfer-Encoding
+	// field.
+	{"unsupported transfer encoding: ", false, malformedAnswer},
+	{"too many transfer encodings: ", false, malformedAnswer},
+	// net/http's badStringError for a Trailer field that names
+	// Transfer-Encoding, Trailer or Content-Length: of a request being
+	// written (invalid) and of a response (bad).
+	{"invalid Trailer key ", false, malformedAnswer},
+	{"bad trailer key ", false, malformedAnswer},
+	// net/http's fmt.Errorf error for a response head longer than the
+	// Transport's MaxResponseHeaderBytes.
+	{"net/http: server response headers exceeded ", false, malformedAnswer},
 }
 
-// isMalformedAnswer reports whether err's chain holds net/http's or
-// net/textproto's error for a response that is not HTTP.
-func isMalformedAnswer(err error) bool {
-	var proto textproto.ProtocolError
-	if errors.As(err, &proto) {
-		return true
-	}
+// goTextsIn returns the kinds of the entries of goTexts that the texts of
+// err's chain match.
+func goTextsIn(err error) textKind {
+	var kinds textKind
 	for e := err; e != nil; e = errors.Unwrap(e) {
 		msg := e.Error()
-		for _, prefix := range malformedAnswers {
-			if strings.HasPrefix(msg, prefix) {
-				return true
+		for _, t := range goTexts {
+			if msg == t.text || !t.whole && strings.HasPrefix(msg, t.text) {
+				kinds |= t.kind
 			}
 		}
 	}
-	return false
+	return kinds
+}
+
+// isProtocolError reports whether err's chain holds net/textproto's error
+// for a malformed line, which net/http returns for a response header line
+// it cannot read.
+func isProtocolError(err error) bool {
+	var proto textproto.ProtocolError
+	return errors.As(err, &proto)
 }
 
 func isCertificateError(err error) bool {
@@ -118,54 +166,73 @@ func isTLSError(err error) bool {
 		alert  tls.AlertError
 		ech    *tls.ECHRejectionError
 	)
-	if errors.As(err, &header) || errors.As(err, &alert) || errors.As(err, &ech) {
-		return true
-	}
-	// crypto/tls reports most protocol failures as plain errors whose text
-	// starts with "tls: ".
-	for e := err; e != nil; e = errors.Unwrap(e) {
-		if strings.HasPrefix(e.Error(), "tls: ") {
-			return true
-		}
-	}
-	return false
+	return errors.As(err, &header) || errors.As(err, &alert) || errors.As(err, &ech)
 }
 
-// handshakeAlerts are the texts of the TLS alerts that refuse a handshake
-// (RFC 8446, section 6.2): a peer sends them while negotiating, never about
-// application data. crypto/tls reports a received alert as a *net.OpError
-// with Op "remote error" whose Err reads "tls: " and the alert's text.
-var handshakeAlerts = map[string]bool{
-	"tls: handshake failure":               true,
-	"tls: bad certificate":                 true,
-	"tls: unsupported certificate":         true,
-	"tls: revoked certificate":             true,
-	"tls: expired certificate":             true,
-	"tls: unknown certificate":             true,
-	"tls: unknown certificate authority":   true,
-	"tls: access denied":                   true,
-	"tls: protocol version not supported":  true,
-	"tls: insufficient security level":     true,
-	"tls: inappropriate fallback":          true,
-	"tls: missing extension":               true,
-	"tls: unsupported extension":           true,
-	"tls: certificate unobtainable":        true,
-	"tls: unrecognized name":               true,
-	"tls: bad certificate status response": true,
-	"tls: bad certificate hash value":      true,
-	"tls: unknown PSK identity":            true,
-	"tls: certificate required":            true,
-	"tls: no application protocol":         true,
-	"tls: encrypted client hello required": true,
+// handshakeAlerts are the TLS alerts that refuse a handshake (RFC 8446,
+// section 6.2): a peer sends them while negotiating, never about
+// application data.
+var handshakeAlerts = [...]tls.AlertError{
+	40,  // handshake_failure
+	42,  // bad_certificate
+	43,  // unsupported_certificate
+	44,  // certificate_revoked
+	45,  // certificate_expired
+	46,  // certificate_unknown
+	48,  // unknown_ca
+	49,  // access_denied
+	70,  // protocol_version
+	71,  // insufficient_security
+	86,  // inappropriate_fallback
+	109, // missing_extension
+	110, // unsupported_extension
+	111, // certificate_unobtainable
+	112, // unrecognized_name
+	113, // bad_certificate_status_response
+	114, // bad_certificate_hash_value
+	115, // unknown_psk_identity
+	116, // certificate_required
+	120, // no_application_protocol
+	121, // encrypted_client_hello_required
 }
 
-// isHandshakeAlert reports whether err's chain holds a TLS alert from the
-// peer that refuses a handshake.
-func isHandshakeAlert(err error) bool {
+func isHandshakeAlert(a tls.AlertError) bool {
+	return slices.Contains(handshakeAlerts[:], a)
+}
+
+// receivedAlert returns the TLS alert from the peer that err's chain
+// holds: crypto/tls reports a received alert as a *net.OpError with Op
+// "remote error" whose Err is the alert. It looks at the first such
+// *net.OpError only.
+func receivedAlert(err error) (tls.AlertError, bool) {
 	for e := err; e != nil; e = errors.Unwrap(e) {
-		if op, ok := e.(*net.OpError); ok && op.Op == "remote error" && op.Err != nil {
-			return handshakeAlerts[op.Err.Error()]
+		if op, ok := e.(*net.OpError); ok && op.Op == "remote error" && op.Err != nil { //nolint:errorlint // the chain's first *net.OpError with this Op, which errors.As cannot ask for
+			return alertOf(op.Err)
 		}
 	}
-	return false
+	return 0, false
 }
+
+// alertOf returns the TLS alert that err is. crypto/tls reports an alert
+// it received as a value of an unexported type, whose text is that of the
+// tls.AlertError of the same number (both are crypto/tls's alert names):
+// alertOf finds the number back through crypto/tls's own texts, so that a
+// change of a name in crypto/tls changes both sides.
+func alertOf(err error) (tls.AlertError, bool) {
+	var a tls.AlertError
+	if errors.As(err, &a) {
+		return a, true
+	}
+	a, ok := alertsByText()[err.Error()]
+	return a, ok
+}
+
+// alertsByText maps the text of every tls.AlertError to its number.
+var alertsByText = sync.OnceValue(func() map[string]tls.AlertError {
+	m := make(map[string]tls.AlertError, 256)
+	for n := range 256 {
+		a := tls.AlertError(n)
+		m[a.Error()] = a
+	}
+	return m
+})

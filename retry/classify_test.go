@@ -19,6 +19,8 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"os"
+	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -77,6 +79,12 @@ func TestClassifyError(t *testing.T) {
 		{"connection reset on read", &net.OpError{Op: "read", Net: "tcp", Err: reset}, retry.Failure{}},
 		{"broken pipe on write", &net.OpError{Op: "write", Net: "tcp", Err: &os.SyscallError{Syscall: "write", Err: syscall.EPIPE}}, retry.Failure{}},
 		{"plain error", errors.New("something broke"), retry.Failure{}},
+
+		// net/http's TLS handshake timeout is told by its whole text
+		// (timeoutText stands in for its unexported type): nothing was
+		// sent. A longer text is another timeout.
+		{"TLS handshake timeout", timeoutText("net/http: TLS handshake timeout"), retry.Failure{Timeout: true, NotSent: true}},
+		{"longer than a TLS handshake timeout", timeoutText("net/http: TLS handshake timeout, and more"), retry.Failure{Timeout: true}},
 	}
 	wrappers := []struct {
 		name string
@@ -98,14 +106,56 @@ func TestClassifyError(t *testing.T) {
 				t.Parallel()
 				err := w.wrap(tc.err)
 				assert.Equal(t, tc.want, retry.ClassifyError(err), "ClassifyError(%v)", err)
-				if tc.err == nil {
-					return
-				}
-				assert.Equal(t, retry.Attempt{Err: err, Failure: tc.want}, retry.AttemptOf(nil, err),
-					"AttemptOf: the error and its Failure")
 			})
 		}
 	}
+}
+
+// remoteAlerts are the TLS alerts a peer can send, and whether each says
+// that the request never left: a handshake alert does (RFC 8446, section
+// 6.2); an alert about records, or one crypto/tls has no name for, leaves
+// the outcome unknown.
+var remoteAlerts = []struct {
+	alert   tls.AlertError
+	notSent bool
+}{
+	// Handshake alerts.
+	{40, true},  // handshake failure
+	{42, true},  // bad certificate
+	{43, true},  // unsupported certificate
+	{44, true},  // revoked certificate
+	{45, true},  // expired certificate
+	{46, true},  // unknown certificate
+	{48, true},  // unknown certificate authority
+	{49, true},  // access denied
+	{70, true},  // protocol version not supported
+	{71, true},  // insufficient security level
+	{86, true},  // inappropriate fallback
+	{109, true}, // missing extension
+	{110, true}, // unsupported extension
+	{111, true}, // certificate unobtainable
+	{112, true}, // unrecognized name
+	{113, true}, // bad certificate status response
+	{114, true}, // bad certificate hash value
+	{115, true}, // unknown PSK identity
+	{116, true}, // certificate required
+	{120, true}, // no application protocol
+	{121, true}, // encrypted client hello required
+	// Alerts about records, or sent at any time.
+	{0, false},   // close notify
+	{10, false},  // unexpected message
+	{20, false},  // bad record MAC
+	{21, false},  // decryption failed
+	{22, false},  // record overflow
+	{30, false},  // decompression failure
+	{47, false},  // illegal parameter
+	{50, false},  // error decoding message
+	{51, false},  // error decrypting message
+	{60, false},  // export restriction
+	{80, false},  // internal error
+	{90, false},  // user canceled
+	{100, false}, // no renegotiation
+	{255, false}, // no name: "tls: alert(255)"
 }
 
 // TestClassifyErrorRemoteAlerts: crypto/tls reports an alert from the peer
@@ -116,49 +166,7 @@ func TestClassifyError(t *testing.T) {
 // alert is its tls.AlertError.
 func TestClassifyErrorRemoteAlerts(t *testing.T) {
 	t.Parallel()
-	cases := []struct {
-		alert   tls.AlertError
-		notSent bool
-	}{
-		// Handshake alerts.
-		{40, true},  // handshake failure
-		{42, true},  // bad certificate
-		{43, true},  // unsupported certificate
-		{44, true},  // revoked certificate
-		{45, true},  // expired certificate
-		{46, true},  // unknown certificate
-		{48, true},  // unknown certificate authority
-		{49, true},  // access denied
-		{70, true},  // protocol version not supported
-		{71, true},  // insufficient security level
-		{86, true},  // inappropriate fallback
-		{109, true}, // missing extension
-		{110, true}, // unsupported extension
-		{111, true}, // certificate unobtainable
-		{112, true}, // unrecognized name
-		{113, true}, // bad certificate status response
-		{114, true}, // bad certificate hash value
-		{115, true}, // unknown PSK identity
-		{116, true}, // certificate required
-		{120, true}, // no application protocol
-		{121, true}, // encrypted client hello required
-		// Alerts about records, or sent at any time.
-		{0, false},   // close notify
-		{10, false},  // unexpected message
-		{20, false},  // bad record MAC
-		{21, false},  // decryption failed
-		{22, false},  // record overflow
-		{30, false},  // decompression failure
-		{47, false},  // illegal parameter
-		{50, false},  // error decoding message
-		{51, false},  // error decrypting message
-		{60, false},  // export restriction
-		{80, false},  // internal error
-		{90, false},  // user canceled
-		{100, false}, // no renegotiation
-		{255, false}, // no name: "tls: alert(255)"
-	}
-	for _, tc := range cases {
+	for _, tc := range remoteAlerts {
 		t.Run(tc.alert.Error(), func(t *testing.T) {
 			t.Parallel()
 			err := &url.Error{Op: "Get", URL: "https://api.example/v4", Err: &net.OpError{Op: "remote error", Err: tc.alert}}
@@ -188,9 +196,11 @@ func TestClassifyErrorCertificates(t *testing.T) {
 // test requires: a response fails it (and is closed).
 func failedGet(t *testing.T, hc *http.Client, url string) error {
 	t.Helper()
-	resp, err := hc.Get(url)
+	req, err := http.NewRequestWithContext(t.Context(), http.MethodGet, url, nil)
+	require.NoError(t, err)
+	resp, err := hc.Do(req)
 	if err == nil {
-		resp.Body.Close()
+		_ = resp.Body.Close() // the test fails: what Close says adds nothing
 	}
 	require.Error(t, err, "GET %s succeeded", url)
 	return err
@@ -202,7 +212,7 @@ func requireDecisions(t *testing.T, err error, billed, standard, never outcome) 
 	t.Helper()
 	for c, want := range map[retry.Class]outcome{retry.Billed: billed, retry.Standard: standard, retry.Never: never} {
 		p, _ := detPolicy(c, 1)
-		requireOutcome(t, p.Start().Decide(context.Background(), retry.AttemptOf(nil, err)), want)
+		requireOutcome(t, p.Start().Decide(context.Background(), retry.Attempt{Err: err, Failure: retry.ClassifyError(err)}), want)
 	}
 }
 
@@ -211,8 +221,11 @@ func requireDecisions(t *testing.T, err error, billed, standard, never outcome) 
 func TestClassifyErrorLoopbackDialRefused(t *testing.T) {
 	t.Parallel()
 	addr := deadAddr(t)
-	_, err := net.DialTimeout("tcp", addr, 5*time.Second)
+	d := &net.Dialer{Timeout: 5 * time.Second}
+	c, err := d.DialContext(t.Context(), "tcp", addr)
 	if err == nil {
+		_ = c.Close() // not the dead address after all
+
 		t.Skip("something else is listening on the closed port")
 	}
 	assert.Equal(t, retry.Failure{NotSent: true}, retry.ClassifyError(err), "ClassifyError(%v) of net.Dial", err)
@@ -239,7 +252,7 @@ func TestClassifyErrorLoopbackUntrustedCertificate(t *testing.T) {
 func TestClassifyErrorLoopbackProtocolVersion(t *testing.T) {
 	t.Parallel()
 	srv, arrivals := countingServerTLS(t, &tls.Config{MinVersion: tls.VersionTLS13}, nil)
-	hc := testHTTPClient(t, &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true, MaxVersion: tls.VersionTLS12}})
+	hc := testHTTPClient(t, &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true, MaxVersion: tls.VersionTLS12}}) //nolint:gosec // the handshake is refused before any certificate
 	err := failedGet(t, hc, srv.URL)
 	require.ErrorContains(t, err, "protocol version", "want a protocol version alert")
 	requireTLSNeverLeft(t, err, arrivals)
@@ -273,38 +286,10 @@ func requireTLSNeverLeft(t *testing.T, err error, arrivals *atomic.Int32) {
 // and it is a timeout.
 func TestClassifyErrorLoopbackTLSHandshakeTimeout(t *testing.T) {
 	t.Parallel()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	var (
-		wg    sync.WaitGroup
-		mu    sync.Mutex
-		conns []net.Conn
-	)
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			mu.Lock()
-			conns = append(conns, c)
-			mu.Unlock()
-		}
-	}()
-	t.Cleanup(func() {
-		ln.Close()
-		wg.Wait()
-		mu.Lock()
-		defer mu.Unlock()
-		for _, c := range conns {
-			c.Close()
-		}
-	})
-
+	// The server reads what the client sends until it hangs up.
+	addr := rawServer(t, func(c net.Conn) { _, _ = io.Copy(io.Discard, c) })
 	hc := testHTTPClient(t, &http.Transport{TLSHandshakeTimeout: 50 * time.Millisecond})
-	err = failedGet(t, hc, "https://"+ln.Addr().String()+"/lookup/ip/1.1.1.1")
+	err := failedGet(t, hc, "https://"+addr+"/lookup/ip/1.1.1.1")
 	// A TLS handshake timeout happens before the request is written.
 	assert.Equal(t, retry.Failure{Timeout: true, NotSent: true}, retry.ClassifyError(err), "ClassifyError(%v)", err)
 	requireDecisions(t, err, stopWith(retry.NotRetryable), retryIt, stopWith(retry.NotRetryable))
@@ -331,7 +316,7 @@ func TestClassifyErrorLoopbackConnectionClosed(t *testing.T) {
 	srv, _ := countingServer(t, func(_ int32, w http.ResponseWriter, _ *http.Request) {
 		conn, _, err := w.(http.Hijacker).Hijack()
 		if err == nil {
-			conn.Close()
+			_ = conn.Close() // read, and not answered
 		}
 	})
 	err := failedGet(t, testHTTPClient(t, nil), srv.URL)
@@ -355,27 +340,227 @@ func TestClassifyErrorLoopbackMalformedAnswer(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			ln, err := net.Listen("tcp", "127.0.0.1:0")
-			require.NoError(t, err)
-			done := make(chan struct{})
-			go func() {
-				defer close(done)
-				c, err := ln.Accept()
-				if err != nil {
-					return
-				}
-				defer c.Close()
-				_, _ = http.ReadRequest(bufio.NewReader(c))
-				_, _ = io.WriteString(c, tc.answer)
-			}()
-			t.Cleanup(func() {
-				ln.Close()
-				<-done
-			})
+			addr := rawServer(t, answerHTTP(tc.answer))
 			hc := testHTTPClient(t, nil)
 			hc.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
-			err = failedGet(t, hc, "http://"+ln.Addr().String()+"/")
+			err := failedGet(t, hc, "http://"+addr+"/")
 			assert.Equal(t, retry.Failure{Malformed: true}, retry.ClassifyError(err), "ClassifyError(%v)", err)
+		})
+	}
+}
+
+// timeoutText is an error with a net.Error's Timeout and a given text, a
+// stand-in for net/http's unexported tlsHandshakeTimeoutError.
+type timeoutText string
+
+func (e timeoutText) Error() string { return string(e) }
+func (timeoutText) Timeout() bool   { return true }
+func (timeoutText) Temporary() bool { return true }
+
+// BenchmarkClassifyError measures ClassifyError on the errors of failed
+// attempts as an http.Client returns them (inside a *url.Error).
+//
+//	go test -run '^$' -bench ClassifyError -benchmem ./retry
+func BenchmarkClassifyError(b *testing.B) {
+	const u = "https://api.synthient.com/v4/lookup/ip/192.0.2.1"
+	wrap := func(err error) error { return &url.Error{Op: "Get", URL: u, Err: err} }
+	for _, bc := range []struct {
+		name string
+		err  error
+	}{
+		{"dial refused", wrap(&net.OpError{Op: "dial", Net: "tcp", Err: &os.SyscallError{Syscall: "connect", Err: syscall.ECONNREFUSED}})},
+		{"read reset", wrap(&net.OpError{Op: "read", Net: "tcp", Err: &os.SyscallError{Syscall: "read", Err: syscall.ECONNRESET}})},
+		{"EOF", wrap(io.EOF)},
+		{"TLS handshake timeout", wrap(timeoutText("net/http: TLS handshake timeout"))},
+		{"remote alert", wrap(&net.OpError{Op: "remote error", Err: tls.AlertError(70)})},
+		{"malformed", wrap(fmt.Errorf("%s %q", "malformed HTTP status code", "2x0"))},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				retry.ClassifyError(bc.err)
+			}
+		})
+	}
+}
+
+// rawServer starts a loopback TCP server, stopped when the test ends, that
+// runs serve on each connection it accepts and then closes it. It returns
+// the server's host:port.
+func rawServer(t *testing.T, serve func(net.Conn)) string {
+	t.Helper()
+	ln, err := (&net.ListenConfig{}).Listen(t.Context(), "tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			wg.Go(func() {
+				serve(c)
+				_ = c.Close() // the server's side: what the client saw is the test
+			})
+		}
+	})
+	t.Cleanup(func() {
+		_ = ln.Close() // stops Accept; an error would be that it was closed
+		wg.Wait()
+	})
+	return ln.Addr().String()
+}
+
+// answerHTTP is a rawServer's serve that reads one request and writes
+// answer, as it is.
+func answerHTTP(answer string) func(net.Conn) {
+	return func(c net.Conn) {
+		if _, err := http.ReadRequest(bufio.NewReader(c)); err == nil {
+			_, _ = io.WriteString(c, answer)
+		}
+	}
+}
+
+// answerTLS is a rawServer's serve that reads the client's first TLS
+// record (its ClientHello), writes record as it is, and reads until the
+// client closes the connection.
+func answerTLS(record []byte) func(net.Conn) {
+	return func(c net.Conn) {
+		hdr := make([]byte, 5)
+		if _, err := io.ReadFull(c, hdr); err != nil {
+			return
+		}
+		if _, err := io.CopyN(io.Discard, c, int64(hdr[3])<<8|int64(hdr[4])); err != nil {
+			return
+		}
+		if _, err := c.Write(record); err != nil {
+			return
+		}
+		_, _ = io.Copy(io.Discard, c)
+	}
+}
+
+// chainHasText reports whether an error in err's chain has the text of
+// entry: all of it when entry.Whole, else at its beginning.
+func chainHasText(err error, entry retry.GoText) bool {
+	for e := err; e != nil; e = errors.Unwrap(e) {
+		msg := e.Error()
+		if msg == entry.Text || !entry.Whole && strings.HasPrefix(msg, entry.Text) {
+			return true
+		}
+	}
+	return false
+}
+
+// TestGoTexts produces every failure that ClassifyError tells by its text
+// (retry.GoTexts) with net/http's and crypto/tls's own code, against
+// loopback servers that send the bytes that cause it. Each must still
+// have the table's text, and be classified as it is meant to be: when a
+// Go release changes a text, this test fails.
+func TestGoTexts(t *testing.T) {
+	t.Parallel()
+	malformed := retry.Failure{Malformed: true}
+	cases := []struct {
+		text string // the entry of retry.GoTexts
+		name string
+		get  func(t *testing.T) error // the failed GET
+		want retry.Failure
+	}{
+		{"net/http: TLS handshake timeout", "a server silent in the handshake", func(t *testing.T) error {
+			addr := rawServer(t, func(c net.Conn) { _, _ = io.Copy(io.Discard, c) })
+			hc := testHTTPClient(t, &http.Transport{TLSHandshakeTimeout: 50 * time.Millisecond})
+			return failedGet(t, hc, "https://"+addr+"/")
+		}, retry.Failure{Timeout: true, NotSent: true}},
+		{"tls: ", "a HelloRequest instead of a ServerHello", func(t *testing.T) error {
+			// A handshake record (22) of TLS 1.2 holding a HelloRequest
+			// (type 0, empty).
+			addr := rawServer(t, answerTLS([]byte{22, 3, 3, 0, 4, 0, 0, 0, 0}))
+			hc := testHTTPClient(t, &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}) //nolint:gosec // the server sends no certificate
+			return failedGet(t, hc, "https://"+addr+"/")
+		}, retry.Failure{TLS: true}},
+		{"malformed HTTP ", "status code", httpAnswer("HTTP/1.1 2x0 OK\r\n\r\n"), malformed},
+		{"malformed HTTP ", "version", httpAnswer("HTTP/9.x 200 OK\r\n\r\n"), malformed},
+		{"malformed HTTP ", "response", httpAnswer("SSH-2.0-OpenSSH_9.6\r\n\r\n"), malformed},
+		{"bad Content-Length ", "not a number", httpAnswer("HTTP/1.1 200 OK\r\nContent-Length: 1x\r\n\r\n"), malformed},
+		{"invalid empty Content-Length ", "empty", httpAnswer("HTTP/1.1 200 OK\r\nContent-Length: \r\n\r\n"), malformed},
+		{"http: message cannot contain multiple Content-Length headers", "two values",
+			httpAnswer("HTTP/1.1 200 OK\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\n"), malformed},
+		{"unsupported transfer encoding: ", "rot13", httpAnswer("HTTP/1.1 200 OK\r\nTransfer-Encoding: rot13\r\n\r\n"), malformed},
+		{"too many transfer encodings: ", "two fields",
+			httpAnswer("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nTransfer-Encoding: chunked\r\n\r\n"), malformed},
+		{"invalid Trailer key ", "a request's Trailer naming Content-Length", func(t *testing.T) error {
+			addr := rawServer(t, func(c net.Conn) { _, _ = io.Copy(io.Discard, c) })
+			req, err := http.NewRequestWithContext(t.Context(), http.MethodPost, "http://"+addr+"/", io.NopCloser(strings.NewReader("x")))
+			require.NoError(t, err)
+			req.Trailer = http.Header{"Content-Length": nil}
+			resp, err := testHTTPClient(t, nil).Do(req)
+			if err == nil {
+				_ = resp.Body.Close() // the test fails: what Close says adds nothing
+			}
+			require.Error(t, err, "POST with a Trailer naming Content-Length succeeded")
+			return err
+		}, malformed},
+		{"bad trailer key ", "a response's Trailer naming Content-Length",
+			httpAnswer("HTTP/1.1 200 OK\r\nTrailer: Content-Length\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n"), malformed},
+		{"net/http: server response headers exceeded ", "a head above MaxResponseHeaderBytes", func(t *testing.T) error {
+			addr := rawServer(t, answerHTTP("HTTP/1.1 200 OK\r\nX-Long: "+strings.Repeat("a", 4096)+"\r\n\r\n"))
+			hc := testHTTPClient(t, &http.Transport{MaxResponseHeaderBytes: 1024})
+			return failedGet(t, hc, "http://"+addr+"/")
+		}, malformed},
+	}
+	tested := map[string]bool{}
+	for _, tc := range cases {
+		tested[tc.text] = true
+	}
+	entries := retry.GoTexts()
+	for _, entry := range entries {
+		assert.True(t, tested[entry.Text], "retry.GoTexts holds %q, which no case produces", entry.Text)
+	}
+	for _, tc := range cases {
+		i := slices.IndexFunc(entries, func(e retry.GoText) bool { return e.Text == tc.text })
+		require.GreaterOrEqual(t, i, 0, "%q is not in retry.GoTexts", tc.text)
+		t.Run(tc.text+"/"+tc.name, func(t *testing.T) {
+			t.Parallel()
+			err := tc.get(t)
+			t.Logf("the error: %v", err)
+			assert.True(t, chainHasText(err, entries[i]), "no error in the chain of %q has the text %q: has Go changed it?", err, tc.text)
+			assert.Equal(t, tc.want, retry.ClassifyError(err), "ClassifyError(%v)", err)
+		})
+	}
+}
+
+// httpAnswer returns a failed GET from a loopback server that answers
+// answer.
+func httpAnswer(answer string) func(t *testing.T) error {
+	return func(t *testing.T) error {
+		addr := rawServer(t, answerHTTP(answer))
+		return failedGet(t, testHTTPClient(t, nil), "http://"+addr+"/")
+	}
+}
+
+// TestClassifyErrorLoopbackRemoteAlerts: a server that answers the
+// ClientHello with a fatal alert. crypto/tls reports it as a *net.OpError
+// with Op "remote error" whose Err has the text of the tls.AlertError of
+// the same number (ClassifyError reads the alert through it), and the
+// alert tells whether the request never left.
+func TestClassifyErrorLoopbackRemoteAlerts(t *testing.T) {
+	t.Parallel()
+	for _, tc := range remoteAlerts {
+		if tc.alert == 0 {
+			continue // close_notify: crypto/tls reports io.EOF
+		}
+		t.Run(tc.alert.Error(), func(t *testing.T) {
+			t.Parallel()
+			// An alert record (21) of TLS 1.2: level fatal (2), the alert.
+			addr := rawServer(t, answerTLS([]byte{21, 3, 3, 0, 2, 2, byte(tc.alert)}))
+			hc := testHTTPClient(t, &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}) //nolint:gosec // the server sends no certificate
+			err := failedGet(t, hc, "https://"+addr+"/")
+			var op *net.OpError
+			require.ErrorAs(t, err, &op)
+			assert.Equal(t, "remote error", op.Op, "Op of %v", err)
+			require.Error(t, op.Err, "Err of %v", err)
+			assert.Equal(t, tc.alert.Error(), op.Err.Error(), "the text of the alert received")
+			assert.Equal(t, retry.Failure{TLS: true, NotSent: tc.notSent}, retry.ClassifyError(err), "ClassifyError(%v)", err)
 		})
 	}
 }

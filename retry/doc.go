@@ -1,7 +1,8 @@
 // Package retry holds the Synthient API's retry rules as plain policy: which
 // failures of an operation may be sent again (its Class), how long to wait
-// before each retry, and why a call stops. It knows no HTTP client; the
-// synthient client runs it on go-retryablehttp, and so can anyone else.
+// before each retry, and why a call stops. It knows no HTTP client library:
+// package retryhttp (retry/retryhttp) runs it on go-retryablehttp, for the
+// synthient client and for anyone else.
 //
 // # Classes
 //
@@ -30,13 +31,15 @@
 // # Use
 //
 // A Policy is configuration; Start gives the Call that judges one call's
-// attempts with Decide. Every decision that stops carries a StopReason. With
-// go-retryablehttp, Call.Client builds a client for one call, or CheckRetry
-// and Backoff plug into one of your own; NoReplay keeps net/http from
-// re-sending a request the policy did not allow:
+// attempts with Decide. Every decision that stops carries a StopReason.
+// ClassifyError tells what a transport error means for retrying. With
+// go-retryablehttp, retryhttp.Client builds a client for one call, or
+// retryhttp.CheckRetry and retryhttp.Backoff plug into one of your own;
+// retryhttp.NoReplay keeps net/http from re-sending a request the policy
+// did not allow:
 //
 //	call := retry.New(retry.Standard).Start() // one Call per call
-//	resp, err := call.Client(sharedHTTPClient).Do(req)
+//	resp, err := retryhttp.Client(call, sharedHTTPClient).Do(req)
 //	if err == nil && call.Last().Reason != "" {
 //		log.Printf("gave up: %s", call.Last().Reason)
 //	}

@@ -3,43 +3,10 @@ package retry_test
 import (
 	"context"
 	"fmt"
-	"net/http"
-	"net/http/httptest"
-	"sync/atomic"
 	"time"
 
 	"github.com/synthient-go/synthient/retry"
 )
-
-// A plain go-retryablehttp user plugs the Standard class in: a 503 is sent
-// again after a jittered backoff, and the 200 that follows is the result.
-func ExampleCall_Client() {
-	var arrivals atomic.Int32
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if arrivals.Add(1) == 1 {
-			http.Error(w, "try again", http.StatusServiceUnavailable)
-			return
-		}
-		fmt.Fprintln(w, `{"ok":true}`)
-	}))
-	defer srv.Close()
-	transport := &http.Transport{}
-	defer transport.CloseIdleConnections()
-
-	p := retry.New(retry.Standard)
-	p.Base, p.Max = time.Millisecond, 2*time.Millisecond // keep the example fast
-
-	// One Call, and so one client, per call: it counts that call's retries.
-	client := p.Start().Client(&http.Client{Transport: transport})
-	resp, err := client.Get(srv.URL + "/account/me")
-	if err != nil {
-		fmt.Println("error:", err)
-		return
-	}
-	defer resp.Body.Close()
-	fmt.Println(resp.Status, "after", arrivals.Load(), "arrivals")
-	// Output: 200 OK after 2 arrivals
-}
 
 func ExampleParseRetryAfter() {
 	now := time.Date(2026, time.March, 1, 12, 0, 0, 0, time.UTC)

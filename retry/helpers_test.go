@@ -130,7 +130,7 @@ func testHTTPClient(t testing.TB, tr *http.Transport) *http.Client {
 // deadAddr returns a loopback host:port nothing listens on.
 func deadAddr(t testing.TB) string {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	ln, err := (&net.ListenConfig{}).Listen(t.Context(), "tcp", "127.0.0.1:0")
 	require.NoError(t, err)
 	addr := ln.Addr().String()
 	require.NoError(t, ln.Close())

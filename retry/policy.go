@@ -211,11 +211,11 @@ func (p *Policy) Ceiling(k int) time.Duration {
 // unusable draw gives b(k), the longest wait.
 func (p *Policy) Backoff(k int) time.Duration {
 	b := p.Ceiling(k)
-	u := 1.0
+	var u float64
 	if p.Rand != nil {
 		u = p.Rand()
 	} else {
-		u = rand.Float64()
+		u = rand.Float64() //nolint:gosec // jitter: spreading retries needs no unpredictable numbers
 	}
 	if math.IsNaN(u) || u < 0 || u > 1 {
 		u = 1

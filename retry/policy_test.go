@@ -246,7 +246,7 @@ func TestBackoffJitter(t *testing.T) {
 // the default source, and checks each lies in [0.75*b(k), b(k)].
 func TestBackoffRange(t *testing.T) {
 	t.Parallel()
-	src := rand.New(rand.NewPCG(1, 2)) // shared: these subtests run one by one
+	src := rand.New(rand.NewPCG(1, 2)) //nolint:gosec // a seeded jitter source; shared: these subtests run one by one
 	policies := map[string]retry.Policy{
 		"defaults, seeded":        {Rand: src.Float64},
 		"defaults, default rand":  {},
@@ -657,7 +657,7 @@ func TestContextDone(t *testing.T) {
 // and a deadline. Not parallel: testing.AllocsPerRun counts the
 // allocations of the whole process, and so the check inside the measured
 // function is a plain one that allocates nothing either.
-func TestDecideSuccessAllocatesNothing(t *testing.T) {
+func TestDecideSuccessAllocatesNothing(t *testing.T) { //nolint:paralleltest // testing.AllocsPerRun counts the whole process's allocations (see above)
 	p := retry.New(retry.Standard)
 	p.Quota = retry.NewQuota(500, 10, 5)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Hour)

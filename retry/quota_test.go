@@ -6,14 +6,11 @@ package retry_test
 
 import (
 	"context"
-	"io"
-	"net/http"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
-	"github.com/hashicorp/go-retryablehttp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -287,33 +284,6 @@ func TestQuotaRefund(t *testing.T) {
 		requireOutcome(t, call.Decide(context.Background(), status(200)), success)
 		assert.Equal(t, 490, q.Available(), "Available: another call's retry still holds 10 tokens")
 	})
-}
-
-// TestQuotaRefundOnceThroughRetryablehttp: go-retryablehttp calls CheckRetry
-// twice on one response when the request has a ResponseHandler. The quota
-// must still get back only what the call's retry took.
-func TestQuotaRefundOnceThroughRetryablehttp(t *testing.T) {
-	t.Parallel()
-	srv, arrivals := countingServer(t, func(n int32, w http.ResponseWriter, r *http.Request) {
-		if n == 1 {
-			w.WriteHeader(http.StatusServiceUnavailable)
-			return
-		}
-		io.WriteString(w, "ok")
-	})
-	q := retry.NewQuota(500, 10, 5)
-	p := quotaPolicy(q)
-	requireOutcome(t, p.Start().Decide(context.Background(), status(503)), retryIt) // another call holds 10
-
-	req, err := retryablehttp.NewRequestWithContext(context.Background(), http.MethodGet, srv.URL, nil)
-	require.NoError(t, err)
-	req.SetResponseHandler(func(*http.Response) error { return nil })
-	resp, err := p.Start().Client(testHTTPClient(t, nil)).Do(req)
-	require.NoError(t, err)
-	resp.Body.Close()
-	assert.Equal(t, 200, resp.StatusCode, "status")
-	assert.EqualValues(t, 2, arrivals.Load(), "arrivals")
-	assert.Equal(t, 490, q.Available(), "Available")
 }
 
 // TestQuotaConcurrent runs many calls that share one quota (run it with

@@ -52,7 +52,7 @@ func ParseRetryAfter(values []string, date string, now time.Time) (wait time.Dur
 
 // parseDelaySeconds parses 1*DIGIT, saturating at the largest Duration.
 func parseDelaySeconds(v string) (time.Duration, bool) {
-	const maxSeconds = int64(math.MaxInt64 / int64(time.Second))
+	const maxSeconds = math.MaxInt64 / int64(time.Second)
 	var n int64
 	for i := 0; i < len(v); i++ {
 		c := v[i]

@@ -43,6 +43,7 @@ var knownImports = map[string]string{
 	"synthient":     "github.com/synthient-go/synthient",
 	"synthienttest": "github.com/synthient-go/synthient/synthienttest",
 	"retry":         "github.com/synthient-go/synthient/retry",
+	"retryhttp":     "github.com/synthient-go/synthient/retry/retryhttp",
 	// The otel module's, and the OpenTelemetry packages it takes: a block
 	// that uses one compiles in that module (see moduleOf).
 	"synthotel":   "github.com/synthient-go/synthient/otel",

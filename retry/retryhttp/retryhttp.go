@@ -1,4 +1,19 @@
-package retry
+// Package retryhttp runs the retry rules of package retry on
+// go-retryablehttp: Client builds a go-retryablehttp client for one call,
+// or CheckRetry and Backoff plug a retry.Call into a client of your own;
+// NoReplay and SetNoReplayBody keep net/http's Transport from sending a
+// request again on its own, which the policy did not allow.
+//
+//	call := retry.New(retry.Standard).Start() // one Call per call
+//	resp, err := retryhttp.Client(call, sharedHTTPClient).Do(req)
+//	if err == nil && call.Last().Reason != "" {
+//		log.Printf("gave up: %s", call.Last().Reason)
+//	}
+//
+// The functions of a Call belong to that call: a Call, and so the client
+// or the hooks built from it, is not safe for concurrent use. NoReplay's
+// RoundTripper is safe for concurrent use if the one it wraps is.
+package retryhttp
 
 import (
 	"context"
@@ -7,38 +22,45 @@ import (
 	"time"
 
 	"github.com/hashicorp/go-retryablehttp"
+
+	"github.com/synthient-go/synthient/retry"
 )
 
 // AttemptOf describes what an http.Client returned for one attempt. A
 // response together with an error is go-retryablehttp's report that the
 // request's ResponseHandler rejected the response: the attempt's HandlerErr,
 // never a transport failure.
-func AttemptOf(resp *http.Response, err error) Attempt {
+func AttemptOf(resp *http.Response, err error) retry.Attempt {
 	if err != nil && resp != nil {
-		return Attempt{Status: resp.StatusCode, HandlerErr: err}
+		return retry.Attempt{Status: resp.StatusCode, HandlerErr: err}
 	}
 	if err != nil {
-		return Attempt{Err: err, Failure: ClassifyError(err)}
+		return retry.Attempt{Err: err, Failure: retry.ClassifyError(err)}
 	}
-	return Attempt{
+	return retry.Attempt{
 		Status:     resp.StatusCode,
 		RetryAfter: resp.Header["Retry-After"],
 		Date:       resp.Header.Get("Date"),
 	}
 }
 
-// CheckRetry is a retryablehttp.CheckRetry that judges each attempt with
-// c.Decide. It never returns an error: the caller gets the last response,
-// or the last transport error, as they were.
-func (c *Call) CheckRetry(ctx context.Context, resp *http.Response, err error) (bool, error) {
-	return c.Decide(ctx, AttemptOf(resp, err)).Retry, nil
+// CheckRetry returns a retryablehttp.CheckRetry that judges each attempt
+// with c.Decide. It never returns an error: the caller gets the last
+// response, or the last transport error, as they were.
+func CheckRetry(c *retry.Call) retryablehttp.CheckRetry {
+	return func(ctx context.Context, resp *http.Response, err error) (bool, error) {
+		return c.Decide(ctx, AttemptOf(resp, err)).Retry, nil
+	}
 }
 
-// Backoff is a retryablehttp.Backoff that returns the wait of the last
-// decision. It ignores its arguments: the wait was chosen, and checked
-// against the deadline and the budget, when the attempt was judged.
-func (c *Call) Backoff(_, _ time.Duration, _ int, _ *http.Response) time.Duration {
-	return c.last.Wait
+// Backoff returns a retryablehttp.Backoff that returns the wait of c's
+// last decision. It ignores its arguments: the wait was chosen, and
+// checked against the deadline and the budget, when the attempt was
+// judged.
+func Backoff(c *retry.Call) retryablehttp.Backoff {
+	return func(_, _ time.Duration, _ int, _ *http.Response) time.Duration {
+		return c.Last().Wait
+	}
 }
 
 // Client returns a go-retryablehttp client that sends one call with c's
@@ -53,7 +75,7 @@ func (c *Call) Backoff(_, _ time.Duration, _ int, _ *http.Response) time.Duratio
 // URLs with their query) and, when it gives up, returns the last response
 // and error as they were: go-retryablehttp's own give-up error drops the
 // response.
-func (c *Call) Client(hc *http.Client) *retryablehttp.Client {
+func Client(c *retry.Call, hc *http.Client) *retryablehttp.Client {
 	if hc == nil {
 		hc = http.DefaultClient
 	}
@@ -62,8 +84,8 @@ func (c *Call) Client(hc *http.Client) *retryablehttp.Client {
 	return &retryablehttp.Client{
 		HTTPClient:   &own,
 		RetryMax:     c.Policy.Retries(),
-		CheckRetry:   c.CheckRetry,
-		Backoff:      c.Backoff,
+		CheckRetry:   CheckRetry(c),
+		Backoff:      Backoff(c),
 		ErrorHandler: retryablehttp.PassthroughErrorHandler,
 	}
 }

@@ -1,6 +1,6 @@
-package retry_test
+package retryhttp_test
 
-// Tests of retryablehttp.go: Call.Client end to end against loopback
+// Tests of retryhttp.go: Client end to end against loopback
 // servers (retries, give-up with the last response, deadlines, the
 // caller's ResponseHandler, a pool that stays warm), the CheckRetry and
 // Backoff adapters, AttemptOf, and NoReplay, which keeps net/http from
@@ -16,6 +16,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"os"
 	"strconv"
 	"strings"
 	"sync"
@@ -28,6 +29,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/synthient-go/synthient/retry"
+	"github.com/synthient-go/synthient/retry/retryhttp"
 )
 
 // fastPolicy is New(c) with millisecond backoffs and the real clock, for
@@ -38,23 +40,23 @@ func fastPolicy(c retry.Class) retry.Policy {
 	return p
 }
 
-// doGet sends a GET of url with call.Client(hc) and returns the response
-// with its body read and closed.
-func doGet(t *testing.T, call *retry.Call, hc *http.Client, ctx context.Context, url string) (*http.Response, string, error) {
+// doGet sends a GET of url with Client(call, hc) and returns the status of
+// the response (0 for none) with its body read and closed.
+func doGet(t *testing.T, call *retry.Call, hc *http.Client, ctx context.Context, url string) (int, string, error) {
 	t.Helper()
 	req, err := retryablehttp.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 	require.NoError(t, err)
-	resp, err := call.Client(hc).Do(req)
-	if err != nil {
-		if resp != nil {
-			resp.Body.Close()
-		}
-		return resp, "", err
+	resp, err := retryhttp.Client(call, hc).Do(req)
+	if resp == nil {
+		return 0, "", err
 	}
-	defer resp.Body.Close()
+	defer func() { require.NoError(t, resp.Body.Close(), "closing the body") }()
+	if err != nil {
+		return resp.StatusCode, "", err
+	}
 	body, err := io.ReadAll(resp.Body)
 	require.NoError(t, err, "reading the body")
-	return resp, string(body), nil
+	return resp.StatusCode, string(body), nil
 }
 
 func TestClientStandardRetries5xx(t *testing.T) {
@@ -64,12 +66,12 @@ func TestClientStandardRetries5xx(t *testing.T) {
 			http.Error(w, "busy", http.StatusServiceUnavailable)
 			return
 		}
-		io.WriteString(w, "ok")
+		_, _ = io.WriteString(w, "ok")
 	})
 	call := fastPolicy(retry.Standard).Start()
-	resp, body, err := doGet(t, call, testHTTPClient(t, nil), context.Background(), srv.URL)
+	status, body, err := doGet(t, call, testHTTPClient(t, nil), context.Background(), srv.URL)
 	require.NoError(t, err)
-	assert.Equal(t, 200, resp.StatusCode, "status")
+	assert.Equal(t, 200, status, "status")
 	assert.Equal(t, "ok", body, "body")
 	assert.EqualValues(t, 3, arrivals.Load(), "arrivals")
 	assert.Equal(t, 2, call.Retries(), "Retries")
@@ -83,9 +85,9 @@ func TestClientGivesUpWithLastResponse(t *testing.T) {
 		http.Error(w, fmt.Sprintf("busy %d", n), http.StatusBadGateway)
 	})
 	call := fastPolicy(retry.Standard).Start()
-	resp, body, err := doGet(t, call, testHTTPClient(t, nil), context.Background(), srv.URL)
+	status, body, err := doGet(t, call, testHTTPClient(t, nil), context.Background(), srv.URL)
 	require.NoError(t, err, "want the last response and no error")
-	assert.Equal(t, 502, resp.StatusCode, "status")
+	assert.Equal(t, 502, status, "status")
 	assert.Equal(t, "busy 3\n", body, "body: the third 502's")
 	assert.EqualValues(t, 3, arrivals.Load(), "arrivals")
 	assert.Equal(t, retry.AttemptsExhausted, call.Last().Reason, "Last().Reason")
@@ -100,9 +102,9 @@ func TestClientBilledReturns5xx(t *testing.T) {
 				http.Error(w, "busy", code)
 			})
 			call := fastPolicy(retry.Billed).Start()
-			resp, body, err := doGet(t, call, testHTTPClient(t, nil), context.Background(), srv.URL)
+			status, body, err := doGet(t, call, testHTTPClient(t, nil), context.Background(), srv.URL)
 			require.NoError(t, err, "want the %d response", code)
-			assert.Equal(t, code, resp.StatusCode, "status")
+			assert.Equal(t, code, status, "status")
 			assert.Equal(t, "busy\n", body, "body")
 			assert.EqualValues(t, 1, arrivals.Load(), "arrivals")
 			assert.Equal(t, retry.MayHaveBeenProcessed, call.Last().Reason, "Last().Reason")
@@ -140,12 +142,12 @@ func TestClient429(t *testing.T) {
 					http.Error(w, "slow down", http.StatusTooManyRequests)
 					return
 				}
-				io.WriteString(w, "ok")
+				_, _ = io.WriteString(w, "ok")
 			})
 			call := fastPolicy(tc.class).Start()
-			resp, _, err := doGet(t, call, testHTTPClient(t, nil), context.Background(), srv.URL)
+			status, _, err := doGet(t, call, testHTTPClient(t, nil), context.Background(), srv.URL)
 			require.NoError(t, err)
-			assert.Equal(t, tc.status, resp.StatusCode, "status")
+			assert.Equal(t, tc.status, status, "status")
 			assert.Equal(t, tc.arrivals, arrivals.Load(), "arrivals")
 			assert.Equal(t, tc.reason, call.Last().Reason, "Last().Reason")
 		})
@@ -164,9 +166,9 @@ func TestClientDeadline(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
 	call := p.Start()
-	resp, _, err := doGet(t, call, testHTTPClient(t, nil), ctx, srv.URL)
+	status, _, err := doGet(t, call, testHTTPClient(t, nil), ctx, srv.URL)
 	require.NoError(t, err)
-	assert.Equal(t, 503, resp.StatusCode, "status")
+	assert.Equal(t, 503, status, "status")
 	assert.EqualValues(t, 1, arrivals.Load(), "arrivals")
 	d := call.Last()
 	assert.Equal(t, retry.BackoffExceedsDeadline, d.Reason, "Last().Reason")
@@ -190,13 +192,13 @@ func TestClientNetworkFailure(t *testing.T) {
 			srv, arrivals := countingServer(t, func(n int32, w http.ResponseWriter, r *http.Request) {
 				conn, _, err := w.(http.Hijacker).Hijack()
 				if err == nil {
-					conn.Close() // the request was read: the outcome is unknown
+					_ = conn.Close() // the request was read: the outcome is unknown
 				}
 			})
 			call := fastPolicy(tc.class).Start()
-			resp, _, err := doGet(t, call, testHTTPClient(t, nil), context.Background(), srv.URL)
+			status, _, err := doGet(t, call, testHTTPClient(t, nil), context.Background(), srv.URL)
 			require.Error(t, err, "want the transport error")
-			assert.Nil(t, resp, "response")
+			assert.Zero(t, status, "status: want no response")
 			assert.Equal(t, tc.arrivals, arrivals.Load(), "arrivals")
 			assert.Equal(t, tc.reason, call.Last().Reason, "Last().Reason")
 		})
@@ -210,17 +212,17 @@ func TestClientWithoutHTTPClient(t *testing.T) {
 	t.Parallel()
 	srv, arrivals := countingServer(t, func(_ int32, w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Connection", "close") // no idle connection is left in http.DefaultTransport
-		io.WriteString(w, "ok")
+		_, _ = io.WriteString(w, "ok")
 	})
 	call := fastPolicy(retry.Standard).Start()
-	rc := call.Client(nil)
+	rc := retryhttp.Client(call, nil)
 	require.NotSame(t, http.DefaultClient, rc.HTTPClient, "Client(nil) uses http.DefaultClient itself")
 	assert.NotNil(t, rc.HTTPClient.Transport, "no NoReplay transport")
 	assert.Nil(t, http.DefaultClient.Transport, "http.DefaultClient was modified")
 
-	resp, body, err := doGet(t, call, nil, context.Background(), srv.URL)
+	status, body, err := doGet(t, call, nil, context.Background(), srv.URL)
 	require.NoError(t, err)
-	assert.Equal(t, 200, resp.StatusCode, "status")
+	assert.Equal(t, 200, status, "status")
 	assert.Equal(t, "ok", body, "body")
 	assert.EqualValues(t, 1, arrivals.Load(), "arrivals")
 }
@@ -240,7 +242,7 @@ func TestClientAdapter(t *testing.T) {
 	p, _ := detPolicy(retry.Standard, 1)
 	p.MaxRetries = 100
 	call := p.Start()
-	rc := call.Client(hc)
+	rc := retryhttp.Client(call, hc)
 	h := rc.HTTPClient
 	require.NotSame(t, hc, h, "Client uses hc itself, not a copy")
 	assert.Same(t, jar, h.Jar, "the copy's Jar")
@@ -259,31 +261,31 @@ func TestClientAdapter(t *testing.T) {
 	}}
 	assert.Equal(t, retry.Attempt{
 		Status: 429, RetryAfter: []string{"Sun, 06 Nov 1994 08:49:44 GMT"}, Date: "Sun, 06 Nov 1994 08:49:37 GMT",
-	}, retry.AttemptOf(resp, nil), "AttemptOf(429 response)")
-	ok, err := call.CheckRetry(context.Background(), resp, nil)
+	}, retryhttp.AttemptOf(resp, nil), "AttemptOf(429 response)")
+	ok, err := retryhttp.CheckRetry(call)(context.Background(), resp, nil)
 	require.NoError(t, err, "CheckRetry(429 with Retry-After)")
 	require.True(t, ok, "CheckRetry(429 with Retry-After)")
 	assert.Equal(t, 7*time.Second, call.Last().Wait, "Wait: the 7s Retry-After measured against Date")
 	// Backoff returns the decided wait whatever go-retryablehttp passes.
-	assert.Equal(t, 7*time.Second, call.Backoff(time.Hour, 2*time.Hour, 9, nil), "Backoff")
+	assert.Equal(t, 7*time.Second, retryhttp.Backoff(call)(time.Hour, 2*time.Hour, 9, nil), "Backoff")
 
-	ok, err = call.CheckRetry(context.Background(), nil, &net.OpError{Op: "dial", Err: errors.New("refused")})
+	ok, err = retryhttp.CheckRetry(call)(context.Background(), nil, &net.OpError{Op: "dial", Err: errors.New("refused")})
 	require.NoError(t, err, "CheckRetry(dial error)")
 	assert.True(t, ok, "CheckRetry(dial error)")
-	assert.Equal(t, 2*time.Second, call.Backoff(0, 0, 0, nil), "Backoff after a dial error")
+	assert.Equal(t, 2*time.Second, retryhttp.Backoff(call)(0, 0, 0, nil), "Backoff after a dial error")
 
-	ok, err = call.CheckRetry(context.Background(), &http.Response{StatusCode: 404, Header: http.Header{}}, nil)
+	ok, err = retryhttp.CheckRetry(call)(context.Background(), &http.Response{StatusCode: 404, Header: http.Header{}}, nil)
 	require.NoError(t, err, "CheckRetry(404)")
 	assert.False(t, ok, "CheckRetry(404)")
 	assert.Equal(t, retry.NotRetryable, call.Last().Reason, "Last().Reason after a 404")
 
 	billed, _ := detPolicy(retry.Billed, 1)
-	ok, err = billed.Start().CheckRetry(context.Background(), nil, &url.Error{Op: "Get", URL: "x", Err: io.EOF})
+	ok, err = retryhttp.CheckRetry(billed.Start())(context.Background(), nil, &url.Error{Op: "Get", URL: "x", Err: io.EOF})
 	require.NoError(t, err, "billed CheckRetry(EOF)")
 	assert.False(t, ok, "billed CheckRetry(EOF)")
 }
 
-// A billed call through Call.Client is sent once per attempt the policy
+// A billed call through Client is sent once per attempt the policy
 // allowed, even over a shared http.Client whose Transport would replay it.
 func TestClientNeverReplaysABilledCall(t *testing.T) {
 	t.Parallel()
@@ -297,35 +299,35 @@ func TestClientNeverReplaysABilledCall(t *testing.T) {
 			srv, arrivals := countingServer(t, func(n int32, w http.ResponseWriter, r *http.Request) {
 				if n == 2 {
 					if c, _, err := w.(http.Hijacker).Hijack(); err == nil {
-						c.Close()
+						_ = c.Close() // read, and not answered
 					}
 					return
 				}
-				io.WriteString(w, "ok")
+				_, _ = io.WriteString(w, "ok")
 			})
 			hc := testHTTPClient(t, nil)
-			do := func() (*http.Response, error) {
+			do := func() error {
 				var body any
 				if method == http.MethodPost {
 					body = []byte(`{"ips":["192.0.2.1"]}`)
 				}
-				req, err := retryablehttp.NewRequest(method, srv.URL+"/lookup/ip/192.0.2.1", body)
+				req, err := retryablehttp.NewRequestWithContext(t.Context(), method, srv.URL+"/lookup/ip/192.0.2.1", body)
 				require.NoError(t, err)
 				if method == http.MethodPost {
 					// net/http replays a POST that says it is idempotent.
 					req.Header.Set("Idempotency-Key", "k")
 				}
 				call := retry.New(retry.Billed).Start()
-				resp, err := call.Client(hc).Do(req)
+				resp, err := retryhttp.Client(call, hc).Do(req)
 				if err == nil {
-					io.Copy(io.Discard, resp.Body)
-					resp.Body.Close()
+					_, err = io.Copy(io.Discard, resp.Body)
+					require.NoError(t, err, "reading the body")
+					require.NoError(t, resp.Body.Close(), "closing the body")
 				}
-				return resp, err
+				return err
 			}
-			_, err := do()
-			require.NoError(t, err, "first call")
-			_, err = do()
+			require.NoError(t, do(), "first call")
+			err := do()
 			require.Error(t, err, "second call succeeded: net/http re-sent it on a fresh connection")
 			assert.False(t, retry.ClassifyError(err).NotSent, "ClassifyError(%v).NotSent: the request was read by the server", err)
 			assert.EqualValues(t, 2, arrivals.Load(), "arrivals, want one per allowed attempt")
@@ -358,16 +360,16 @@ func TestNoReplay(t *testing.T) {
 		emptyBody bool // the copy has SetNoReplayBody's empty body
 	}{
 		{"GET without a body", func() (*http.Request, error) {
-			return http.NewRequest(http.MethodGet, target, nil)
+			return http.NewRequestWithContext(t.Context(), http.MethodGet, target, nil)
 		}, false, true},
 		{"http.NoBody", func() (*http.Request, error) {
-			return http.NewRequest(http.MethodGet, target, http.NoBody)
+			return http.NewRequestWithContext(t.Context(), http.MethodGet, target, http.NoBody)
 		}, false, true},
 		{"a body with GetBody", func() (*http.Request, error) {
-			return http.NewRequest(http.MethodPost, target, strings.NewReader(`{"ips":[]}`))
+			return http.NewRequestWithContext(t.Context(), http.MethodPost, target, strings.NewReader(`{"ips":[]}`))
 		}, false, false},
 		{"a body without GetBody", func() (*http.Request, error) {
-			return http.NewRequest(http.MethodPost, target, io.NopCloser(strings.NewReader(`{"ips":[]}`)))
+			return http.NewRequestWithContext(t.Context(), http.MethodPost, target, io.NopCloser(strings.NewReader(`{"ips":[]}`)))
 		}, true, false},
 	}
 	for _, tc := range cases {
@@ -377,9 +379,9 @@ func TestNoReplay(t *testing.T) {
 			require.NoError(t, err)
 			body, getBody, te := req.Body, req.GetBody != nil, req.TransferEncoding
 			rec := &recordingTransport{}
-			resp, err := retry.NoReplay(rec).RoundTrip(req)
+			resp, err := retryhttp.NoReplay(rec).RoundTrip(req)
 			require.NoError(t, err)
-			resp.Body.Close()
+			require.NoError(t, resp.Body.Close(), "closing the body")
 			got := rec.got
 			require.NotNil(t, got, "NoReplay did not send through the RoundTripper it was given")
 			assert.Nil(t, got.GetBody, "the request sent has a GetBody: net/http may replay it")
@@ -409,9 +411,9 @@ func TestNoReplay(t *testing.T) {
 // or chunking.
 func TestSetNoReplayBody(t *testing.T) {
 	t.Parallel()
-	r, err := http.NewRequest(http.MethodGet, "http://api.test/account/me", nil)
+	r, err := http.NewRequestWithContext(t.Context(), http.MethodGet, "http://api.test/account/me", nil)
 	require.NoError(t, err)
-	retry.SetNoReplayBody(r)
+	retryhttp.SetNoReplayBody(r)
 	require.NotNil(t, r.Body)
 	assert.Nil(t, r.GetBody, "GetBody")
 	assert.Zero(t, r.ContentLength, "ContentLength")
@@ -448,21 +450,21 @@ func TestNoReplayCopiesTheRequest(t *testing.T) {
 		defer mu.Unlock()
 		got = append(got, r.Method+" "+string(b)+" "+strings.Join(r.TransferEncoding, ","))
 	})
-	rt := retry.NoReplay(testHTTPClient(t, nil).Transport)
+	rt := retryhttp.NoReplay(testHTTPClient(t, nil).Transport)
 
-	req, err := http.NewRequest(http.MethodGet, srv.URL, nil)
+	req, err := http.NewRequestWithContext(t.Context(), http.MethodGet, srv.URL, nil)
 	require.NoError(t, err)
 	resp, err := rt.RoundTrip(req)
 	require.NoError(t, err)
-	resp.Body.Close()
+	require.NoError(t, resp.Body.Close(), "closing the body")
 	assert.Nil(t, req.Body, "the caller's request was modified: Body")
 	assert.Nil(t, req.TransferEncoding, "the caller's request was modified: TransferEncoding")
 
-	req, err = http.NewRequest(http.MethodPost, srv.URL, strings.NewReader("x"))
+	req, err = http.NewRequestWithContext(t.Context(), http.MethodPost, srv.URL, strings.NewReader("x"))
 	require.NoError(t, err)
 	resp, err = rt.RoundTrip(req)
 	require.NoError(t, err)
-	resp.Body.Close()
+	require.NoError(t, resp.Body.Close(), "closing the body")
 	assert.NotNil(t, req.GetBody, "the caller's request lost its GetBody")
 	mu.Lock()
 	defer mu.Unlock()
@@ -476,7 +478,7 @@ func TestClientKeepsThePoolWarm(t *testing.T) {
 	t.Parallel()
 	var conns atomic.Int32
 	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		io.WriteString(w, "ok")
+		_, _ = io.WriteString(w, "ok")
 	}))
 	srv.Config.ConnState = func(_ net.Conn, s http.ConnState) {
 		if s == http.StateNew {
@@ -489,12 +491,13 @@ func TestClientKeepsThePoolWarm(t *testing.T) {
 
 	hc := testHTTPClient(t, nil)
 	get := func(url string) error {
-		req, err := retryablehttp.NewRequest(http.MethodGet, url, nil)
+		req, err := retryablehttp.NewRequestWithContext(t.Context(), http.MethodGet, url, nil)
 		require.NoError(t, err)
-		resp, err := retry.New(retry.Billed).Start().Client(hc).Do(req)
+		resp, err := retryhttp.Client(retry.New(retry.Billed).Start(), hc).Do(req)
 		if err == nil {
-			io.Copy(io.Discard, resp.Body)
-			resp.Body.Close()
+			_, err = io.Copy(io.Discard, resp.Body)
+			require.NoError(t, err, "reading the body")
+			require.NoError(t, resp.Body.Close(), "closing the body")
 		}
 		return err
 	}
@@ -512,18 +515,18 @@ func TestClientResponseHandlerErrorStops(t *testing.T) {
 		t.Run(c.String(), func(t *testing.T) {
 			t.Parallel()
 			srv, arrivals := countingServer(t, func(_ int32, w http.ResponseWriter, _ *http.Request) {
-				io.WriteString(w, "not what the handler wants")
+				_, _ = io.WriteString(w, "not what the handler wants")
 			})
 			refused := errors.New("refused")
-			req, err := retryablehttp.NewRequest(http.MethodGet, srv.URL, nil)
+			req, err := retryablehttp.NewRequestWithContext(t.Context(), http.MethodGet, srv.URL, nil)
 			require.NoError(t, err)
 			req.SetResponseHandler(func(*http.Response) error { return refused })
 			call := fastPolicy(c).Start()
-			resp, err := call.Client(testHTTPClient(t, nil)).Do(req)
+			resp, err := retryhttp.Client(call, testHTTPClient(t, nil)).Do(req)
 			if resp != nil {
-				resp.Body.Close()
+				require.NoError(t, resp.Body.Close(), "closing the body")
 			}
-			assert.ErrorIs(t, err, refused, "want the handler's error")
+			require.ErrorIs(t, err, refused, "want the handler's error")
 			assert.EqualValues(t, 1, arrivals.Load(), "arrivals")
 			requireOutcome(t, call.Last(), stopWith(retry.HookFailed))
 		})
@@ -531,6 +534,52 @@ func TestClientResponseHandlerErrorStops(t *testing.T) {
 	t.Run("AttemptOf", func(t *testing.T) {
 		t.Parallel()
 		assert.Equal(t, retry.Attempt{Status: 200, HandlerErr: context.Canceled},
-			retry.AttemptOf(&http.Response{StatusCode: 200}, context.Canceled), "AttemptOf(response, error)")
+			retryhttp.AttemptOf(&http.Response{StatusCode: 200}, context.Canceled), "AttemptOf(response, error)")
 	})
+}
+
+// TestAttemptOfError: a transport error without a response is the
+// attempt's Err, with retry.ClassifyError's Failure.
+func TestAttemptOfError(t *testing.T) {
+	t.Parallel()
+	for _, err := range []error{
+		&net.OpError{Op: "dial", Net: "tcp", Err: errors.New("refused")},
+		&url.Error{Op: "Get", URL: "https://api.example/v4", Err: io.EOF},
+		fmt.Errorf("attempt 1: %w", &net.OpError{Op: "read", Net: "tcp", Err: os.ErrDeadlineExceeded}),
+	} {
+		t.Run(err.Error(), func(t *testing.T) {
+			t.Parallel()
+			assert.Equal(t, retry.Attempt{Err: err, Failure: retry.ClassifyError(err)}, retryhttp.AttemptOf(nil, err),
+				"AttemptOf: the error and its Failure")
+		})
+	}
+}
+
+// TestQuotaRefundOnceThroughRetryablehttp: go-retryablehttp calls CheckRetry
+// twice on one response when the request has a ResponseHandler. The quota
+// must still get back only what the call's retry took.
+func TestQuotaRefundOnceThroughRetryablehttp(t *testing.T) {
+	t.Parallel()
+	srv, arrivals := countingServer(t, func(n int32, w http.ResponseWriter, r *http.Request) {
+		if n == 1 {
+			w.WriteHeader(http.StatusServiceUnavailable)
+			return
+		}
+		_, _ = io.WriteString(w, "ok")
+	})
+	q := retry.NewQuota(500, 10, 5)
+	p, _ := detPolicy(retry.Standard, 1)
+	p.Base, p.Max = time.Millisecond, time.Millisecond
+	p.Quota = q
+	requireOutcome(t, p.Start().Decide(context.Background(), retry.Attempt{Status: 503}), outcome{Retry: true}) // another call holds 10
+
+	req, err := retryablehttp.NewRequestWithContext(context.Background(), http.MethodGet, srv.URL, nil)
+	require.NoError(t, err)
+	req.SetResponseHandler(func(*http.Response) error { return nil })
+	resp, err := retryhttp.Client(p.Start(), testHTTPClient(t, nil)).Do(req)
+	require.NoError(t, err)
+	require.NoError(t, resp.Body.Close(), "closing the body")
+	assert.Equal(t, 200, resp.StatusCode, "status")
+	assert.EqualValues(t, 2, arrivals.Load(), "arrivals")
+	assert.Equal(t, 490, q.Available(), "Available")
 }
