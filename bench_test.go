@@ -18,6 +18,7 @@ import (
 	"net/http/httptest"
 	"net/netip"
 	"os"
+	"path"
 	"path/filepath"
 	"runtime"
 	"strconv"
@@ -33,7 +34,8 @@ import (
 // lookupBody is a full IpLookup answer (api-v4.md §7).
 const lookupBody = `{"ip":"198.51.100.23","network":{"asn":64500,"isp":"Example Broadband","type":"RESIDENTIAL","org":null,"domain":"example-broadband.net","abuse_email":"abuse@example-broadband.net","abuse_phone":null},"location":{"country":"DE","state":"BE","city":"Berlin","timezone":"Europe/Berlin","latitude":52.52,"longitude":13.405,"geo_hash":"u33"},"intelligence":{"risk_score":81,"behavior":["PROGRAMMATIC_TRAFFIC"],"categories":["RESIDENTIAL_PROXY"],"devices":[{"os":"Android","version":"13","last_seen":1781049600}],"providers":[{"provider":"EXAMPLEPROXY","type":"RESIDENTIAL_PROXY","last_seen":1781136000}]}}`
 
-// lookupServer answers every request with lookupBody, and RateLimit
+// lookupServer answers every request with lookupBody, for the address
+// the path names (the parallel benchmarks ask for many), and RateLimit
 // headers that say the bucket is far from spent, as most answers of the
 // API do: the SDK's pacing learns from each and never holds a call. A plain
 // httptest server, not apiServer: the benchmarks measure the client, and
@@ -45,7 +47,11 @@ func lookupServer(b *testing.B) *httptest.Server {
 		h["Ratelimit-Limit"] = []string{"200"}
 		h["Ratelimit-Remaining"] = []string{"199"}
 		h["Ratelimit-Reset"] = []string{"1"}
-		writeJSON(w, http.StatusOK, lookupBody)
+		body := lookupBody
+		if ip := path.Base(r.URL.Path); ip != "198.51.100.23" && strings.HasPrefix(r.URL.Path, "/api/v4/lookup/ip/") {
+			body = strings.Replace(body, "198.51.100.23", ip, 1)
+		}
+		writeJSON(w, http.StatusOK, body)
 	}))
 	b.Cleanup(srv.Close)
 	return srv
