@@ -15,6 +15,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/hashicorp/go-retryablehttp"
 	"github.com/synthient-go/synthient/retry"
 )
 
@@ -55,10 +56,10 @@ type Client struct {
 	userAgent string
 	logger    *slog.Logger
 	hook      func(*ResponseInfo) error
-	observer  Observer     // nil without one
-	policy    retry.Policy // retry settings; the class is set per operation
-	pacer     *pacer       // the rate-limit models; nil without pacing
-	loops     sync.Pool    // *attemptLoop
+	observer  Observer              // nil without one
+	policy    retry.Policy          // retry settings; the class is set per operation
+	pacer     *pacer                // the rate-limit models; nil without pacing
+	rc        *retryablehttp.Client // sends every call's attempts (newRetryClient)
 	closed    atomic.Bool
 	streams   openStreams // the streams open, which Close ends
 
@@ -463,7 +464,7 @@ func NewClient(apiKey string, opts ...Option) (*Client, error) {
 		rt = c.owned
 	}
 	c.hc = newHTTPClient(rt)
-	c.loops.New = func() any { return newAttemptLoop(c) }
+	c.rc = newRetryClient(c.hc, c.policy.Retries())
 	return c, nil
 }
 

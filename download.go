@@ -592,14 +592,14 @@ func scrub(err error, rawQuery string) error {
 // storageError is the *APIError of an error status from storage, with the
 // presigned query redacted from its text.
 func storageError(resp *http.Response, m meta, rawQuery string) *APIError {
-	e := apiErrorFrom(resp)
+	a := readAnswer(resp)
+	redactQuery(&a, rawQuery)
+	var ra *time.Duration
 	if d, ok := retry.ParseRetryAfter(resp.Header["Retry-After"], resp.Header.Get("Date"), time.Now()); ok {
-		e.RetryAfter = &d
+		ra = &d
 	}
-	redactQuery(e, rawQuery)
 	m.reason = retry.NotRetryable
-	describeCall(e, m, true)
-	return e
+	return apiError(m, a, ra)
 }
 
 // copyExact copies the body of a 2xx answer to w, checks that exactly the
@@ -743,15 +743,16 @@ const (
 	minSecretPart  = 8 // a '/'-separated part of a decoded value
 )
 
-// redactQuery replaces the presigned query rawQuery in every text field of
-// e: S3 and R2 echo the canonical request and the string they signed
+// redactQuery replaces the presigned query rawQuery in every text of a:
+// S3 and R2 echo the canonical request and the string they signed
 // (SignatureDoesNotMatch), and a hostile host can echo anything.
-func redactQuery(e *APIError, rawQuery string) {
+func redactQuery(a *answer, rawQuery string) {
 	r := newQueryRedactor(rawQuery)
 	if r == nil {
 		return
 	}
-	e.Type, e.Title, e.Detail, e.RequestID = r.redact(e.Type), r.redact(e.Title), r.redact(e.Detail), r.redact(e.RequestID)
+	e := &a.problem
+	e.Type, e.Title, e.Detail, a.requestID = r.redact(e.Type), r.redact(e.Title), r.redact(e.Detail), r.redact(a.requestID)
 	if len(e.Errors) == 0 {
 		return
 	}
