@@ -33,7 +33,7 @@ type operation struct {
 	body     []byte      // JSON request body, nil for none
 	class    retry.Class // retry class
 	noKey    bool        // send no API key (/health)
-	accept   string      // Accept header
+	accept   []string    // Accept header value, shared: never modified
 	redirect bool        // a 3xx is the result, judged by the caller (download API leg)
 	raw      bool        // a download: ask for the identity encoding, so that nothing decodes the body
 	bucket   bucket      // the rate limit it counts against; noBucket is never paced
@@ -54,7 +54,8 @@ type call struct {
 	context.Context // the caller's, with the connection trace when traced
 
 	c      *Client
-	op     *operation
+	op     operation // a copy: the caller's need not outlive the call on the heap
+	req    retryablehttp.Request
 	policy retry.Call    // the policy's state; policy.Last() is the latest decision
 	obs    *observedCall // the call as the observer sees it; nil without one
 
@@ -156,12 +157,11 @@ func (c *Client) do(ctx context.Context, op *operation) (resp *http.Response, m 
 		return nil, m, stopError(m, err, nil)
 	}
 	cl := c.newCall(ctx, op)
-	req, err := c.newRequest(cl, op) //nolint:contextcheck // cl is a context derived from ctx
-	if err != nil {
+	if err := c.newRequest(cl); err != nil { //nolint:contextcheck // cl is a context derived from ctx
 		return nil, m, err
 	}
 	defer cl.learn(nil, false, 0) // an attempt a panic left in flight in the model
-	resp, err = c.rc.Do(req)
+	resp, err = c.rc.Do(&cl.req)
 	m.attempts = cl.attempts
 	resp, err = cl.result(ctx, resp, err)
 	if err != nil {
@@ -180,7 +180,7 @@ func (c *Client) do(ctx context.Context, op *operation) (resp *http.Response, m 
 func (c *Client) newCall(ctx context.Context, op *operation) *call {
 	p := c.policy
 	p.Class = op.class
-	cl := &call{Context: ctx, c: c, op: op, policy: retry.Call{Policy: p}, obs: c.observed(ctx)}
+	cl := &call{Context: ctx, c: c, op: *op, policy: retry.Call{Policy: p}, obs: c.observed(ctx)}
 	// An earlier leg of the call was answered: the call has reached the
 	// server, and its attempts count.
 	cl.attempts, cl.reached = op.prior, op.prior > 0
@@ -193,20 +193,23 @@ func (c *Client) newCall(ctx context.Context, op *operation) *call {
 	return cl
 }
 
-// newRequest builds op's request below the client's base URL, with the
-// call cl as its context.
-func (c *Client) newRequest(cl *call, op *operation) (*retryablehttp.Request, error) {
+// newRequest builds the request of cl's operation below the client's base
+// URL, in cl.req, with cl as its context. The header values are shared
+// slices, as the Accept of op: net/http never modifies a request's
+// header, nor may a RoundTripper.
+func (c *Client) newRequest(cl *call) error {
+	op := &cl.op
 	u := c.base + op.path
 	if len(op.query) > 0 {
 		u += "?" + op.query.Encode()
 	}
 	hreq, err := http.NewRequestWithContext(cl, op.method, u, nil)
 	if err != nil {
-		return nil, opError(meta{op: op.name}, "building the request", errors.Unwrap(err))
+		return opError(meta{op: op.name}, "building the request", errors.Unwrap(err))
 	}
-	hreq.Header["User-Agent"] = []string{c.userAgent}
-	if op.accept != "" {
-		hreq.Header["Accept"] = []string{op.accept}
+	hreq.Header["User-Agent"] = c.userAgent
+	if op.accept != nil {
+		hreq.Header["Accept"] = op.accept
 	}
 	if op.raw {
 		hreq.Header["Accept-Encoding"] = identity
@@ -218,18 +221,25 @@ func (c *Client) newRequest(cl *call, op *operation) (*retryablehttp.Request, er
 	// own, as retry.NoReplay would otherwise make it on a copy at each
 	// attempt: without a body, SetNoReplayBody's; with one, no GetBody
 	// (go-retryablehttp rewinds op.body itself).
-	req := &retryablehttp.Request{Request: hreq}
+	cl.req.Request = hreq
 	if op.body == nil {
 		retry.SetNoReplayBody(hreq)
-		return req, nil
+		return nil
 	}
-	hreq.Header["Content-Type"] = []string{"application/json"}
-	if err := req.SetBody(op.body); err != nil {
-		return nil, opError(meta{op: op.name}, "building the request", err)
+	hreq.Header["Content-Type"] = mediaJSON
+	if err := cl.req.SetBody(op.body); err != nil {
+		return opError(meta{op: op.name}, "building the request", err)
 	}
 	hreq.GetBody = nil
-	return req, nil
+	return nil
 }
+
+// Header values of requests, shared by all (see newRequest).
+var (
+	mediaJSON   = []string{"application/json"}
+	mediaNDJSON = []string{"application/x-ndjson"}
+	mediaOctets = []string{"application/octet-stream"}
+)
 
 // sendStep is the outer RoundTripper of the retry client's http.Client.
 // It takes each attempt of a call through the retry wait and pacing
@@ -312,7 +322,7 @@ func (cl *call) record(ctx context.Context, resp *http.Response, err error) (a r
 	if err != nil {
 		a = cl.failed(ctx, err)
 	} else {
-		a, requestID = cl.answered(resp), resp.Header.Get("X-Request-Id")
+		a, requestID = cl.answered(resp), headerValue(resp.Header, "X-Request-Id")
 	}
 	cl.gotConn = false // the next attempt starts afresh
 	return a, requestID
@@ -348,13 +358,22 @@ func (cl *call) answered(resp *http.Response) retry.Attempt {
 	a := retry.Attempt{
 		Status:     resp.StatusCode,
 		RetryAfter: resp.Header["Retry-After"],
-		Date:       resp.Header.Get("Date"),
+		Date:       headerValue(resp.Header, "Date"),
 		Accepted:   cl.op.accepts(resp.StatusCode),
 	}
 	if !a.Accepted {
 		cl.last = outcome{answer: readAnswer(resp)}
 	}
 	return a
+}
+
+// headerValue returns the first value of h's canonical key, as h.Get does
+// without canonicalising key again.
+func headerValue(h http.Header, key string) string {
+	if v := h[key]; len(v) > 0 {
+		return v[0]
+	}
+	return ""
 }
 
 // meta describes the call for its error, stopped for reason.

@@ -44,7 +44,8 @@ const (
 // documentation); none sets an overall deadline, which is the caller's
 // ctx.
 type Client struct {
-	// apiKey returns the X-Api-Key header value. The key sits in a
+	// apiKey returns the X-Api-Key header value, one slice shared by every
+	// request (see newRequest). The key sits in a
 	// closure, not a field, so that no dump of a Client prints it: not fmt
 	// on an unexported field or with a bad verb (where Format is not
 	// called), not reflection, not spew.
@@ -53,7 +54,7 @@ type Client struct {
 	baseURL   *url.URL // parsed base, for the origin checks of downloads
 	hc        *http.Client
 	owned     *http.Transport // nil when the caller gave the transport
-	userAgent string
+	userAgent []string        // the User-Agent header value, shared (see newRequest)
 	logger    *slog.Logger
 	hook      func(*ResponseInfo) error
 	observer  Observer              // nil without one
@@ -433,14 +434,15 @@ func NewClient(apiKey string, opts ...Option) (*Client, error) {
 	if err != nil { // WithBaseURL checked it; DefaultBaseURL parses
 		return nil, invalid("base URL does not parse")
 	}
+	key := []string{apiKey} // one header value for every request (see newRequest)
 	c := &Client{
-		apiKey:    func() []string { return []string{apiKey} },
-		base:      base.String(),
-		baseURL:   base,
-		userAgent: "synthient-go/" + Version,
-		logger:    s.logger,
-		hook:      s.hook,
-		observer:  s.observer,
+		apiKey:  func() []string { return key },
+		base:    base.String(),
+		baseURL: base,
+
+		logger:   s.logger,
+		hook:     s.hook,
+		observer: s.observer,
 		policy: retry.Policy{
 			MaxRetries:    s.maxRetries,
 			Base:          s.backoffBase,
@@ -451,9 +453,11 @@ func NewClient(apiKey string, opts ...Option) (*Client, error) {
 			Quota:         s.quota,
 		},
 	}
+	ua := "synthient-go/" + Version
 	if s.userAgent != "" {
-		c.userAgent += " " + s.userAgent
+		ua += " " + s.userAgent
 	}
+	c.userAgent = []string{ua}
 	c.cache = newLookupCache(s.cache, s.logger)
 	if !s.noPacing {
 		c.pacer = newPacer(time.Now, s.maxRetryAfter)

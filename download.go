@@ -492,7 +492,7 @@ func downloadOp(prior meta, feed Feed, id string) (*operation, error) {
 		route:    "/feeds/{feed}/export/{id}",
 		path:     "/feeds/" + seg + "/export/" + idPath,
 		class:    retry.Standard,
-		accept:   "application/octet-stream",
+		accept:   mediaOctets,
 		redirect: true,
 		raw:      true,
 		bucket:   downloadBucket,
@@ -554,8 +554,8 @@ func (c *Client) sendStorage(ctx context.Context, m meta, loc *url.URL) (*http.R
 		return nil, opError(m, "building the storage request", nil)
 	}
 	// Only these headers: no API key, Authorization or cookie.
-	req.Header["User-Agent"] = []string{c.userAgent}
-	req.Header["Accept"] = []string{"application/octet-stream"}
+	req.Header["User-Agent"] = c.userAgent
+	req.Header["Accept"] = mediaOctets
 	req.Header["Accept-Encoding"] = identity
 	retry.SetNoReplayBody(req)
 	oc := c.observed(ctx)
