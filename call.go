@@ -1,10 +1,10 @@
 // One call of the client, top-down: do builds the call and its request
-// and gives them to the client's one retryablehttp.Client (newRetryClient),
-// whose Do sends each attempt through sendStep (the retry wait, pacing,
-// the observer's StartRequest, the transport) and asks checkRetry, where
-// the attempt is recorded, decided and reported, what comes next. do then
-// turns what Do returned into the call's result. See docs/retries.md,
-// "The call path".
+// and hands them to the client's one retryablehttp.Client (newRetryClient).
+// Its Do sends each attempt through sendStep (the retry wait, pacing, the
+// observer's StartRequest, the transport), then asks checkRetry, which
+// records the attempt, decides, reports and answers what comes next. do
+// turns what Do returned into the call's result (result). See
+// docs/retries.md, "The call path".
 
 package synthient
 
@@ -117,8 +117,8 @@ var errUnsent = errors.New("synthient: attempt not sent")
 // sends the attempts of every call over hc:
 //   - each attempt goes through sendStep before hc's transport;
 //   - CheckRetry is checkRetry, which finds the call in the request's
-//     context; RetryMax is the client's maximum retries, where checkRetry
-//     stops every class first;
+//     context; RetryMax is the client's maximum retries, which checkRetry
+//     never lets Do reach: the policy stops each class at it or earlier;
 //   - Backoff returns 0: sendStep waits out the retry wait, because
 //     go-retryablehttp gives Backoff no request when an attempt got no
 //     response, so the wait of a call is not known there; a cancellation
