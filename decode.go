@@ -29,7 +29,7 @@ func (c *Client) getJSON(ctx context.Context, op *operation, out any) (m meta, e
 // is a *ConnectionError or *TimeoutError, a body that does not decode a
 // *DecodeError) and closes it.
 func decodeJSON(ctx context.Context, resp *http.Response, m meta, out any) error {
-	defer resp.Body.Close()
+	defer func() { _ = resp.Body.Close() }()
 	body, err := readBody(resp)
 	if err != nil {
 		return readError(ctx, m, err)
