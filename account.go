@@ -71,7 +71,7 @@ func (c *Client) Account(ctx context.Context) (_ *Account, err error) {
 		route:  "/account/me",
 		path:   "/account/me",
 		class:  retry.Standard,
-		accept: "application/json",
+		accept: mediaJSON,
 		bucket: accountBucket,
 	}
 	var out Account
@@ -99,7 +99,7 @@ func (c *Client) Health(ctx context.Context) (_ *Health, err error) {
 		path:   "/health",
 		class:  retry.Billed,
 		noKey:  true,
-		accept: "application/json",
+		accept: mediaJSON,
 	}
 	var out Health
 	m, err := c.getJSON(ctx, op, &out)

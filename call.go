@@ -1,48 +1,10 @@
-// How one call goes through go-retryablehttp.
-//
-// A method builds an operation and calls getJSON, or do itself for a stream
-// or a download. do refuses a closed client or an ended ctx, takes an
-// attemptLoop from the client's pool, builds the request (newRequest),
-// readies the loop for op (start) and calls go-retryablehttp's Do, which
-// calls back, for each attempt:
-//
-//  1. HTTPClient.Do sends the attempt. When the client paces or has an
-//     observer, the loop's own http.Client first takes it through
-//     loopTransport: pace (pace.go) waits until the model of op's
-//     rate-limit bucket lets it go, and fails it with a *holdError,
-//     unsent, when that would pass ctx's deadline or ctx ends meanwhile;
-//     then startRequest (observer.go) shows it to the observer. The
-//     attempt then goes through retryhttp.NoReplay, then locationAside, then
-//     the transport (see newHTTPClient).
-//  2. CheckRetry, which is checkRetry, judges it. A *holdError stops the
-//     call at once (holdStop), the attempt not counted. Otherwise record
-//     counts the attempt, runs the response hook and keeps the attempt's
-//     typed error in l.last; decide asks the policy (l.call.Decide, which
-//     keeps the decision as l.call.Last); learn gives the bucket's model
-//     the answer's RateLimit headers (and a 429's Retry-After), or tells it
-//     the attempt got none; the decision is logged, and given to the
-//     observer with the attempt's end (endRequest). checkRetry answers Do
-//     with the call's next state:
-//       - done (false, nil): the response is accepted, and Do returns it;
-//       - stop (false, err), err being the hook's error or the call's
-//         error from stop: Do calls ErrorHandler, which is
-//         retryablehttp.PassthroughErrorHandler, and returns err as it is
-//         (go-retryablehttp's own error would quote the URL);
-//       - retry (true, nil): Do calls Backoff (retryhttp.Backoff of l.call),
-//         which gives the wait the policy chose, waits, and goes back to 1.
-//
-// Do never gives up by itself: RetryMax is above every policy's retries.
-// When ctx ends during a wait, Do returns ctx.Err() at once and calls
-// nothing back, so the last decision is still a retry. Then, and after a
-// stop, Do calls the http.Client's CloseIdleConnections, which NoReplay
-// hides from the shared pool.
-//
-// When Do returns, result turns what it returned into the call's outcome:
-// the accepted response; checkRetry's error (a stop, or holdStop's); or,
-// when the last decision is a retry and ctx has ended, the stop checkRetry
-// never got to make, which cancelled logs and builds as checkRetry builds
-// the others. do then resets the loop, which releases an attempt still in
-// flight in its bucket's model, and puts it back in the pool.
+// One call of the client, top-down: do builds the call and its request
+// and hands them to the client's one retryablehttp.Client (newRetryClient).
+// Its Do sends each attempt through sendStep (the retry wait, pacing, the
+// observer's StartRequest, the transport), then asks checkRetry, which
+// records the attempt, decides, reports and answers what comes next. do
+// turns what Do returned into the call's result (result). See
+// docs/retries.md, "The call path".
 
 package synthient
 
@@ -54,6 +16,7 @@ import (
 	"net/http"
 	"net/http/httptrace"
 	"net/url"
+	"time"
 
 	"github.com/hashicorp/go-retryablehttp"
 	"github.com/synthient-go/synthient/retry"
@@ -71,7 +34,7 @@ type operation struct {
 	body     []byte      // JSON request body, nil for none
 	class    retry.Class // retry class
 	noKey    bool        // send no API key (/health)
-	accept   string      // Accept header
+	accept   []string    // Accept header value, shared: never modified
 	redirect bool        // a 3xx is the result, judged by the caller (download API leg)
 	raw      bool        // a download: ask for the identity encoding, so that nothing decodes the body
 	bucket   bucket      // the rate limit it counts against; noBucket is never paced
@@ -83,91 +46,102 @@ func (op *operation) accepts(status int) bool {
 	return status >= 200 && status < 300 || op.redirect && status >= 300 && status < 400
 }
 
-// attemptLoop carries one call through go-retryablehttp (see the comment
-// at the top of this file). Loops are pooled by the client.
-type attemptLoop struct {
-	// Set once, by newAttemptLoop: rc's callbacks are bound to the loop.
-	c     *Client
-	rc    retryablehttp.Client
-	trace httptrace.ClientTrace
+// call is one leg of a client call on its way through go-retryablehttp:
+// all that sendStep and checkRetry know of it. It is the context of the
+// leg's request, so that both find it from the request alone (callOf);
+// its Value answers callKey and otherwise asks the caller's context. Its
+// attempts are sent one after another, so it needs no lock.
+type call struct {
+	context.Context // the caller's, with the connection trace when traced
 
-	// Set by start for one call; cleared, with the rest, by reset.
-	op   *operation
-	call retry.Call // the policy's state; its Last decision is the call's state
+	c      *Client
+	op     operation // a copy: the caller's need not outlive the call on the heap
+	req    retryablehttp.Request
+	policy retry.Call    // the policy's state; policy.Last() is the latest decision
+	obs    *observedCall // the call as the observer sees it; nil without one
 
-	// paced records that the current attempt went through pace and is in
-	// flight in its bucket's model, until learn takes its outcome in;
-	// ticket is what the model noted of it when it went.
+	attempts int     // of the call, its earlier legs' included
+	reached  bool    // some attempt may have reached the server
+	last     outcome // the latest attempt that failed; none at first
+
+	// wait is the retry wait the latest decision chose, which sendStep
+	// waits out before the next attempt.
+	wait time.Duration
+	// unsent is why sendStep did not send the attempt; none when it did.
+	unsent unsent
+	// paced records that the attempt went through pacing and is in flight
+	// in its bucket's model, until learn takes its outcome in; ticket is
+	// what the model noted of it.
 	paced  bool
 	ticket ticket
-	// held records that the pacing step stopped the call (holdStop).
-	held bool
-
-	// Updated by record after each attempt.
-	attempts int
-	// reached records that an attempt of the call may have reached the
-	// server: it got a response, or failed after the request may have been
-	// written. It makes NotSent describe the call, not its last attempt.
-	reached bool
-	// last is the typed error (*APIError, *ConnectionError or
-	// *TimeoutError) of the latest attempt that failed; an attempt cut
-	// short by ctx leaves it as it was. stop makes it describe the call.
-	last error
-
-	// gotConn records that the current attempt got a connection. The trace
-	// sets it (installed on the client's own transport only, whose GotConn
-	// runs on the calling goroutine); record clears it. An attempt without
-	// one sent nothing, also when ctx cut it short while dialing. The
-	// pooled trace is never changed after newAttemptLoop: a caller's own
-	// trace is merged into a fresh one (traced).
+	// traced records that the connection trace is installed, which sets
+	// gotConn when the attempt gets a connection (see newCall).
+	traced  bool
 	gotConn bool
-
-	// observed is the call as the client's observer sees it, nil without
-	// an observer; requestCtx is the context of the attempt it was shown
-	// last (startRequest), until its end was reported.
-	observed   *observedCall
-	requestCtx context.Context
+	trace   httptrace.ClientTrace
+	// reqCtx is the context the observer returned for the attempt in
+	// flight (startRequest), until its end was reported.
+	reqCtx context.Context
 }
 
-// newAttemptLoop returns a loop for the calls of c, the pool's New.
-func newAttemptLoop(c *Client) *attemptLoop {
-	l := &attemptLoop{c: c}
-	l.trace.GotConn = func(httptrace.GotConnInfo) { l.gotConn = true }
-	hc := c.hc
-	if c.pacer != nil || c.observer != nil {
-		// Each attempt waits in pace and is shown to the observer first;
-		// the layer is the loop's own.
-		hc = &http.Client{Transport: &loopTransport{l: l, next: c.hc.Transport}, CheckRedirect: c.hc.CheckRedirect}
+// unsent is why sendStep did not send an attempt: ctx ended during the
+// retry wait (ctxErr set, held false), or pacing held it (held), for wait
+// (shared: for the team) past ctx's deadline or until ctx ended (ctxErr).
+type unsent struct {
+	held   bool
+	ctxErr error
+	wait   time.Duration
+	shared bool
+}
+
+func (u *unsent) set() bool { return u.held || u.ctxErr != nil }
+
+// callKey is the context key of a request's *call.
+type callKey struct{}
+
+// Value returns cl for callKey, else the value of the caller's context.
+func (cl *call) Value(key any) any {
+	if key == (callKey{}) {
+		return cl
 	}
-	l.rc = retryablehttp.Client{
-		HTTPClient: hc,
-		// The policy decides; this only keeps go-retryablehttp from
-		// stopping first.
-		RetryMax:     retry.MaxRetriesCap + 1,
-		CheckRetry:   l.checkRetry,
-		Backoff:      retryhttp.Backoff(&l.call),
+	return cl.Context.Value(key)
+}
+
+// callOf returns the call whose request has context ctx.
+func callOf(ctx context.Context) *call { return ctx.Value(callKey{}).(*call) }
+
+// errUnsent is what sendStep fails an attempt with when it does not send
+// it: only to end the RoundTrip. checkRetry reads why from the call.
+var errUnsent = errors.New("synthient: attempt not sent")
+
+// newRetryClient returns the client's one retryablehttp.Client, which
+// sends the attempts of every call over hc:
+//   - each attempt goes through sendStep before hc's transport;
+//   - CheckRetry is checkRetry, which finds the call in the request's
+//     context; RetryMax is the client's maximum retries, which checkRetry
+//     never lets Do reach: the policy stops each class at it or earlier;
+//   - Backoff returns 0: sendStep waits out the retry wait, because
+//     go-retryablehttp gives Backoff no request when an attempt got no
+//     response, so the wait of a call is not known there; a cancellation
+//     during it then comes back through checkRetry as every other stop;
+//   - ErrorHandler is retryablehttp.PassthroughErrorHandler: Do returns
+//     checkRetry's error as it is, where its own would quote the URL;
+//   - Do calls the http.Client's CloseIdleConnections when it gives up on
+//     a call; sendStep has none, so the pool, every call's, stays (Close
+//     closes its idle connections);
+//   - no Logger: go-retryablehttp's would print URLs.
+func newRetryClient(hc *http.Client, maxRetries int) *retryablehttp.Client {
+	return &retryablehttp.Client{
+		HTTPClient:   &http.Client{Transport: sendStep{next: hc.Transport}, CheckRedirect: hc.CheckRedirect},
+		RetryMax:     maxRetries,
+		CheckRetry:   checkRetry,
+		Backoff:      noBackoff,
 		ErrorHandler: retryablehttp.PassthroughErrorHandler,
 	}
-	return l
 }
 
-// loopTransport is the outer layer of a loop's HTTP client when the
-// client paces or has an observer: each attempt of the loop's call waits
-// in pace, then is shown to the observer (startRequest), before it goes.
-type loopTransport struct {
-	l    *attemptLoop
-	next http.RoundTripper
-}
-
-func (t *loopTransport) RoundTrip(r *http.Request) (*http.Response, error) {
-	if err := t.l.pace(r.Context()); err != nil {
-		if r.Body != nil {
-			r.Body.Close()
-		}
-		return nil, err
-	}
-	return t.next.RoundTrip(t.l.startRequest(r))
-}
+// noBackoff is the retryablehttp.Backoff of newRetryClient.
+func noBackoff(_, _ time.Duration, _ int, _ *http.Response) time.Duration { return 0 }
 
 // do sends op with its retry class and returns the accepted response
 // (2xx, or the 307 of a download) with its body open, or the call's error.
@@ -183,39 +157,60 @@ func (c *Client) do(ctx context.Context, op *operation) (resp *http.Response, m 
 		m.reason = retry.ContextDone
 		return nil, m, stopError(m, err, nil)
 	}
-	l := c.loops.Get().(*attemptLoop)
-	defer func() {
-		l.reset()
-		c.loops.Put(l)
-	}()
-	req, err := c.newRequest(l.traced(ctx), op)
-	if err != nil {
+	cl := c.newCall(ctx, op)
+	if err := c.newRequest(cl); err != nil { //nolint:contextcheck // cl is a context derived from ctx
 		return nil, m, err
 	}
-	l.start(op, c.policy)
-	l.observed = c.observed(ctx)
-	resp, err = l.rc.Do(req)
-	m.attempts = l.attempts
-	resp, err = l.result(ctx, resp, err)
+	defer cl.learn(nil, false, 0) // an attempt a panic left in flight in the model
+	resp, err = c.rc.Do(&cl.req)
+	m.attempts = cl.attempts
+	resp, err = cl.result(ctx, resp, err)
 	if err != nil {
 		c.closeIdleIfClosed() // the last attempt's answer was closed
 	}
 	return resp, m, err
 }
 
-// newRequest builds op's request below the client's base URL.
-func (c *Client) newRequest(ctx context.Context, op *operation) (*retryablehttp.Request, error) {
+// newCall returns the call of op on ctx. When the client owns its
+// transport and ctx can end, the call traces its attempts' connections:
+// an attempt that got none sent nothing, also when ctx cut it short while
+// it waited for one. Without an end, every failure before a connection is
+// a dial failure, which says so itself; another transport's connections
+// cannot be traced reliably, so there every failure that is not NotSent
+// may have reached the server.
+func (c *Client) newCall(ctx context.Context, op *operation) *call {
+	p := c.policy
+	p.Class = op.class
+	cl := &call{Context: ctx, c: c, op: *op, policy: retry.Call{Policy: p}, obs: c.observed(ctx)}
+	// An earlier leg of the call was answered: the call has reached the
+	// server, and its attempts count.
+	cl.attempts, cl.reached = op.prior, op.prior > 0
+	if c.owned != nil && ctx.Done() != nil {
+		cl.traced = true
+		cl.trace.GotConn = func(httptrace.GotConnInfo) { cl.gotConn = true }
+		// A caller's own hooks are merged into cl.trace, the call's own.
+		cl.Context = httptrace.WithClientTrace(ctx, &cl.trace)
+	}
+	return cl
+}
+
+// newRequest builds the request of cl's operation below the client's base
+// URL, in cl.req, with cl as its context. The header values are shared
+// slices, as the Accept of op: net/http never modifies a request's
+// header, nor may a RoundTripper.
+func (c *Client) newRequest(cl *call) error {
+	op := &cl.op
 	u := c.base + op.path
 	if len(op.query) > 0 {
 		u += "?" + op.query.Encode()
 	}
-	hreq, err := http.NewRequestWithContext(ctx, op.method, u, nil)
+	hreq, err := http.NewRequestWithContext(cl, op.method, u, nil)
 	if err != nil {
-		return nil, opError(meta{op: op.name}, "building the request", errors.Unwrap(err))
+		return opError(meta{op: op.name}, "building the request", errors.Unwrap(err))
 	}
-	hreq.Header["User-Agent"] = []string{c.userAgent}
-	if op.accept != "" {
-		hreq.Header["Accept"] = []string{op.accept}
+	hreq.Header["User-Agent"] = c.userAgent
+	if op.accept != nil {
+		hreq.Header["Accept"] = op.accept
 	}
 	if op.raw {
 		hreq.Header["Accept-Encoding"] = identity
@@ -227,73 +222,87 @@ func (c *Client) newRequest(ctx context.Context, op *operation) (*retryablehttp.
 	// own, as retryhttp.NoReplay would otherwise make it on a copy at each
 	// attempt: without a body, SetNoReplayBody's; with one, no GetBody
 	// (go-retryablehttp rewinds op.body itself).
-	req := &retryablehttp.Request{Request: hreq}
+	cl.req.Request = hreq
 	if op.body == nil {
 		retryhttp.SetNoReplayBody(hreq)
-		return req, nil
+		return nil
 	}
-	hreq.Header["Content-Type"] = []string{"application/json"}
-	if err := req.SetBody(op.body); err != nil {
-		return nil, opError(meta{op: op.name}, "building the request", err)
+	hreq.Header["Content-Type"] = mediaJSON
+	if err := cl.req.SetBody(op.body); err != nil {
+		return opError(meta{op: op.name}, "building the request", err)
 	}
 	hreq.GetBody = nil
-	return req, nil
+	return nil
 }
 
-// traced returns ctx with the loop's connection trace, when the client
-// owns its transport: another transport's connections cannot be traced
-// reliably, so there every failure that is not NotSent may have reached
-// the server.
-func (l *attemptLoop) traced(ctx context.Context) context.Context {
-	if l.c.owned == nil {
-		return ctx
+// Header values of requests, shared by all (see newRequest).
+var (
+	mediaJSON   = []string{"application/json"}
+	mediaNDJSON = []string{"application/x-ndjson"}
+	mediaOctets = []string{"application/octet-stream"}
+)
+
+// sendStep is the outer RoundTripper of the retry client's http.Client.
+// It takes each attempt of a call through the retry wait and pacing
+// (ready), shows it to the observer (startRequest) and sends it through
+// next. An attempt it does not send it fails with errUnsent, the reason
+// recorded on the call.
+type sendStep struct{ next http.RoundTripper }
+
+func (s sendStep) RoundTrip(r *http.Request) (*http.Response, error) {
+	ctx := r.Context()
+	cl := callOf(ctx)
+	if !cl.ready(ctx) {
+		if r.Body != nil {
+			_ = r.Body.Close()
+		}
+		return nil, errUnsent
 	}
-	if httptrace.ContextClientTrace(ctx) != nil {
-		// WithClientTrace merges the caller's hooks into the trace it is
-		// given, in place: a fresh one, never the pooled one, which other
-		// calls would then run.
-		return httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{GotConn: l.trace.GotConn})
+	return s.next.RoundTrip(cl.startRequest(r))
+}
+
+// ready waits until the call's next attempt may go: the retry wait the
+// latest decision chose, then pacing. It reports false, with why in
+// cl.unsent, when ctx ends meanwhile or pacing holds the attempt.
+func (cl *call) ready(ctx context.Context) bool {
+	if w := cl.wait; w > 0 {
+		cl.wait = 0
+		if err := sleep(ctx, w, nil); err != nil {
+			cl.unsent = unsent{ctxErr: err}
+			return false
+		}
 	}
-	return httptrace.WithClientTrace(ctx, &l.trace)
+	return cl.pace(ctx)
 }
 
-// start readies the loop for op, with the client's policy p.
-func (l *attemptLoop) start(op *operation, p retry.Policy) {
-	p.Class = op.class
-	l.op = op
-	// An earlier leg of the call was answered: the call has reached the
-	// server, and its attempts count.
-	l.attempts, l.reached = op.prior, op.prior > 0
-	l.call.Reset(p)
-}
-
-// reset clears the loop for the pool.
-func (l *attemptLoop) reset() {
-	l.learn(nil, false, 0) // an attempt still in flight in the model
-	l.op, l.attempts, l.reached, l.gotConn, l.last, l.held = nil, 0, false, false, nil, false
-	l.observed, l.requestCtx = nil, nil
-	l.call.Reset(retry.Policy{})
-}
-
-// checkRetry is go-retryablehttp's CheckRetry: it judges the attempt that
-// just ended and tells Do what comes next (step 2 at the top of this
-// file). It returns an error only to stop the call with it.
-func (l *attemptLoop) checkRetry(ctx context.Context, resp *http.Response, err error) (bool, error) {
-	if h := asHoldError(err); h != nil {
-		return false, l.holdStop(ctx, h) // nothing was sent
+// checkRetry is the retry client's CheckRetry: it judges the attempt that
+// just ended and answers Do. An attempt sendStep did not send stops the
+// call (unsentStop). Otherwise, in this order: record the attempt, decide
+// with the policy, give the pacing model the answer, log the decision,
+// report the attempt's end to the observer, and answer: retry (true, nil);
+// done (false, nil), Do returning the response; stop (false, err), err
+// being the hook's error or the call's (stop).
+func checkRetry(ctx context.Context, resp *http.Response, err error) (bool, error) {
+	cl := callOf(ctx)
+	if cl.unsent.set() {
+		return false, cl.unsentStop(ctx)
 	}
-	a, requestID := l.record(ctx, resp, err)
-	d := l.decide(ctx, a)
-	l.learn(resp, throttled(resp, d), d.RetryAfter)
-	l.log(ctx, d, a, requestID)
-	l.endRequest(d, a, resp, requestID)
+	a, requestID := cl.record(ctx, resp, err)
+	d := cl.policy.Decide(ctx, a)
+	if !a.Accepted && d.HasRetryAfter {
+		cl.last.retryAfter, cl.last.hasRetryAfter = d.RetryAfter, true
+	}
+	cl.learn(resp, throttled(resp, d), d.RetryAfter)
+	cl.log(ctx, d, a, requestID)
+	cl.endRequest(d, a, resp, requestID)
 	switch {
 	case d.Retry:
+		cl.wait = d.Wait
 		return true, nil
 	case a.HandlerErr != nil:
 		return false, a.HandlerErr // the hook's error, as it is
 	case d.Reason != "":
-		return false, l.stop(ctx, d.Reason)
+		return false, cl.stop(ctx, d.Reason)
 	}
 	return false, nil
 }
@@ -307,50 +316,41 @@ func throttled(resp *http.Response, d retry.Decision) bool {
 
 // record takes in the attempt that just ended, with its response or its
 // error: it counts the attempt, notes whether it may have reached the
-// server and keeps its typed error in l.last. It returns the attempt as
-// the policy judges it, and its request ID for the log.
-func (l *attemptLoop) record(ctx context.Context, resp *http.Response, err error) (a retry.Attempt, requestID string) {
-	l.attempts++
+// server and keeps a failure in cl.last. It returns the attempt as the
+// policy judges it, and its request ID for the log.
+func (cl *call) record(ctx context.Context, resp *http.Response, err error) (a retry.Attempt, requestID string) {
+	cl.attempts++
 	if err != nil {
-		a = l.failed(ctx, err)
+		a = cl.failed(ctx, err)
 	} else {
-		a, requestID = l.answered(resp), resp.Header.Get("X-Request-Id")
+		a, requestID = cl.answered(resp), headerValue(resp.Header, "X-Request-Id")
 	}
-	l.gotConn = false // the next attempt starts afresh
+	cl.gotConn = false // the next attempt starts afresh
 	return a, requestID
 }
 
-// failed records an attempt that got no response.
-func (l *attemptLoop) failed(ctx context.Context, err error) retry.Attempt {
+// failed records an attempt that got no response. An attempt that ctx
+// cut short leaves cl.last as it was: the call's error wraps the
+// context's around the previous attempt's; for the call's first failure
+// it records that the attempt can have reached the server or not.
+func (cl *call) failed(ctx context.Context, err error) retry.Attempt {
 	f, cause := transportCause(err)
-	reached := l.mayHaveReached(f)
-	l.reached = l.reached || reached
+	reached := !f.NotSent && (cl.gotConn || !cl.traced)
+	cl.reached = cl.reached || reached
 	switch {
 	case ctx.Err() == nil:
-		l.last = attemptError(cause, f)
-	case l.last == nil:
-		// ctx, not the server, cut the call's first failure short. The
-		// call's error wraps the context's around it all the same, so
-		// that it says whether the attempt can have reached the server.
-		cut := retry.Failure{NotSent: !reached}
-		l.last = attemptError(cause, cut)
+		cl.last = attemptOutcome(cause, f)
+	case !cl.last.set():
+		cl.last = outcome{cause: cause, failure: f, notSent: !reached}
 	}
-	// Otherwise the call's error wraps the context's around the previous
-	// attempt's.
 	return retry.Attempt{Err: cause, Failure: f}
 }
 
-// mayHaveReached reports whether an attempt that failed with f may have
-// reached the server.
-func (l *attemptLoop) mayHaveReached(f retry.Failure) bool {
-	return !f.NotSent && (l.gotConn || l.c.owned == nil)
-}
-
 // answered records an attempt that got a response: it runs the response
-// hook, and reads a response the call does not accept into an *APIError.
-func (l *attemptLoop) answered(resp *http.Response) retry.Attempt {
-	l.reached = true
-	if hook := l.c.hook; hook != nil {
+// hook, and reads a response the call does not accept into cl.last.
+func (cl *call) answered(resp *http.Response) retry.Attempt {
+	cl.reached = true
+	if hook := cl.c.hook; hook != nil {
 		if herr := hook(newResponseInfo(resp)); herr != nil {
 			discard(resp)
 			return retry.Attempt{Status: resp.StatusCode, HandlerErr: herr}
@@ -359,96 +359,92 @@ func (l *attemptLoop) answered(resp *http.Response) retry.Attempt {
 	a := retry.Attempt{
 		Status:     resp.StatusCode,
 		RetryAfter: resp.Header["Retry-After"],
-		Date:       resp.Header.Get("Date"),
-		Accepted:   l.op.accepts(resp.StatusCode),
+		Date:       headerValue(resp.Header, "Date"),
+		Accepted:   cl.op.accepts(resp.StatusCode),
 	}
 	if !a.Accepted {
-		l.last = apiErrorFrom(resp)
+		cl.last = outcome{answer: readAnswer(resp)}
 	}
 	return a
 }
 
-// decide asks the policy about a. The Retry-After the policy read goes on
-// the attempt's *APIError: a Retry-After comes with a response only, and
-// l.last holds its *APIError when the call does not accept it.
-func (l *attemptLoop) decide(ctx context.Context, a retry.Attempt) retry.Decision {
-	d := l.call.Decide(ctx, a)
-	if ae, ok := l.last.(*APIError); ok && !a.Accepted && d.HasRetryAfter {
-		ra := d.RetryAfter
-		ae.RetryAfter = &ra
+// headerValue returns the first value of h's canonical key, as h.Get does
+// without canonicalising key again.
+func headerValue(h http.Header, key string) string {
+	if v := h[key]; len(v) > 0 {
+		return v[0]
 	}
-	return d
+	return ""
 }
 
-// stop returns the call's error for a stop with reason: the last attempt's
-// typed error, or for a context that ended, an *Error that wraps both the
-// context's error and the last attempt's. Either way the last attempt's
-// error now describes the call (describeCall): errors.As from it reaches
-// the same *Error, also when it is wrapped below a context's.
-func (l *attemptLoop) stop(ctx context.Context, reason retry.StopReason) error {
-	m := meta{op: l.op.name, attempts: l.attempts, reason: reason}
-	describeCall(l.last, m, l.reached)
-	if reason == retry.ContextDone || l.last == nil {
-		return stopError(m, ctx.Err(), l.last)
-	}
-	return l.last
+// meta describes the call for its error, stopped for reason.
+func (cl *call) meta(reason retry.StopReason) meta {
+	return meta{op: cl.op.name, attempts: cl.attempts, reason: reason}
 }
 
-// result turns what Do returned into the call's outcome (see the comment
-// at the top of this file). A response that comes with an error is
-// closed.
-func (l *attemptLoop) result(ctx context.Context, resp *http.Response, err error) (*http.Response, error) {
-	d := l.call.Last()
+// stop returns the call's error for a stop with reason (stoppedError).
+func (cl *call) stop(ctx context.Context, reason retry.StopReason) error {
+	return stoppedError(cl.meta(reason), ctx.Err(), &cl.last, cl.reached)
+}
+
+// unsentStop stops the call whose next attempt sendStep did not send: for
+// a pacing hold, holdStop; for ctx's end during the retry wait, cancelled.
+// The attempt is not counted.
+func (cl *call) unsentStop(ctx context.Context) error {
+	if cl.unsent.held {
+		return cl.holdStop(ctx)
+	}
+	return cl.cancelled(ctx)
+}
+
+// cancelled stops a call whose context ended during the wait before an
+// attempt: it logs the stop with the outcome of the attempt it was waiting
+// to repeat, and returns stop's error.
+func (cl *call) cancelled(ctx context.Context) error {
+	d := cl.policy.Last()
+	d.Retry, d.Wait, d.Reason = false, 0, retry.ContextDone
+	var a retry.Attempt
+	if o := &cl.last; o.answer.status != 0 {
+		a.Status = o.answer.status
+	} else {
+		a.Err, a.Failure = o.cause, o.failure
+	}
+	cl.log(ctx, d, a, cl.last.answer.requestID)
+	return cl.stop(ctx, retry.ContextDone)
+}
+
+// result turns what Do returned into the call's outcome: the response
+// checkRetry accepted; the error it stopped the call with; or, when Do
+// returned ctx's error itself (its own wait, of 0, saw ctx end), the stop
+// of cancelled. A response that comes with an error is closed.
+func (cl *call) result(ctx context.Context, resp *http.Response, err error) (*http.Response, error) {
+	d := cl.policy.Last()
 	if err == nil && !d.Retry {
-		return resp, nil // accepted by checkRetry
+		return resp, nil
 	}
 	if resp != nil {
-		resp.Body.Close()
+		_ = resp.Body.Close()
 	}
 	switch {
-	case d.Reason != "" || l.held:
+	case d.Reason != "" || cl.unsent.set():
 		return nil, err // checkRetry's stop
 	case ctx.Err() != nil:
-		return nil, l.cancelled(ctx)
+		return nil, cl.cancelled(ctx)
 	}
-	// go-retryablehttp gave up by itself, which the loop's settings never
-	// let it do.
-	return nil, opError(meta{op: l.op.name, attempts: l.attempts}, "", err)
-}
-
-// cancelled stops a call whose context ended while Do waited to send it
-// again: it logs the stop with the outcome of the attempt it was waiting
-// to repeat, and returns stop's error.
-func (l *attemptLoop) cancelled(ctx context.Context) error {
-	d := l.call.Last()
-	d.Retry, d.Wait, d.Reason = false, 0, retry.ContextDone
-	a, requestID := lastAttempt(l.last)
-	l.log(ctx, d, a, requestID)
-	return l.stop(ctx, retry.ContextDone)
-}
-
-// lastAttempt returns, for the log, the outcome of the attempt whose typed
-// error is last.
-func lastAttempt(last error) (a retry.Attempt, requestID string) {
-	if ae, ok := last.(*APIError); ok {
-		return retry.Attempt{Status: ae.Status}, ae.RequestID
-	}
-	if ce := asConnectionError(last); ce != nil {
-		return retry.Attempt{Err: ce.Err, Failure: retry.ClassifyError(ce.Err)}, ""
-	}
-	return retry.Attempt{}, ""
+	// go-retryablehttp gave up by itself, which RetryMax never lets it do.
+	return nil, opError(meta{op: cl.op.name, attempts: cl.attempts}, "", err)
 }
 
 // discard closes a response whose body is not wanted.
 func discard(resp *http.Response) {
-	resp.Body.Close()
+	_ = resp.Body.Close()
 	resp.Body = http.NoBody
 }
 
 // log writes one attempt decision to the client's logger: Debug for a
 // retry or a success, Info for a stop.
-func (l *attemptLoop) log(ctx context.Context, d retry.Decision, a retry.Attempt, requestID string) {
-	lg := l.c.logger
+func (cl *call) log(ctx context.Context, d retry.Decision, a retry.Attempt, requestID string) {
+	lg := cl.c.logger
 	if lg == nil {
 		return
 	}
@@ -462,15 +458,15 @@ func (l *attemptLoop) log(ctx context.Context, d retry.Decision, a retry.Attempt
 	if !lg.Enabled(ctx, level) {
 		return
 	}
-	lg.LogAttrs(ctx, level, "synthient: attempt", l.attrs(d, a, requestID, decision)...)
+	lg.LogAttrs(ctx, level, "synthient: attempt", cl.attrs(d, a, requestID, decision)...)
 }
 
 // attrs returns the attributes of the log event of decision d on a.
-func (l *attemptLoop) attrs(d retry.Decision, a retry.Attempt, requestID, decision string) []slog.Attr {
+func (cl *call) attrs(d retry.Decision, a retry.Attempt, requestID, decision string) []slog.Attr {
 	attrs := make([]slog.Attr, 0, 12)
 	attrs = append(attrs,
-		slog.String("method", l.op.method),
-		slog.String("route", l.op.route),
+		slog.String("method", cl.op.method),
+		slog.String("route", cl.op.route),
 		slog.String("class", d.Class.String()),
 		slog.Int("attempt", d.Attempt),
 		slog.Int("max_attempts", d.MaxAttempts),

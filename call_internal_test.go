@@ -16,7 +16,7 @@ import (
 // TestCheckRetrySuccessAllocatesNothing: the client's decision on a first
 // attempt that succeeded (its CheckRetry on go-retryablehttp, with the
 // policy, the quota and the logging check) allocates nothing.
-func TestCheckRetrySuccessAllocatesNothing(t *testing.T) {
+func TestCheckRetrySuccessAllocatesNothing(t *testing.T) { //nolint:paralleltest // AllocsPerRun counts the allocations of the whole process
 	c, err := NewClient("key")
 	require.NoError(t, err)
 	defer c.Close()
@@ -26,16 +26,15 @@ func TestCheckRetrySuccessAllocatesNothing(t *testing.T) {
 		Header:     http.Header{"Content-Type": {"application/json"}, "Date": {"Mon, 30 Nov 2026 18:00:00 GMT"}},
 		Body:       io.NopCloser(strings.NewReader("{}")),
 	}
-	l := c.loops.Get().(*attemptLoop)
-	ctx := context.Background()
+	cl := c.newCall(context.Background(), op)
+	p := cl.policy.Policy
 	allocs := testing.AllocsPerRun(1000, func() {
-		l.start(op, c.policy)
+		cl.policy, cl.attempts = retry.Call{Policy: p}, 0
 		// A plain check: the measured function must not allocate for the
 		// assertion itself.
-		if retry, err := l.checkRetry(ctx, resp, nil); retry || err != nil || l.last != nil {
-			t.Fatalf("checkRetry = %v, %v (last %v), want success", retry, err, l.last)
+		if retry, err := checkRetry(cl, resp, nil); retry || err != nil || cl.last.set() {
+			t.Fatalf("checkRetry = %v, %v (last %+v), want success", retry, err, cl.last)
 		}
-		l.reset()
 	})
 	assert.Zero(t, allocs, "allocations of checkRetry on a success")
 }

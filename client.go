@@ -15,6 +15,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/hashicorp/go-retryablehttp"
 	"github.com/synthient-go/synthient/retry"
 )
 
@@ -43,7 +44,8 @@ const (
 // documentation); none sets an overall deadline, which is the caller's
 // ctx.
 type Client struct {
-	// apiKey returns the X-Api-Key header value. The key sits in a
+	// apiKey returns the X-Api-Key header value, one slice shared by every
+	// request (see newRequest). The key sits in a
 	// closure, not a field, so that no dump of a Client prints it: not fmt
 	// on an unexported field or with a bad verb (where Format is not
 	// called), not reflection, not spew.
@@ -52,13 +54,13 @@ type Client struct {
 	baseURL   *url.URL // parsed base, for the origin checks of downloads
 	hc        *http.Client
 	owned     *http.Transport // nil when the caller gave the transport
-	userAgent string
+	userAgent []string        // the User-Agent header value, shared (see newRequest)
 	logger    *slog.Logger
 	hook      func(*ResponseInfo) error
-	observer  Observer     // nil without one
-	policy    retry.Policy // retry settings; the class is set per operation
-	pacer     *pacer       // the rate-limit models; nil without pacing
-	loops     sync.Pool    // *attemptLoop
+	observer  Observer              // nil without one
+	policy    retry.Policy          // retry settings; the class is set per operation
+	pacer     *pacer                // the rate-limit models; nil without pacing
+	rc        *retryablehttp.Client // sends every call's attempts (newRetryClient)
 	closed    atomic.Bool
 	streams   openStreams // the streams open, which Close ends
 
@@ -432,14 +434,15 @@ func NewClient(apiKey string, opts ...Option) (*Client, error) {
 	if err != nil { // WithBaseURL checked it; DefaultBaseURL parses
 		return nil, invalid("base URL does not parse")
 	}
+	key := []string{apiKey} // one header value for every request (see newRequest)
 	c := &Client{
-		apiKey:    func() []string { return []string{apiKey} },
-		base:      base.String(),
-		baseURL:   base,
-		userAgent: "synthient-go/" + Version,
-		logger:    s.logger,
-		hook:      s.hook,
-		observer:  s.observer,
+		apiKey:  func() []string { return key },
+		base:    base.String(),
+		baseURL: base,
+
+		logger:   s.logger,
+		hook:     s.hook,
+		observer: s.observer,
 		policy: retry.Policy{
 			MaxRetries:    s.maxRetries,
 			Base:          s.backoffBase,
@@ -450,9 +453,11 @@ func NewClient(apiKey string, opts ...Option) (*Client, error) {
 			Quota:         s.quota,
 		},
 	}
+	ua := "synthient-go/" + Version
 	if s.userAgent != "" {
-		c.userAgent += " " + s.userAgent
+		ua += " " + s.userAgent
 	}
+	c.userAgent = []string{ua}
 	c.cache = newLookupCache(s.cache, s.logger)
 	if !s.noPacing {
 		c.pacer = newPacer(time.Now, s.maxRetryAfter)
@@ -463,7 +468,7 @@ func NewClient(apiKey string, opts ...Option) (*Client, error) {
 		rt = c.owned
 	}
 	c.hc = newHTTPClient(rt)
-	c.loops.New = func() any { return newAttemptLoop(c) }
+	c.rc = newRetryClient(c.hc, c.policy.Retries())
 	return c, nil
 }
 

@@ -67,7 +67,7 @@ type flight[T any] struct {
 	op   string          // the method, for errors
 	ctx  context.Context // the request's
 	fc   *flightContext  // ctx, when the request runs on a goroutine of its own
-	done chan struct{}   // closed once the result is set
+	done chan struct{}   // closed once the result is set; made for the first caller to wait (guarded by flights.mu until then)
 
 	// Guarded by flights.mu.
 	waiting    int    // callers not gone, the leader among them unless leaderLeft
@@ -168,12 +168,18 @@ func (g *flights[T]) join(ctx context.Context, key, op string, call *observedCal
 	if f := g.m[key]; f != nil {
 		f.waiting++
 		f.fc.join(ctx)
+		if f.done == nil {
+			f.done = make(chan struct{})
+		}
 		return f, false
 	}
-	f = &flight[T]{key: key, op: op, ctx: ctx, done: make(chan struct{}), waiting: 1, owner: call}
+	f = &flight[T]{key: key, op: op, ctx: ctx, waiting: 1, owner: call}
 	if ctx.Done() != nil {
+		// The request runs on a goroutine of its own, which the leader
+		// waits for; a leader that sends it itself waits for nothing.
 		f.fc = newFlightContext(ctx)
 		f.ctx = f.fc
+		f.done = make(chan struct{})
 	}
 	if g.m == nil {
 		g.m = map[string]*flight[T]{}
@@ -199,7 +205,7 @@ func (g *flights[T]) finish(f *flight[T], res T, err error, dup func(T) T) {
 	if !f.leaderLeft {
 		others--
 	}
-	end := f.endOwner
+	end, done := f.endOwner, f.done
 	g.mu.Unlock()
 	f.res, f.err = res, err
 	if err == nil && others > 0 {
@@ -208,7 +214,9 @@ func (g *flights[T]) finish(f *flight[T], res T, err error, dup func(T) T) {
 			f.copies[i] = dup(res)
 		}
 	}
-	close(f.done)
+	if done != nil {
+		close(done)
+	}
 	if end != nil {
 		end()
 	}

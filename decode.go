@@ -29,8 +29,8 @@ func (c *Client) getJSON(ctx context.Context, op *operation, out any) (m meta, e
 // is a *ConnectionError or *TimeoutError, a body that does not decode a
 // *DecodeError) and closes it.
 func decodeJSON(ctx context.Context, resp *http.Response, m meta, out any) error {
-	defer resp.Body.Close() //nolint:errcheck // read to the end or given up: its Close says nothing of the answer
-	body, err := io.ReadAll(io.LimitReader(resp.Body, maxJSONBody+1))
+	defer func() { _ = resp.Body.Close() }()
+	body, err := readBody(resp)
 	if err != nil {
 		return readError(ctx, m, err)
 	}
@@ -44,4 +44,16 @@ func decodeJSON(ctx context.Context, resp *http.Response, m meta, out any) error
 		return decodeError(m, resp.StatusCode, err)
 	}
 	return nil
+}
+
+// readBody reads a success body, at most maxJSONBody+1 bytes of it: into
+// one buffer of its Content-Length when it has one (net/http ends the body
+// there), else as it comes.
+func readBody(resp *http.Response) ([]byte, error) {
+	if n := resp.ContentLength; n > 0 && n <= maxJSONBody {
+		body := make([]byte, n)
+		_, err := io.ReadFull(resp.Body, body)
+		return body, err
+	}
+	return io.ReadAll(io.LimitReader(resp.Body, maxJSONBody+1))
 }

@@ -505,7 +505,7 @@ func downloadOp(prior meta, feed Feed, id string) (*operation, error) {
 		route:    "/feeds/{feed}/export/{id}",
 		path:     "/feeds/" + seg + "/export/" + idPath,
 		class:    retry.Standard,
-		accept:   "application/octet-stream",
+		accept:   mediaOctets,
 		redirect: true,
 		raw:      true,
 		bucket:   downloadBucket,
@@ -567,8 +567,8 @@ func (c *Client) sendStorage(ctx context.Context, m meta, loc *url.URL) (*http.R
 		return nil, opError(m, "building the storage request", nil)
 	}
 	// Only these headers: no API key, Authorization or cookie.
-	req.Header["User-Agent"] = []string{c.userAgent}
-	req.Header["Accept"] = []string{"application/octet-stream"}
+	req.Header["User-Agent"] = c.userAgent
+	req.Header["Accept"] = mediaOctets
 	req.Header["Accept-Encoding"] = identity
 	retryhttp.SetNoReplayBody(req)
 	oc := c.observed(ctx)
@@ -605,14 +605,14 @@ func scrub(err error, rawQuery string) error {
 // storageError is the *APIError of an error status from storage, with the
 // presigned query redacted from its text.
 func storageError(resp *http.Response, m meta, rawQuery string) *APIError {
-	e := apiErrorFrom(resp)
+	a := readAnswer(resp)
+	redactQuery(&a, rawQuery)
+	var ra *time.Duration
 	if d, ok := retry.ParseRetryAfter(resp.Header["Retry-After"], resp.Header.Get("Date"), time.Now()); ok {
-		e.RetryAfter = &d
+		ra = &d
 	}
-	redactQuery(e, rawQuery)
 	m.reason = retry.NotRetryable
-	describeCall(e, m, true)
-	return e
+	return apiError(m, a, ra)
 }
 
 // copyExact copies the body of a 2xx answer to w, checks that exactly the
@@ -756,15 +756,16 @@ const (
 	minSecretPart  = 8 // a '/'-separated part of a decoded value
 )
 
-// redactQuery replaces the presigned query rawQuery in every text field of
-// e: S3 and R2 echo the canonical request and the string they signed
+// redactQuery replaces the presigned query rawQuery in every text of a:
+// S3 and R2 echo the canonical request and the string they signed
 // (SignatureDoesNotMatch), and a hostile host can echo anything.
-func redactQuery(e *APIError, rawQuery string) {
+func redactQuery(a *answer, rawQuery string) {
 	r := newQueryRedactor(rawQuery)
 	if r == nil {
 		return
 	}
-	e.Type, e.Title, e.Detail, e.RequestID = r.redact(e.Type), r.redact(e.Title), r.redact(e.Detail), r.redact(e.RequestID)
+	e := &a.problem
+	e.Type, e.Title, e.Detail, a.requestID = r.redact(e.Type), r.redact(e.Title), r.redact(e.Detail), r.redact(a.requestID)
 	if len(e.Errors) == 0 {
 		return
 	}

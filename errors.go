@@ -375,23 +375,79 @@ func downloadError(m meta, sentinel error, format string, args ...any) *Error {
 	return notRetryable(m, fmt.Sprintf(format, args...), sentinel)
 }
 
-// attemptError returns the typed error of an attempt of the attempt loop
-// that failed with cause, as f classifies it: a *TimeoutError for a
-// timeout, else a *ConnectionError. Its NotSent is the attempt's own until
-// the loop stops: describeCall then makes it, and the meta, describe the
-// call.
-func attemptError(cause error, f retry.Failure) error {
-	return connectionError(ConnectionError{NotSent: f.NotSent, Err: cause, attemptNotSent: f.NotSent}, f.Timeout)
+// outcome is the latest attempt of a call that failed, kept as values
+// until the call stops: then callError builds its typed error, once. The
+// zero outcome is none.
+type outcome struct {
+	// answer is a response the call did not accept; its status is 0 for
+	// an attempt that got none.
+	answer answer
+	// retryAfter is the policy's reading of the answer's Retry-After,
+	// valid when hasRetryAfter is set.
+	retryAfter    time.Duration
+	hasRetryAfter bool
+	// cause is the failure of an attempt that got no response, without
+	// the request URL; failure classifies it.
+	cause   error
+	failure retry.Failure
+	// notSent reports that the attempt itself cannot have reached the
+	// server; timeout that its error is a *TimeoutError.
+	notSent, timeout bool
+	// held reports that rate-limit pacing held the attempt, unsent; cause
+	// is then the context's error or ErrRateLimitHold.
+	held bool
 }
 
-// heldError is the typed error of a first attempt that rate-limit pacing
+// set reports whether o is an attempt's.
+func (o *outcome) set() bool { return o.answer.status != 0 || o.cause != nil }
+
+// attemptOutcome is the outcome of an attempt that failed with cause, as f
+// classifies it.
+func attemptOutcome(cause error, f retry.Failure) outcome {
+	return outcome{cause: cause, failure: f, notSent: f.NotSent, timeout: f.Timeout}
+}
+
+// heldOutcome is the outcome of a first attempt that rate-limit pacing
 // held and never sent: ctxErr when the caller's context ended during the
 // hold, else ErrRateLimitHold.
-func heldError(ctxErr error) error {
+func heldOutcome(ctxErr error) outcome {
 	if ctxErr == nil {
 		ctxErr = ErrRateLimitHold
 	}
-	return &ConnectionError{NotSent: true, Err: ctxErr, attemptNotSent: true, held: true}
+	return outcome{cause: ctxErr, notSent: true, held: true}
+}
+
+// callError is the typed error of the call m describes, whose latest
+// failed attempt is o: an *APIError for an answer, else a *TimeoutError or
+// *ConnectionError, whose NotSent is false when reached reports that some
+// attempt of the call may have reached the server. It is nil when o is
+// none.
+func callError(m meta, o *outcome, reached bool) error {
+	switch {
+	case o.answer.status != 0:
+		var ra *time.Duration
+		if o.hasRetryAfter {
+			ra = &o.retryAfter
+		}
+		return apiError(m, o.answer, ra)
+	case o.cause == nil:
+		return nil
+	}
+	ce := ConnectionError{NotSent: o.notSent && !reached, Err: o.cause, attemptNotSent: o.notSent, held: o.held, meta: m}
+	return connectionError(ce, o.timeout)
+}
+
+// stoppedError is the error of the call m describes, which stopped for
+// m.reason after its latest failed attempt o: that attempt's typed error
+// (callError), or for a context that ended (ctxErr), an *Error that wraps
+// both the context's error and the attempt's. errors.As from either
+// reaches an *Error with the same fields.
+func stoppedError(m meta, ctxErr error, o *outcome, reached bool) error {
+	last := callError(m, o, reached)
+	if m.reason == retry.ContextDone || last == nil {
+		return stopError(m, ctxErr, last)
+	}
+	return last
 }
 
 // readError is the error of a failure, err, while reading the body of an
@@ -424,25 +480,43 @@ func connectionError(ce ConnectionError, timeout bool) error {
 	return &ce
 }
 
-// apiErrorFrom reads at most 64 KiB of an error response's body, closes
-// it, and parses it into an *APIError.
-func apiErrorFrom(resp *http.Response) *APIError {
+// answer is an error response as the API sent it: its status, request ID
+// and the problem details of its body.
+type answer struct {
+	status    int
+	requestID string
+	problem   problem.Details
+}
+
+// readAnswer reads at most 64 KiB of an error response's body, closes it,
+// and parses it. The request ID is the X-Request-Id header, else the
+// problem's "instance".
+func readAnswer(resp *http.Response) answer {
 	body, _ := io.ReadAll(io.LimitReader(resp.Body, problem.MaxBody))
-	resp.Body.Close()
+	_ = resp.Body.Close()
 	resp.Body = http.NoBody
-	d := problem.Parse(resp.Header.Get("Content-Type"), body)
-	e := &APIError{
-		Status:    resp.StatusCode,
-		Type:      d.Type,
-		Title:     d.Title,
-		Detail:    d.Detail,
-		Errors:    d.Errors,
-		RequestID: resp.Header.Get("X-Request-Id"),
+	a := answer{status: resp.StatusCode, requestID: resp.Header.Get("X-Request-Id")}
+	a.problem = problem.Parse(resp.Header.Get("Content-Type"), body)
+	if a.requestID == "" {
+		a.requestID = a.problem.Instance
 	}
-	if e.RequestID == "" {
-		e.RequestID = d.Instance
+	return a
+}
+
+// apiError is the *APIError of a for the call m describes; retryAfter is
+// the wait the response asked for, nil when it did not say.
+func apiError(m meta, a answer, retryAfter *time.Duration) *APIError {
+	d := &a.problem
+	return &APIError{
+		Status:     a.status,
+		Type:       d.Type,
+		Title:      d.Title,
+		Detail:     d.Detail,
+		Errors:     d.Errors,
+		RequestID:  a.requestID,
+		RetryAfter: retryAfter,
+		meta:       m,
 	}
-	return e
 }
 
 // decodeError is the *DecodeError of a 2xx body, of status, that did not
@@ -455,30 +529,4 @@ func decodeError(m meta, status int, err error) *DecodeError {
 // what the operation returns; what says how.
 func shapeError(m meta, what string) *DecodeError {
 	return decodeError(m, http.StatusOK, errors.New(what))
-}
-
-// describeCall makes err, the typed error of a call's last attempt,
-// describe the whole call: it takes m, and a *ConnectionError's NotSent
-// turns false when reached reports that some attempt may have reached the
-// server (an earlier one, or one cut short by ctx after err was recorded).
-// Any other error is left alone.
-func describeCall(err error, m meta, reached bool) {
-	if ce := asConnectionError(err); ce != nil {
-		ce.NotSent = ce.NotSent && !reached
-		ce.meta = m
-	} else if ae, ok := err.(*APIError); ok {
-		ae.meta = m
-	}
-}
-
-// asConnectionError returns the *ConnectionError of err, itself or the
-// one a *TimeoutError embeds; nil for any other error.
-func asConnectionError(err error) *ConnectionError {
-	switch e := err.(type) {
-	case *ConnectionError:
-		return e
-	case *TimeoutError:
-		return &e.ConnectionError
-	}
-	return nil
 }

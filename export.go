@@ -127,7 +127,7 @@ func (c *Client) listExports(ctx context.Context, name string, feed Feed, p *Lis
 		path:   "/feeds/" + seg + "/export",
 		query:  q,
 		class:  retry.Standard,
-		accept: "application/json",
+		accept: mediaJSON,
 		bucket: exportBucket,
 	}
 	var page ExportPage
@@ -257,7 +257,7 @@ func (c *Client) exportMeta(ctx context.Context, m meta, feed Feed, id string) (
 		route:  "/feeds/{feed}/export/{id}/meta",
 		path:   "/feeds/" + seg + "/export/" + idPath + "/meta",
 		class:  retry.Standard,
-		accept: "application/json",
+		accept: mediaJSON,
 		bucket: exportBucket,
 	}
 	var em ExportMeta

@@ -209,7 +209,7 @@ func streamLines[T any](c *Client, ctx context.Context, name string, feed Feed, 
 		route:  "/feeds/{feed}/stream",
 		path:   "/feeds/" + seg + "/stream",
 		class:  retry.Standard,
-		accept: "application/x-ndjson",
+		accept: mediaNDJSON,
 		bucket: streamBucket,
 	}
 	// The stream's own context, which Close cancels.

@@ -254,7 +254,7 @@ func (c *Client) fetchIP(ctx context.Context, call *observedCall, ip netip.Addr,
 		route:  "/lookup/ip/{ip}",
 		path:   "/lookup/ip/" + url.PathEscape(ip.String()),
 		class:  retry.Billed,
-		accept: "application/json",
+		accept: mediaJSON,
 		bucket: lookupBucket,
 	}
 	var out IPLookup
@@ -377,7 +377,7 @@ func (c *Client) fetchIPs(ctx context.Context, call *observedCall, ips []netip.A
 		path:   "/lookup/ips",
 		body:   body,
 		class:  retry.Billed,
-		accept: "application/json",
+		accept: mediaJSON,
 		bucket: lookupBucket,
 	}
 	var out struct {
@@ -548,7 +548,7 @@ func (c *Client) fetchDomain(ctx context.Context, call *observedCall, key, name 
 		route:  "/lookup/domain/{domain}",
 		path:   "/lookup/domain/" + url.PathEscape(name),
 		class:  retry.Billed,
-		accept: "application/json",
+		accept: mediaJSON,
 		bucket: domainBucket,
 	}
 	if limit > 0 {

@@ -209,7 +209,7 @@ type CallEnd struct {
 
 // observedCall is a call as the client's observer sees it: it carries the
 // call's context and gathers what EndCall reports. It travels in the
-// call's context (callKey). Its methods do nothing on a nil *observedCall,
+// call's context (observedKey). Its methods do nothing on a nil *observedCall,
 // the call of a client without an observer.
 type observedCall struct {
 	obs       Observer
@@ -222,8 +222,8 @@ type observedCall struct {
 	handed    bool    // the call's end is another goroutine's to report (handOff)
 }
 
-// callKey is the context key of a call's *observedCall.
-type callKey struct{}
+// observedKey is the context key of a call's *observedCall.
+type observedKey struct{}
 
 // startCall begins a call of operation name, of class, for the client's
 // observer. It returns the call's context and the call to end; without an
@@ -234,7 +234,7 @@ func (c *Client) startCall(ctx context.Context, name string, class retry.Class) 
 	}
 	oc := &observedCall{obs: c.observer}
 	ctx = derived(ctx, c.observer.StartCall(ctx, CallStart{Operation: name, Class: class}))
-	oc.ctx = context.WithValue(ctx, callKey{}, oc)
+	oc.ctx = context.WithValue(ctx, observedKey{}, oc)
 	return oc.ctx, oc
 }
 
@@ -271,7 +271,7 @@ func (c *Client) observed(ctx context.Context) *observedCall {
 	if c.observer == nil {
 		return nil
 	}
-	oc, _ := ctx.Value(callKey{}).(*observedCall)
+	oc, _ := ctx.Value(observedKey{}).(*observedCall)
 	return oc
 }
 
@@ -377,50 +377,50 @@ func withContext(ctx context.Context, r *http.Request, added http.Header) *http.
 	return own
 }
 
-// startRequest shows the attempt r of the loop's call to the observer, and
+// startRequest shows the attempt r of the call to the observer, and
 // returns r as it is to be sent. Without an observer it returns r.
-func (l *attemptLoop) startRequest(r *http.Request) *http.Request {
-	oc := l.observed
+func (cl *call) startRequest(r *http.Request) *http.Request {
+	oc := cl.obs
 	if oc == nil {
 		return r
 	}
 	s := RequestStart{
 		Method:  r.Method,
 		URL:     r.URL.String(),
-		Route:   l.op.route,
-		Attempt: l.call.Retries() + 1,
+		Route:   cl.op.route,
+		Attempt: cl.policy.Retries() + 1,
 		Header:  http.Header{},
 	}
-	l.requestCtx = derived(r.Context(), oc.obs.StartRequest(r.Context(), s))
-	return withContext(l.requestCtx, r, s.Header)
+	cl.reqCtx = derived(r.Context(), oc.obs.StartRequest(r.Context(), s))
+	return withContext(cl.reqCtx, r, s.Header) //nolint:contextcheck // derived from r.Context(), as the observer returned it
 }
 
 // endRequest reports the end of the attempt startRequest showed: its
 // outcome a, its response (nil for none), its request id and the decision
 // d on it.
-func (l *attemptLoop) endRequest(d retry.Decision, a retry.Attempt, resp *http.Response, requestID string) {
-	if l.observed == nil || l.requestCtx == nil {
+func (cl *call) endRequest(d retry.Decision, a retry.Attempt, resp *http.Response, requestID string) {
+	if cl.obs == nil || cl.reqCtx == nil {
 		return
 	}
 	e := RequestEnd{Status: a.Status, RequestID: requestID, ProtocolVersion: protocolVersion(resp), Decision: d}
 	if a.Err != nil {
 		e.ErrorKind = errorKind(a.Err, a.Failure)
 	}
-	l.observed.endRequest(l.requestCtx, e)
-	l.requestCtx = nil
+	cl.obs.endRequest(cl.reqCtx, e)
+	cl.reqCtx = nil
 }
 
-// observeHold reports a pacing hold of the loop's next attempt: a wait of
+// observeHold reports a pacing hold of the call's next attempt: a wait of
 // wait, or a stop for reason.
-func (l *attemptLoop) observeHold(wait time.Duration, reason retry.StopReason, shared bool) {
-	oc := l.observed
+func (cl *call) observeHold(wait time.Duration, reason retry.StopReason, shared bool) {
+	oc := cl.obs
 	if oc == nil {
 		return
 	}
 	if reason != "" {
 		oc.reason = reason
 	}
-	oc.obs.Hold(oc.ctx, PacingHold{Bucket: l.op.bucket.String(), Attempt: l.call.Retries() + 1, Wait: wait, Stop: reason, Shared: shared})
+	oc.obs.Hold(oc.ctx, PacingHold{Bucket: cl.op.bucket.String(), Attempt: cl.policy.Retries() + 1, Wait: wait, Stop: reason, Shared: shared})
 }
 
 // startStorage shows the storage request req, to loc, to the observer of

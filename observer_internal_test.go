@@ -14,31 +14,31 @@ import (
 // TestNoObserverAllocatesNothing: without an observer, every step of the
 // hook that a call runs (its start and end, a request's start and end, a
 // hold, a storage request, the bytes of a download) allocates nothing.
-func TestNoObserverAllocatesNothing(t *testing.T) {
+func TestNoObserverAllocatesNothing(t *testing.T) { //nolint:paralleltest // AllocsPerRun counts the allocations of the whole process
 	c, err := NewClient("key")
 	require.NoError(t, err)
 	defer c.Close()
 	op := &operation{name: "LookupIP", method: http.MethodGet, route: "/lookup/ip/{ip}", class: retry.Billed, bucket: lookupBucket}
-	req, err := http.NewRequest(http.MethodGet, "https://api.test/api/v4/lookup/ip/1.2.3.4", nil)
+	req, err := http.NewRequestWithContext(context.Background(), http.MethodGet, "https://api.test/api/v4/lookup/ip/1.2.3.4", nil)
 	require.NoError(t, err)
 	resp := &http.Response{StatusCode: http.StatusOK, ProtoMajor: 1, ProtoMinor: 1}
-	l := c.loops.Get().(*attemptLoop)
+	cl := c.newCall(context.Background(), op)
+	p := cl.policy.Policy
 	allocs := testing.AllocsPerRun(1000, func() {
 		ctx, call := c.startCall(context.Background(), "LookupIP", retry.Billed)
-		l.start(op, c.policy)
-		l.observed = c.observed(ctx)
-		if l.startRequest(req) != req {
+		cl.policy = retry.Call{Policy: p}
+		cl.obs = c.observed(ctx)
+		if cl.startRequest(req) != req {
 			t.Fatal("startRequest changed the request")
 		}
-		l.endRequest(retry.Decision{}, retry.Attempt{Status: 200}, resp, "id")
-		l.observeHold(0, "", false)
+		cl.endRequest(retry.Decision{}, retry.Attempt{Status: 200}, resp, "id")
+		cl.observeHold(0, "", false)
 		oc := c.observed(ctx)
 		r, _ := oc.startStorage(req, req.URL)
 		oc.endStorage(ctx, nil, retry.Failure{}, nil)
 		oc.addBytes(int64(len(r.Method)))
 		var err error
 		call.end(&err)
-		l.reset()
 	})
 	assert.Zero(t, allocs, "allocations of the hook without an observer")
 }

@@ -13,7 +13,6 @@ package synthient
 
 import (
 	"context"
-	"errors"
 	"log/slog"
 	"net/http"
 	"time"
@@ -76,41 +75,13 @@ func rateLimitOf(h http.Header) (limit, remaining int, reset time.Duration, ok b
 	return limit, remaining, resetDuration(seconds), true
 }
 
-// holdError is the error of the pacing step for an attempt it did not
-// send: the hold would pass ctx's deadline (ctxErr nil), or ctx ended
-// during it. checkRetry takes it out of the *url.Error around it.
-type holdError struct {
-	ctxErr error
-	wait   time.Duration
-	shared bool // the hold is for the team: this client's share is cut (step.shared)
-}
-
-func (e *holdError) Error() string {
-	if e.ctxErr != nil {
-		return "rate-limit hold: " + e.ctxErr.Error()
-	}
-	return ErrRateLimitHold.Error()
-}
-
-// asHoldError returns the *holdError of err, nil if it has none.
-func asHoldError(err error) *holdError {
-	if err == nil {
-		return nil // without a heap variable for errors.As
-	}
-	var h *holdError
-	if errors.As(err, &h) {
-		return h
-	}
-	return nil
-}
-
-// pace holds the loop's next attempt until the model of its bucket lets
-// it go. It returns a *holdError, and leaves nothing in flight, when the
-// hold would pass ctx's deadline or ctx ends during it.
-func (l *attemptLoop) pace(ctx context.Context) error {
-	p, b := l.c.pacer, l.op.bucket
+// pace holds the call's next attempt until the model of its bucket lets
+// it go. It reports false, with the hold in cl.unsent and nothing left in
+// flight, when the hold would pass ctx's deadline or ctx ends during it.
+func (cl *call) pace(ctx context.Context) bool {
+	p, b := cl.c.pacer, cl.op.bucket
 	if p == nil || b == noBucket {
-		return nil
+		return true
 	}
 	bk := &p.buckets[b]
 	deadline, _ := ctx.Deadline()
@@ -127,20 +98,22 @@ func (l *attemptLoop) pace(ctx context.Context) error {
 		w = s.waiter
 		switch {
 		case s.sent:
-			l.paced, l.ticket = true, s.ticket
-			return nil
+			cl.paced, cl.ticket = true, s.ticket
+			return true
 		case s.late:
-			return &holdError{wait: s.wait, shared: s.shared}
+			cl.unsent = unsent{held: true, wait: s.wait, shared: s.shared}
+			return false
 		case s.hold:
-			l.logPacing(ctx, s.wait, "", s.shared)
-			l.observeHold(s.wait, "", s.shared)
+			cl.logPacing(ctx, s.wait, "", s.shared)
+			cl.observeHold(s.wait, "", s.shared)
 		}
 		if s.sleep < 0 {
 			s.sleep = patience.Sub(now)
 		}
 		if err := sleep(ctx, s.sleep, s.wake); err != nil {
 			bk.abandon(w)
-			return &holdError{ctxErr: err, wait: s.wait, shared: s.shared}
+			cl.unsent = unsent{held: true, ctxErr: err, wait: s.wait, shared: s.shared}
+			return false
 		}
 	}
 }
@@ -163,33 +136,33 @@ func sleep(ctx context.Context, d time.Duration, wake <-chan struct{}) error {
 	return nil
 }
 
-// learn gives the model of the loop's bucket what the attempt that just
+// learn gives the model of the call's bucket what the attempt that just
 // ended says: its answer's RateLimit headers and, for a 429 that will be
 // waited out, its Retry-After; or, for an attempt without an answer, that
 // it is no longer in flight.
-func (l *attemptLoop) learn(resp *http.Response, throttled bool, retryAfter time.Duration) {
-	if !l.paced {
+func (cl *call) learn(resp *http.Response, throttled bool, retryAfter time.Duration) {
+	if !cl.paced {
 		return
 	}
-	l.paced = false
-	p := l.c.pacer
-	bk := &p.buckets[l.op.bucket]
+	cl.paced = false
+	p := cl.c.pacer
+	bk := &p.buckets[cl.op.bucket]
 	if resp == nil {
-		bk.release(l.ticket)
+		bk.release(cl.ticket)
 		return
 	}
-	bk.answer(p.now(), resp.StatusCode, resp.Header, l.ticket, throttled, retryAfter)
+	bk.answer(p.now(), resp.StatusCode, resp.Header, cl.ticket, throttled, retryAfter)
 }
 
-// holdStop stops the call whose next attempt the pacing step held and did
-// not send (h): with retry.PacingExceedsDeadline when the hold would pass
-// ctx's deadline (retry.TeamShareExceedsDeadline when the hold is for the
-// team), with retry.ContextDone when ctx ended during it. The
-// attempt is not counted. For a first attempt the call's error is a
-// *ConnectionError with NotSent set; for a retry it wraps the last
-// attempt's error, as a stop during a retry's wait does.
-func (l *attemptLoop) holdStop(ctx context.Context, h *holdError) error {
-	l.held = true
+// holdStop stops the call whose next attempt pacing held and did not
+// send (cl.unsent): with retry.PacingExceedsDeadline when the hold would
+// pass ctx's deadline (retry.TeamShareExceedsDeadline when the hold is for
+// the team), with retry.ContextDone when ctx ended during it. For a first
+// attempt the call's error is a *ConnectionError with NotSent set; for a
+// retry it wraps the last attempt's error, as a stop during a retry's wait
+// does.
+func (cl *call) holdStop(ctx context.Context) error {
+	h := &cl.unsent
 	reason := retry.PacingExceedsDeadline
 	switch {
 	case h.ctxErr != nil:
@@ -197,25 +170,24 @@ func (l *attemptLoop) holdStop(ctx context.Context, h *holdError) error {
 	case h.shared:
 		reason = retry.TeamShareExceedsDeadline
 	}
-	l.logPacing(ctx, h.wait, reason, h.shared)
-	l.observeHold(h.wait, reason, h.shared)
-	first := l.last == nil
+	cl.logPacing(ctx, h.wait, reason, h.shared)
+	cl.observeHold(h.wait, reason, h.shared)
+	first := !cl.last.set()
 	if first {
-		l.last = heldError(h.ctxErr)
+		cl.last = heldOutcome(h.ctxErr)
 	}
 	if reason == retry.ContextDone || first {
-		return l.stop(ctx, reason)
+		return cl.stop(ctx, reason)
 	}
-	m := meta{op: l.op.name, attempts: l.attempts, reason: reason}
-	describeCall(l.last, m, l.reached)
-	return stopError(m, ErrRateLimitHold, l.last)
+	m := cl.meta(reason)
+	return stopError(m, ErrRateLimitHold, callError(m, &cl.last, cl.reached))
 }
 
-// logPacing writes a hold of the loop's next attempt to the client's
+// logPacing writes a hold of the call's next attempt to the client's
 // logger: at Debug a wait of wait, at Info a stop for reason; shared
 // reports a hold for the team (step.shared).
-func (l *attemptLoop) logPacing(ctx context.Context, wait time.Duration, reason retry.StopReason, shared bool) {
-	lg := l.c.logger
+func (cl *call) logPacing(ctx context.Context, wait time.Duration, reason retry.StopReason, shared bool) {
+	lg := cl.c.logger
 	level, decision := slog.LevelDebug, "hold"
 	if reason != "" {
 		level, decision = slog.LevelInfo, "stop"
@@ -224,10 +196,10 @@ func (l *attemptLoop) logPacing(ctx context.Context, wait time.Duration, reason 
 		return
 	}
 	attrs := []slog.Attr{
-		slog.String("method", l.op.method),
-		slog.String("route", l.op.route),
-		slog.String("bucket", l.op.bucket.String()),
-		slog.Int("attempt", l.attempts+1),
+		slog.String("method", cl.op.method),
+		slog.String("route", cl.op.route),
+		slog.String("bucket", cl.op.bucket.String()),
+		slog.Int("attempt", cl.attempts+1),
 		slog.Duration("wait", wait),
 		slog.Bool("shared", shared),
 	}

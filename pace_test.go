@@ -247,6 +247,7 @@ func TestPacingHoldPastDeadline(t *testing.T) {
 			require.ErrorIs(t, err, synthient.ErrRateLimitHold)
 			requireStop(t, err, 0, retry.PacingExceedsDeadline)
 			requireConnErr(t, err, true, false)
+			assert.Contains(t, err.Error(), "held by rate-limit pacing (request not sent)", "the error says pacing held it")
 			assert.Len(t, m.Requests(), 2, "requests: the held one was not sent")
 		})
 	})

@@ -115,7 +115,7 @@ type rawRoutes struct {
 	template string // for logs: "/lookup/ip/{ip}"; the path itself when unknown
 	class    retry.Class
 	bucket   bucket
-	accept   string
+	accept   []string
 	noKey    bool // /health
 	redirect bool // a download's API leg: its 307 is the answer
 }
@@ -124,7 +124,7 @@ type rawRoutes struct {
 // URL, without the query): billed, with no rate limit of its own, for one
 // the SDK does not know.
 func rawRoute(method, path string) rawRoutes {
-	r := rawRoutes{template: "/" + path, class: retry.Billed, accept: "application/json"}
+	r := rawRoutes{template: "/" + path, class: retry.Billed, accept: mediaJSON}
 	seg := strings.Split(path, "/")
 	if len(seg) >= 2 && seg[0] == "feeds" && seg[1] == "helio" && len(seg) >= 3 {
 		seg = append([]string{"feeds", "helio/" + seg[2]}, seg[3:]...) // a honeypot feed: two segments
@@ -153,13 +153,13 @@ func rawRoute(method, path string) rawRoutes {
 func (r *rawRoutes) route(rest []string) {
 	switch {
 	case len(rest) == 1 && rest[0] == "stream":
-		r.template, r.bucket, r.accept = "/feeds/{feed}/stream", streamBucket, "application/x-ndjson"
+		r.template, r.bucket, r.accept = "/feeds/{feed}/stream", streamBucket, mediaNDJSON
 	case len(rest) == 1 && rest[0] == "export":
 		r.template, r.bucket = "/feeds/{feed}/export", exportBucket
 	case len(rest) >= 3 && rest[0] == "export" && rest[len(rest)-1] == "meta":
 		r.template, r.bucket = "/feeds/{feed}/export/{id}/meta", exportBucket
 	case (len(rest) == 2 || len(rest) == 3) && rest[0] == "export":
-		r.template, r.bucket, r.accept, r.redirect = "/feeds/{feed}/export/{id}", downloadBucket, "application/octet-stream", true
+		r.template, r.bucket, r.accept, r.redirect = "/feeds/{feed}/export/{id}", downloadBucket, mediaOctets, true
 	default:
 		r.class = retry.Billed // a route the SDK does not know
 	}
