@@ -433,7 +433,7 @@ func checkRule(t *testing.T, op opCase, rc ruleCase, m *mockAPI, err error, elap
 		assert.Zero(t, elapsed, "fake time before the call returned, want none")
 	}
 	if rc.status == 0 {
-		requireConnErr(t, err, rc.notSent, rc.timeout)
+		_ = requireConnErr(t, err, rc.notSent, rc.timeout)
 		return
 	}
 	ae := requireAPIErr(t, err, rc.status)
@@ -603,8 +603,8 @@ func TestRetryBudget(t *testing.T) {
 					require.NoError(t, err)
 					return
 				}
-				requireStop(t, err, tc.arrivals, tc.reason)
-				requireAPIErr(t, err, tc.status)
+				_ = requireStop(t, err, tc.arrivals, tc.reason)
+				_ = requireAPIErr(t, err, tc.status)
 			})
 		})
 	}
@@ -659,7 +659,7 @@ func TestDeadlineStopsBeforeAWaitThatWouldPassIt(t *testing.T) {
 					return
 				}
 				assert.Equal(t, 1, m.GetTotalCallCount(), "requests")
-				requireStop(t, err, 1, tc.reason)
+				_ = requireStop(t, err, 1, tc.reason)
 				ae := requireAPIErr(t, err, tc.status)
 				if tc.retryAfter != nil {
 					assert.Equal(t, tc.retryAfter, ae.RetryAfter, "APIError.RetryAfter")
@@ -760,7 +760,7 @@ func requireContextErr(t *testing.T, err, ctxErr error, status int) {
 		assert.ErrorAs(t, err, &ce, "the last error is lost")
 		return
 	}
-	requireAPIErr(t, err, status)
+	_ = requireAPIErr(t, err, status)
 }
 
 // TestContextEndsDuringARequest checks a deadline that passes while a
@@ -779,7 +779,7 @@ func TestContextEndsDuringARequest(t *testing.T) {
 				err := op.call(ctx, c)
 				require.ErrorIs(t, err, context.DeadlineExceeded)
 				assert.Equal(t, 5*time.Second, time.Since(start), "fake time before the call returned")
-				requireStop(t, err, 1, retry.ContextDone)
+				_ = requireStop(t, err, 1, retry.ContextDone)
 				assert.Equal(t, 1, m.GetTotalCallCount(), "requests")
 			})
 		})
@@ -792,7 +792,7 @@ func TestContextEndsDuringARequest(t *testing.T) {
 				defer cancel()
 				err := op.call(ctx, c)
 				requireContextErr(t, err, context.DeadlineExceeded, 429)
-				requireStop(t, err, 2, retry.ContextDone)
+				_ = requireStop(t, err, 2, retry.ContextDone)
 				assert.Equal(t, 2, m.GetTotalCallCount(), "requests")
 			})
 		})
@@ -811,7 +811,7 @@ func TestCancelledContextSendsNothing(t *testing.T) {
 			ctx, cancel := context.WithCancel(context.Background())
 			cancel()
 			err := op.call(ctx, c)
-			assert.ErrorIs(t, err, context.Canceled)
+			require.ErrorIs(t, err, context.Canceled)
 			assert.Zero(t, m.GetTotalCallCount(), "requests sent")
 		})
 	}
@@ -1038,8 +1038,8 @@ func TestLoopbackKeepAliveNoReplay(t *testing.T) {
 			require.GreaterOrEqual(t, len(conns), 2, "arrivals by connection %v", conns)
 			require.EqualValues(t, 1, conns[1], "arrivals by connection %v: the second request did not reuse the kept-alive connection", conns)
 			assert.Equal(t, tc.arrivals, srv.Arrivals(), "arrivals (by connection %v): one per attempt the policy allowed", conns)
-			requireConnErr(t, err, false, false)
-			requireStop(t, err, tc.attempts, tc.reason)
+			_ = requireConnErr(t, err, false, false)
+			_ = requireStop(t, err, tc.attempts, tc.reason)
 			assert.Equal(t, tc.arrivals, attemptEvents(logs), "attempt events logged")
 		})
 	}
@@ -1077,9 +1077,9 @@ func TestLoopbackClosedAfterWrite(t *testing.T) {
 		_, err := c.LookupIPs(callCtx(t), []netip.Addr{sampleIP, netip.MustParseAddr("198.51.100.1")})
 		srv.Close()
 		assert.Equal(t, 1, srv.Arrivals(), "arrivals")
-		assert.Equal(t, `{"ips":["203.0.113.7","198.51.100.1"]}`, first(), "the body the server read")
-		requireConnErr(t, err, false, false)
-		requireStop(t, err, 1, retry.MayHaveBeenProcessed)
+		assert.Equal(t, `{"ips":["203.0.113.7","198.51.100.1"]}`, first(), "the body the server read") //nolint:testifylint // the bytes sent, not only the JSON they mean
+		_ = requireConnErr(t, err, false, false)
+		_ = requireStop(t, err, 1, retry.MayHaveBeenProcessed)
 	})
 
 	t.Run("Account", func(t *testing.T) {
@@ -1089,8 +1089,8 @@ func TestLoopbackClosedAfterWrite(t *testing.T) {
 		_, err := c.Account(callCtx(t))
 		srv.Close()
 		assert.Equal(t, 3, srv.Arrivals(), "arrivals")
-		requireConnErr(t, err, false, false)
-		requireStop(t, err, 3, retry.AttemptsExhausted)
+		_ = requireConnErr(t, err, false, false)
+		_ = requireStop(t, err, 3, retry.AttemptsExhausted)
 		assert.Equal(t, 3, attemptEvents(logs), "attempt events logged")
 	})
 }
@@ -1113,8 +1113,8 @@ func TestLoopbackDialRefused(t *testing.T) {
 			t.Parallel()
 			c, logs := loggedClient(t, base)
 			err := tc.call(callCtx(t), c)
-			requireConnErr(t, err, true, false)
-			requireStop(t, err, tc.attempts, tc.reason)
+			_ = requireConnErr(t, err, true, false)
+			_ = requireStop(t, err, tc.attempts, tc.reason)
 			assert.Equal(t, tc.attempts, attemptEvents(logs), "attempt events logged:\n%s", logs)
 			assert.Equal(t, tc.attempts, strings.Count(logs.String(), `"error":"dial"`), "attempt events that name a dial failure:\n%s", logs)
 		})
@@ -1157,8 +1157,8 @@ func TestLoopbackNotSentDescribesTheCall(t *testing.T) {
 			srv.Close()
 			require.Equal(t, 1, srv.Arrivals(), "arrivals")
 			ce := requireConnErr(t, err, false, false)
-			requireStop(t, err, 3, retry.AttemptsExhausted)
-			assert.ErrorIs(t, ce.Err, syscall.ECONNREFUSED, "Err: the last attempt's connection refused")
+			_ = requireStop(t, err, 3, retry.AttemptsExhausted)
+			require.ErrorIs(t, ce.Err, syscall.ECONNREFUSED, "Err: the last attempt's connection refused")
 			assert.NotContains(t, err.Error(), "not sent")
 			assert.Contains(t, err.Error(), "may have been processed")
 		})
@@ -1185,8 +1185,8 @@ func TestLoopbackNotSentDescribesTheCall(t *testing.T) {
 		_, err := c.Account(ctx)
 		srv.Close()
 		require.ErrorIs(t, err, context.Canceled)
-		requireStop(t, err, 2, retry.ContextDone)
-		requireConnErr(t, err, false, false)
+		_ = requireStop(t, err, 2, retry.ContextDone)
+		_ = requireConnErr(t, err, false, false)
 		assert.NotContains(t, err.Error(), "not sent")
 	})
 	// The first attempt is refused; the server then comes up, reads the
@@ -1217,8 +1217,8 @@ func TestLoopbackNotSentDescribesTheCall(t *testing.T) {
 		srv.Close()
 		require.Equal(t, 1, srv.Arrivals(), "arrivals")
 		require.ErrorIs(t, err, context.Canceled)
-		requireStop(t, err, 2, retry.ContextDone)
-		requireConnErr(t, err, false, false)
+		_ = requireStop(t, err, 2, retry.ContextDone)
+		_ = requireConnErr(t, err, false, false)
 	})
 }
 
@@ -1242,7 +1242,7 @@ func TestLoopbackNotSentWhenCancelledWhileDialing(t *testing.T) {
 	_, err := c.Account(ctx)
 	srv.Close()
 	require.ErrorIs(t, err, context.Canceled)
-	requireStop(t, err, 2, retry.ContextDone)
+	_ = requireStop(t, err, 2, retry.ContextDone)
 	ce := requireConnErr(t, err, true, true)
 	// The last attempt's error describes the call as the *Error does.
 	var base *synthient.Error
@@ -1285,8 +1285,8 @@ func TestLoopbackFirstAttemptCutByTheContext(t *testing.T) {
 			_, err := c.LookupIP(ctx, sampleIP)
 			srv.Close()
 			require.ErrorIs(t, err, context.Canceled)
-			requireStop(t, err, 1, retry.ContextDone)
-			requireConnErr(t, err, tc.notSent, false)
+			_ = requireStop(t, err, 1, retry.ContextDone)
+			_ = requireConnErr(t, err, tc.notSent, false)
 		})
 	}
 }
@@ -1306,8 +1306,8 @@ func TestLoopbackMalformedAnswer(t *testing.T) {
 	srv.Close()
 	assert.Equal(t, 1, srv.Arrivals(), "arrivals")
 	ce := requireConnErr(t, err, false, false)
-	assert.ErrorIs(t, ce, synthient.ErrMalformedResponse)
-	requireStop(t, err, 1, retry.NotRetryable)
+	require.ErrorIs(t, ce, synthient.ErrMalformedResponse)
+	_ = requireStop(t, err, 1, retry.NotRetryable)
 	assertNoSecret(t, err, logs, "s3cr3t")
 	assert.NotContains(t, fmt.Sprintf("%#v", ce), "s3cr3t", "the *ConnectionError quotes the answer")
 	assert.Contains(t, logs.String(), `"error":"malformed"`, "the log does not name the failure")
@@ -1334,8 +1334,8 @@ func TestLoopbackGiveUpKeepsPool(t *testing.T) {
 		require.NoError(t, callAccount(ctx, c), "Account")
 		fail.Store(true)
 		err := callAccount(ctx, c)
-		requireAPIErr(t, err, http.StatusServiceUnavailable)
-		requireStop(t, err, 1, retry.AttemptsExhausted)
+		_ = requireAPIErr(t, err, http.StatusServiceUnavailable)
+		_ = requireStop(t, err, 1, retry.AttemptsExhausted)
 		fail.Store(false)
 		require.NoError(t, callAccount(ctx, c), "Account after the 503")
 		assert.Equal(t, 1, srv.NewConns(), "connections opened: all three calls on one kept-alive connection")
@@ -1364,7 +1364,7 @@ func TestLoopbackGiveUpKeepsPool(t *testing.T) {
 			case 1:
 				conn, _, err := w.(http.Hijacker).Hijack()
 				if err == nil {
-					conn.Close()
+					_ = conn.Close() // the answer is a dropped connection
 				}
 				return
 			}
@@ -1383,8 +1383,8 @@ func TestLoopbackGiveUpKeepsPool(t *testing.T) {
 		require.Equal(t, 2, srv.NewConns(), "connections after two concurrent calls")
 		phase.Store(1)
 		err := callAccount(ctx, c)
-		requireConnErr(t, err, false, false)
-		requireStop(t, err, 1, retry.AttemptsExhausted)
+		_ = requireConnErr(t, err, false, false)
+		_ = requireStop(t, err, 1, retry.AttemptsExhausted)
 		phase.Store(2)
 		require.NoError(t, callAccount(ctx, c), "Account after the dropped connection")
 		assert.Equal(t, 2, srv.NewConns(), "connections opened: giving up closed the other idle connection")
@@ -1404,11 +1404,11 @@ func TestLoopbackGiveUpKeepsPool(t *testing.T) {
 		dead, _ := loggedClient(t, "http://"+deadAddr(t)+"/api/v4", synthient.WithTransport(tr))
 		require.NoError(t, callAccount(ctx, live), "Account")
 		err := callAccount(ctx, dead)
-		requireConnErr(t, err, true, false)
-		requireStop(t, err, 3, retry.AttemptsExhausted)
+		_ = requireConnErr(t, err, true, false)
+		_ = requireStop(t, err, 3, retry.AttemptsExhausted)
 		err = callLookupIP(ctx, dead)
-		requireConnErr(t, err, true, false)
-		requireStop(t, err, 1, retry.NotRetryable)
+		_ = requireConnErr(t, err, true, false)
+		_ = requireStop(t, err, 1, retry.NotRetryable)
 		require.NoError(t, callAccount(ctx, live), "Account after the other server failed")
 		assert.Equal(t, 1, srv.NewConns(), "connections to the live server: giving up on the other server closed its idle connection")
 	})
@@ -1438,7 +1438,7 @@ func TestLoopbackErrorBodyCap(t *testing.T) {
 	c, _ := loggedClient(t, srv.Base)
 	err := callAccount(ctx, c)
 	ae := requireAPIErr(t, err, http.StatusBadRequest)
-	requireStop(t, err, 1, retry.NotRetryable)
+	_ = requireStop(t, err, 1, retry.NotRetryable)
 	assert.Len(t, ae.Detail, 64<<10, "APIError.Detail")
 	require.NoError(t, callAccount(ctx, c), "Account after the large error body")
 	assert.Equal(t, 2, srv.NewConns(), "connections opened: the connection of the capped body was reused, so its rest was read")
@@ -1516,7 +1516,7 @@ func TestLoopbackRequestHeaders(t *testing.T) {
 				if r.Path == "/api/v4/lookup/ips" {
 					assert.Equal(t, http.MethodPost, r.Method, "LookupIPs")
 					assert.Equal(t, []string{"application/json"}, r.Header.Values("Content-Type"), "LookupIPs: Content-Type")
-					assert.Equal(t, `{"ips":["203.0.113.7","198.51.100.1","2001:db8::1"]}`, body, "LookupIPs body")
+					assert.Equal(t, `{"ips":["203.0.113.7","198.51.100.1","2001:db8::1"]}`, body, "LookupIPs body") //nolint:testifylint // the bytes sent, not only the JSON they mean
 				} else {
 					assert.Equal(t, http.MethodGet, r.Method, "%s: want a GET", what)
 					assert.Empty(t, body, "%s: want no body", what)
@@ -1552,8 +1552,8 @@ func TestLoopbackNoRedirects(t *testing.T) {
 				c, _ := loggedClient(t, srv.Base)
 				for _, call := range []callFunc{callAccount, callLookupIP} {
 					err := call(ctx, c)
-					requireAPIErr(t, err, status)
-					requireStop(t, err, 1, retry.NotRetryable)
+					_ = requireAPIErr(t, err, status)
+					_ = requireStop(t, err, 1, retry.NotRetryable)
 					assertNoSecret(t, err, nil, "LOCATIONSECRET")
 				}
 				assert.Equal(t, 2, srv.Arrivals(), "arrivals")
@@ -1694,11 +1694,11 @@ func TestLoopbackRetryAfterContext(t *testing.T) {
 		wg.Wait()
 		// Not a timing assertion: only "the 30 s wait was not served".
 		assert.Less(t, elapsed, 10*time.Second, "the call's duration: the cancellation did not end the wait")
-		assert.ErrorIs(t, err, context.Canceled)
+		require.ErrorIs(t, err, context.Canceled)
 		ae := requireAPIErr(t, err, http.StatusTooManyRequests)
 		assert.Equal(t, ptr(30*time.Second), ae.RetryAfter, "APIError.RetryAfter")
 		assert.Equal(t, "req-1", ae.RequestID, "APIError.RequestID")
-		requireStop(t, err, 1, retry.ContextDone)
+		_ = requireStop(t, err, 1, retry.ContextDone)
 		assert.Equal(t, 1, srv.Arrivals(), "arrivals")
 		// The stop event names the outcome of the attempt it ends.
 		events := parseLog(t, logs.String())
@@ -1716,11 +1716,11 @@ func TestLoopbackRetryAfterContext(t *testing.T) {
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 		defer cancel()
 		err := callLookupIP(ctx, c)
-		assert.NoError(t, ctx.Err(), "the call returned only after its deadline passed: it did not stop at once")
+		require.NoError(t, ctx.Err(), "the call returned only after its deadline passed: it did not stop at once")
 		ae := requireAPIErr(t, err, http.StatusTooManyRequests)
 		assert.Equal(t, ptr(10*time.Second), ae.RetryAfter, "APIError.RetryAfter")
-		requireStop(t, err, 1, retry.RetryAfterExceedsDeadline)
-		assert.NotErrorIs(t, err, context.DeadlineExceeded, "the deadline had not passed")
+		_ = requireStop(t, err, 1, retry.RetryAfterExceedsDeadline)
+		require.NotErrorIs(t, err, context.DeadlineExceeded, "the deadline had not passed")
 		assert.Equal(t, 1, srv.Arrivals(), "arrivals")
 	})
 }
@@ -1762,6 +1762,8 @@ func (b *countedBody) Close() error {
 // response body the transport handed out was closed, and that the scenario
 // did hand out the bodies it should (so none passes by sending nothing).
 // The scenarios share one fake API and one transport, in turn.
+//
+//nolint:paralleltest // the scenarios share one transport, whose bodies each counts in turn
 func TestBodyCloseEveryPath(t *testing.T) {
 	// 14:20 UTC: the fake's day has 14 hourly exports.
 	clk := synthienttest.NewManualClock(time.Date(2026, time.June, 10, 14, 20, 0, 0, time.UTC))
@@ -1832,17 +1834,17 @@ func bodyCloseScenarios(t *testing.T, srv *synthienttest.Server, tr http.RoundTr
 		{"429_retry_after_over_max", 1, func(t *testing.T) {
 			srv.Inject(synthienttest.RouteLookupIP, 1, synthienttest.Fault{Kind: synthienttest.FaultStatus, Status: 429, RetryAfter: "120"})
 			_, err := c.LookupIP(ctx, ip)
-			requireAPIErr(t, err, 429)
+			_ = requireAPIErr(t, err, 429)
 		}},
 		{"503_retried_then_exhausted", 3, func(t *testing.T) {
 			srv.Inject(synthienttest.RouteAccount, 3, statusFault(503))
 			_, err := c.Account(ctx)
-			requireAPIErr(t, err, 503)
+			_ = requireAPIErr(t, err, 503)
 		}},
 		{"404", 1, func(t *testing.T) {
 			srv.Inject(synthienttest.RouteExportMeta, 1, statusFault(404))
 			_, err := c.ExportMeta(ctx, synthient.FeedProxies, "2026-06-09")
-			requireAPIErr(t, err, 404)
+			_ = requireAPIErr(t, err, 404)
 		}},
 		{"hook_error", 1, func(t *testing.T) {
 			_, err := hooked.Account(ctx)
@@ -1873,7 +1875,7 @@ func bodyCloseScenarios(t *testing.T, srv *synthienttest.Server, tr http.RoundTr
 		{"download_storage_500", 2, func(t *testing.T) {
 			srv.Inject(synthienttest.RouteStorage, 1, statusFault(500))
 			_, err := c.DownloadExport(ctx, synthient.FeedProxies, "2026-06-10/13", io.Discard)
-			requireAPIErr(t, err, 500)
+			_ = requireAPIErr(t, err, 500)
 		}},
 		{"download_storage_reset_mid_body", 2, func(t *testing.T) {
 			srv.Inject(synthienttest.RouteStorage, 1, synthienttest.Fault{Kind: synthienttest.FaultResetMidBody})
@@ -1882,7 +1884,7 @@ func bodyCloseScenarios(t *testing.T, srv *synthienttest.Server, tr http.RoundTr
 		}},
 		{"download_api_404", 1, func(t *testing.T) {
 			_, err := c.DownloadExport(ctx, synthient.FeedProxies, "2001-01-01", io.Discard)
-			requireAPIErr(t, err, 404)
+			_ = requireAPIErr(t, err, 404)
 		}},
 		{"download_file_verified", 3, func(t *testing.T) {
 			_, err := c.DownloadExportFile(ctx, synthient.FeedProxies, "2026-06-09", filepath.Join(t.TempDir(), "x.parquet"),
@@ -1926,7 +1928,7 @@ func bodyCloseScenarios(t *testing.T, srv *synthienttest.Server, tr http.RoundTr
 			_, errs, itemAfterErr := drain(c.StreamProxies(ctx), 0)
 			require.NotEmpty(t, errs, "want a 502 *APIError")
 			assert.False(t, itemAfterErr, "an event after the error")
-			requireAPIErr(t, errs[len(errs)-1], 502)
+			_ = requireAPIErr(t, errs[len(errs)-1], 502)
 		}},
 		{"all_exports_break", 1, func(t *testing.T) {
 			listed, errs, _ := drain(c.AllExports(ctx, synthient.FeedProxies, &synthient.ListExportsParams{Limit: 2}), 1)
@@ -1971,7 +1973,7 @@ func TestRetryQuotaBoundsAnOutage(t *testing.T) {
 	require.Equal(t, want, arrivals, "requests: one per call plus %d retries", want-calls)
 	retries, quotaStops := 0, 0
 	for _, err := range errs {
-		requireAPIErr(t, err, http.StatusServiceUnavailable)
+		_ = requireAPIErr(t, err, http.StatusServiceUnavailable)
 		var base *synthient.Error
 		require.ErrorAs(t, err, &base)
 		retries += base.Attempts - 1
@@ -2004,7 +2006,7 @@ func TestRetryQuotaBoundsThrottling(t *testing.T) {
 			arrivals, errs := outage(t, http.StatusTooManyRequests, calls, tc.opts...)
 			require.Equal(t, tc.want, arrivals, "requests")
 			for _, err := range errs {
-				requireAPIErr(t, err, http.StatusTooManyRequests)
+				_ = requireAPIErr(t, err, http.StatusTooManyRequests)
 			}
 		})
 	}
@@ -2026,7 +2028,7 @@ func TestWithRetryQuota(t *testing.T) {
 	require.Equal(t, calls+100/20, arrivals, "requests")
 	for _, bad := range [][3]int{{0, 10, 5}, {500, 0, 5}, {500, 10, -1}} {
 		_, err := synthient.NewClient(testKey, synthient.WithRetryQuota(bad[0], bad[1], bad[2]))
-		assert.ErrorIs(t, err, synthient.ErrInvalidArgument, "WithRetryQuota%v", bad)
+		require.ErrorIs(t, err, synthient.ErrInvalidArgument, "WithRetryQuota%v", bad)
 	}
 	_, err := synthient.NewClient(testKey, synthient.WithRetryQuota(500, 10, 0))
 	assert.NoError(t, err, "WithRetryQuota with a free throttle")
@@ -2035,6 +2037,8 @@ func TestWithRetryQuota(t *testing.T) {
 // A caller's own httptrace hooks run for its calls alone: the client's
 // pooled connection trace never takes them in, whatever calls reuse it,
 // also when traced calls run at once (the race detector watches).
+//
+//nolint:tparallel // the subtests share one client and its pooled connection: the first makes its calls one after another, alone
 func TestCallerTraceIsItsCallsAlone(t *testing.T) {
 	t.Parallel()
 	srv := newAPIServer(t, func(_ int, w http.ResponseWriter, r *http.Request) {

@@ -99,7 +99,7 @@ func TestNewClientRejectsInvalidKeysAndOptions(t *testing.T) {
 			if !assert.Nil(t, c, "NewClient returned a client") {
 				c.Close()
 			}
-			assert.ErrorIs(t, err, synthient.ErrInvalidArgument)
+			require.ErrorIs(t, err, synthient.ErrInvalidArgument)
 			// Not the key, nor its distinctive middle (the key with an
 			// inner space is not testKey).
 			assertNoSecret(t, err, nil, "6f1d2c3b")
@@ -145,7 +145,7 @@ func TestNegativeMaxRetriesIsInvalid(t *testing.T) {
 	t.Parallel()
 	for _, n := range []int{-1, -100, math.MinInt} {
 		c, err := synthient.NewClient(testKey, synthient.WithMaxRetries(n))
-		assert.ErrorIs(t, err, synthient.ErrInvalidArgument, "WithMaxRetries(%d)", n)
+		require.ErrorIs(t, err, synthient.ErrInvalidArgument, "WithMaxRetries(%d)", n)
 		assert.Nil(t, c, "WithMaxRetries(%d): a client was returned with the error", n)
 	}
 	for _, n := range []int{0, 1, 16, 1000} {
@@ -197,14 +197,14 @@ func TestConcurrentCalls(t *testing.T) {
 		wg.Go(func() {
 			for j := range 4 {
 				if (i+j)%2 == 0 {
-					ip := netip.AddrFrom4([4]byte{10, 0, byte(i), byte(j)})
+					ip := netip.AddrFrom4([4]byte{10, 0, byte(i), byte(j)}) //nolint:gosec // i < 50, j < 4
 					r, err := c.LookupIP(context.Background(), ip)
-					if !assert.NoError(t, err, "LookupIP(%v)", ip) || !assert.Equal(t, ip, r.IP, "LookupIP(%v): the answer's address", ip) {
+					if !assert.NoError(t, err, "LookupIP(%v)", ip) || !assert.Equal(t, ip, r.IP, "LookupIP(%v): the answer's address", ip) { //nolint:testifylint // in a goroutine: it returns instead of require's FailNow
 						return
 					}
 				} else {
 					a, err := c.Account(context.Background())
-					if !assert.NoError(t, err, "Account") || !assert.Equal(t, "ada@example.com", a.Email, "Account: email") {
+					if !assert.NoError(t, err, "Account") || !assert.Equal(t, "ada@example.com", a.Email, "Account: email") { //nolint:testifylint // in a goroutine: it returns instead of require's FailNow
 						return
 					}
 				}
@@ -226,8 +226,8 @@ func TestErrClosed(t *testing.T) {
 	assert.NoError(t, c.Close(), "second Close")
 	for _, op := range operations() {
 		err := op.call(context.Background(), c)
-		assert.ErrorIs(t, err, synthient.ErrClosed, "%s after Close", op.name)
-		assert.NotErrorIs(t, err, synthient.ErrInvalidArgument, "%s after Close", op.name)
+		require.ErrorIs(t, err, synthient.ErrClosed, "%s after Close", op.name)
+		require.NotErrorIs(t, err, synthient.ErrInvalidArgument, "%s after Close", op.name)
 	}
 	assert.Zero(t, m.GetTotalCallCount(), "requests sent after Close")
 }
@@ -269,7 +269,7 @@ func TestCloseWithCallsInProgress(t *testing.T) {
 	errs := make([]error, lookups+1)
 	for i := range lookups {
 		wg.Go(func() {
-			results[i], errs[i] = c.LookupIP(context.Background(), netip.AddrFrom4([4]byte{192, 0, 2, byte(i)}))
+			results[i], errs[i] = c.LookupIP(context.Background(), netip.AddrFrom4([4]byte{192, 0, 2, byte(i)})) //nolint:gosec // i < lookups (4)
 		})
 	}
 	var account *synthient.Account
@@ -331,6 +331,7 @@ func TestClientFormattingHidesTheKey(t *testing.T) {
 
 	for name, out := range printed {
 		t.Run(name, func(t *testing.T) {
+			t.Parallel()
 			assert.NotContains(t, out, testKey, "%s prints the API key", name)
 		})
 	}
@@ -475,7 +476,7 @@ func whyNotTyped(err error) string {
 	if !errors.As(err, &base) {
 		return "errors.As(err, new(*synthient.Error)) fails"
 	}
-	switch e := err.(type) {
+	switch e := err.(type) { //nolint:errorlint // the SDK returns its typed errors unwrapped: err itself must be one
 	case *synthient.APIError, *synthient.ConnectionError, *synthient.TimeoutError, *synthient.DecodeError:
 		return ""
 	case *synthient.Error:
@@ -499,7 +500,9 @@ const (
 
 // TestSoak runs the load once, then checks it: nothing left behind, then
 // the calls of each kind in the mix, then the storage leg. It counts
-// goroutines and open files, so it runs alone (no t.Parallel).
+// goroutines and open files, so it runs alone.
+//
+//nolint:paralleltest // it counts the process's goroutines and open files: a parallel test would add its own
 func TestSoak(t *testing.T) {
 	if testing.Short() {
 		t.Skip("soak test: skipped with -short")
@@ -591,7 +594,7 @@ func runSoak(t *testing.T, srv *synthienttest.Server) *soakRun {
 	for range soakWorkers {
 		wg.Go(func() {
 			for i := int(next.Add(1) - 1); i < soakCalls; i = int(next.Add(1) - 1) {
-				rng := rand.New(rand.NewPCG(soakSeed, uint64(i)))
+				rng := rand.New(rand.NewPCG(soakSeed, uint64(i))) //nolint:gosec // a seeded draw, the same each run: nothing to guess
 				k := soakDraw(rng)
 				op := soakMix[k]
 				if rng.IntN(10) == 0 {

@@ -29,7 +29,7 @@ func (c *Client) getJSON(ctx context.Context, op *operation, out any) (m meta, e
 // is a *ConnectionError or *TimeoutError, a body that does not decode a
 // *DecodeError) and closes it.
 func decodeJSON(ctx context.Context, resp *http.Response, m meta, out any) error {
-	defer func() { _ = resp.Body.Close() }()
+	defer resp.Body.Close() //nolint:errcheck // read to the end or given up: its Close says nothing of the answer
 	body, err := readBody(resp)
 	if err != nil {
 		return readError(ctx, m, err)

@@ -259,24 +259,24 @@ func TestEveryTypedErrorReachesTheBaseError(t *testing.T) {
 		reason   synthient.StopReason
 	}{
 		{"APIError", "LookupIP", []httpmock.Responder{problem(402)}, func(t *testing.T, err error) {
-			requireAPIErr(t, err, 402)
+			_ = requireAPIErr(t, err, 402)
 		}, 1, retry.NotRetryable},
 		{"APIError_after_retries", "Account", []httpmock.Responder{problem(503)}, func(t *testing.T, err error) {
-			requireAPIErr(t, err, 503)
+			_ = requireAPIErr(t, err, 503)
 		}, 3, retry.AttemptsExhausted},
 		{"ConnectionError", "LookupDomain", []httpmock.Responder{httpmock.NewErrorResponder(errors.New("connection reset by peer"))},
 			func(t *testing.T, err error) {
-				requireConnErr(t, err, false, false)
+				_ = requireConnErr(t, err, false, false)
 			}, 1, retry.MayHaveBeenProcessed},
 		{"ConnectionError_not_sent", "Account", []httpmock.Responder{httpmock.NewErrorResponder(dialRefused())},
 			func(t *testing.T, err error) {
-				requireConnErr(t, err, true, false)
+				_ = requireConnErr(t, err, true, false)
 				assert.ErrorIs(t, err, syscall.ECONNREFUSED, "the cause is not reachable with errors.Is")
 			}, 3, retry.AttemptsExhausted},
 		{"TimeoutError", "LookupIPs", []httpmock.Responder{httpmock.NewErrorResponder(timeoutError{})},
 			func(t *testing.T, err error) {
 				// NotSent is false: the timeout came after the request left.
-				requireConnErr(t, err, false, true)
+				_ = requireConnErr(t, err, false, true)
 			}, 1, retry.MayHaveBeenProcessed},
 		{"DecodeError", "Account", []httpmock.Responder{answer(200, `{"email":`, "Content-Type", "application/json")},
 			func(t *testing.T, err error) {
@@ -490,6 +490,8 @@ func presignedSecrets(t *testing.T, location string) []string {
 // key, or the query, signature or credential of a presigned URL seen so
 // far. The cases run in turn on one fake: a fault is injected for the
 // case's own call.
+//
+//nolint:paralleltest // the cases share one fake, on which each injects the faults of its own call, in turn
 func TestNoSecretInLogsOrErrors(t *testing.T) {
 	clk := synthienttest.NewManualClock(time.Date(2026, time.June, 10, 14, 20, 0, 0, time.UTC))
 	srv := synthienttest.NewServer(

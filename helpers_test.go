@@ -45,7 +45,7 @@ const presignQuery = "X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Credential=AKIAEXAM
 // presignToken is the session token of a presigned URL (STS), escaped: its
 // pieces between escapes are short, so only its whole forms can be
 // recognised.
-const presignToken = "IQo%2Fb3%2BJ%2Fzx%2FFw%3D%3D"
+const presignToken = "IQo%2Fb3%2BJ%2Fzx%2FFw%3D%3D" //nolint:gosec // a made-up token the tests look for in what is printed, no credential
 
 // presignObject is the object path on the storage host.
 const presignObject = "/bucket/proxies/2026/06/10/14_proxies.parquet"
@@ -119,10 +119,10 @@ func callCtx(t testing.TB) context.Context {
 // deadAddr returns a loopback host:port nothing listens on.
 func deadAddr(t testing.TB) string {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	ln, err := (&net.ListenConfig{}).Listen(t.Context(), "tcp", "127.0.0.1:0")
 	require.NoError(t, err)
 	addr := ln.Addr().String()
-	ln.Close()
+	_ = ln.Close()
 	return addr
 }
 
@@ -214,7 +214,7 @@ func callLookupIP(ctx context.Context, c *synthient.Client) error {
 // callLookupIPAt looks up the address 203.0.113.n: calls for different
 // addresses send a request each, where identical ones in flight share one.
 func callLookupIPAt(ctx context.Context, c *synthient.Client, n int) error {
-	_, err := c.LookupIP(ctx, netip.AddrFrom4([4]byte{203, 0, 113, byte(n)}))
+	_, err := c.LookupIP(ctx, netip.AddrFrom4([4]byte{203, 0, 113, byte(n)})) //nolint:gosec // the address 203.0.113.n: n is below 256
 	return err
 }
 
@@ -278,7 +278,7 @@ func errTree(err error) []error {
 		return nil
 	}
 	out := []error{err}
-	switch u := err.(type) {
+	switch u := err.(type) { //nolint:errorlint // one level of the tree: err's own Unwrap, not one below it
 	case interface{ Unwrap() error }:
 		out = append(out, errTree(u.Unwrap())...)
 	case interface{ Unwrap() []error }:
@@ -346,7 +346,7 @@ func requireConnErr(t testing.TB, err error, notSent, timeout bool) *synthient.C
 		assert.True(t, te.Timeout())
 	}
 	var ae *synthient.APIError
-	assert.False(t, errors.As(err, &ae), "a network failure also matches *APIError")
+	assert.NotErrorAs(t, err, &ae, "a network failure also matches *APIError")
 	return ce
 }
 
@@ -369,9 +369,9 @@ func requirePlainError(t testing.TB, err error) *synthient.Error {
 	var base *synthient.Error
 	require.ErrorAs(t, err, &base)
 	var ae *synthient.APIError
-	assert.False(t, errors.As(err, &ae), "err = %v matches *APIError, want a plain *Error", err)
+	assert.NotErrorAs(t, err, &ae, "err = %v matches *APIError, want a plain *Error", err)
 	var ce *synthient.ConnectionError
-	assert.False(t, errors.As(err, &ce), "err = %v matches *ConnectionError, want a plain *Error", err)
+	assert.NotErrorAs(t, err, &ce, "err = %v matches *ConnectionError, want a plain *Error", err)
 	return base
 }
 
@@ -436,7 +436,7 @@ func drain[T any](seq iter.Seq2[T, error], max int) (items []T, errs []error, it
 // testAddr returns the i-th of 2^16 distinct IPv4 addresses of the
 // benchmarking range 198.18.0.0/15.
 func testAddr(i int) netip.Addr {
-	return netip.AddrFrom4([4]byte{198, 18, byte(i >> 8), byte(i)})
+	return netip.AddrFrom4([4]byte{198, 18, byte(i >> 8), byte(i)}) //nolint:gosec // i's low two bytes, cut on purpose
 }
 
 // testAddrs returns the first n testAddr addresses.
@@ -451,7 +451,7 @@ func testAddrs(n int) []netip.Addr {
 // testAddr6 returns the i-th of 2^16 distinct IPv6 addresses of the
 // documentation range 2001:db8::/32.
 func testAddr6(i int) netip.Addr {
-	return netip.AddrFrom16([16]byte{0x20, 0x01, 0x0d, 0xb8, 14: byte(i >> 8), 15: byte(i)})
+	return netip.AddrFrom16([16]byte{0x20, 0x01, 0x0d, 0xb8, 14: byte(i >> 8), 15: byte(i)}) //nolint:gosec // i's low two bytes, cut on purpose
 }
 
 // counted returns a sequence of addrs that counts in *pulled the

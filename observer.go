@@ -392,7 +392,7 @@ func (cl *call) startRequest(r *http.Request) *http.Request {
 		Header:  http.Header{},
 	}
 	cl.reqCtx = derived(r.Context(), oc.obs.StartRequest(r.Context(), s))
-	return withContext(cl.reqCtx, r, s.Header) //nolint:contextcheck // derived from r.Context(), as the observer returned it
+	return withContext(cl.reqCtx, r, s.Header) //nolint:contextcheck // derived keeps r.Context()'s deadline and cancellation, taking only values from the observer's
 }
 
 // endRequest reports the end of the attempt startRequest showed: its

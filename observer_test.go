@@ -13,7 +13,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -248,7 +247,7 @@ func TestObserverSeesEachOperation(t *testing.T) {
 				assert.Equal(t, 1, e.req.Attempt, "Attempt")
 			}
 			assert.Equal(t, tc.routes, routes, "the requests' routes")
-			assert.NoError(t, end.Err, "EndCall.Err")
+			require.NoError(t, end.Err, "EndCall.Err")
 			assert.Empty(t, end.StopReason, "EndCall.StopReason")
 			if tc.bytes {
 				assert.Positive(t, end.Bytes, "EndCall.Bytes")
@@ -366,20 +365,20 @@ func TestObserverCallsThatSendNothing(t *testing.T) {
 			c.Close()
 			return callAccount(ctx, c)
 		}, synthient.ErrClosed},
-		{"context ended", func(_ context.Context, c *synthient.Client) error {
-			ctx, cancel := context.WithCancel(context.Background())
+		{"context ended", func(ctx context.Context, c *synthient.Client) error {
+			ctx, cancel := context.WithCancel(ctx)
 			cancel()
 			return callAccount(ctx, c)
 		}, context.Canceled},
 		// A billed lookup that would share a request in flight: the one it
 		// would have started is not sent either.
-		{"context ended, LookupIP", func(_ context.Context, c *synthient.Client) error {
-			ctx, cancel := context.WithCancel(context.Background())
+		{"context ended, LookupIP", func(ctx context.Context, c *synthient.Client) error {
+			ctx, cancel := context.WithCancel(ctx)
 			cancel()
 			return callLookupIP(ctx, c)
 		}, context.Canceled},
-		{"context ended, LookupDomain", func(_ context.Context, c *synthient.Client) error {
-			ctx, cancel := context.WithTimeout(context.Background(), -time.Second)
+		{"context ended, LookupDomain", func(ctx context.Context, c *synthient.Client) error {
+			ctx, cancel := context.WithTimeout(ctx, -time.Second)
 			defer cancel()
 			_, err := c.LookupDomain(ctx, "example.org", nil)
 			return err
@@ -528,7 +527,7 @@ func TestObserverStreamEnds(t *testing.T) {
 	_, errs, _ := drain(c.StreamProxies(callCtx(t)), 2)
 	require.Empty(t, errs)
 	end := requireOneCall(t, rec.Events())
-	assert.NoError(t, end.Err, "a loop broken out of")
+	require.NoError(t, end.Err, "a loop broken out of")
 
 	srv.Inject(synthienttest.RouteStream, 1, synthienttest.Fault{Kind: synthienttest.FaultResetMidBody})
 	before := len(rec.Events())
@@ -589,7 +588,7 @@ func TestObserverCannotDropTheDeadline(t *testing.T) {
 	defer cancel()
 	_, err := c.LookupIP(ctx, testAddr(1))
 	require.Error(t, err, "the call outlived its deadline")
-	assert.ErrorIs(t, err, context.DeadlineExceeded)
+	require.ErrorIs(t, err, context.DeadlineExceeded)
 	events := obs.Events()
 	end := of(events, "EndCall")
 	require.Len(t, end, 1)
@@ -605,7 +604,7 @@ func TestObserverSeesPanic(t *testing.T) {
 	_, c, rec := observedFake(t)
 	func() {
 		defer func() { assert.Equal(t, "loop body", recover(), "the panic goes on") }()
-		for range c.StreamRaw(callCtx(t), synthient.FeedProxies) {
+		for range c.StreamRaw(callCtx(t), synthient.FeedProxies) { //nolint:errcheck // the loop body panics at the first item: what it holds is not this test's
 			panic("loop body")
 		}
 	}()
@@ -623,7 +622,7 @@ func TestObserverConcurrentCalls(t *testing.T) {
 	var wg sync.WaitGroup
 	for i := range calls {
 		wg.Go(func() {
-			_, err := c.LookupIP(callCtx(t), netip.AddrFrom4([4]byte{203, 0, 113, byte(i)}))
+			_, err := c.LookupIP(callCtx(t), netip.AddrFrom4([4]byte{203, 0, 113, byte(i)})) //nolint:gosec // i < calls (16)
 			assert.NoError(t, err)
 		})
 	}
@@ -635,6 +634,7 @@ func TestObserverConcurrentCalls(t *testing.T) {
 	require.Len(t, byCall, calls)
 	for id, events := range byCall {
 		t.Run("call "+strconv.FormatInt(id, 10), func(t *testing.T) {
+			t.Parallel()
 			assert.Equal(t, []string{"StartCall", "StartRequest", "EndRequest", "EndCall"}, kinds(events))
 			requireOneCall(t, events)
 		})
@@ -654,5 +654,5 @@ func TestObserverSeesNoSecret(t *testing.T) {
 	for _, s := range secrets {
 		assert.NotContains(t, text, s, "an event holds a secret")
 	}
-	assert.True(t, strings.Contains(text, "DownloadExport"), "the events were rendered")
+	assert.Contains(t, text, "DownloadExport", "the events were rendered")
 }

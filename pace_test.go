@@ -51,7 +51,7 @@ func echoIP(next httpmock.Responder) httpmock.Responder {
 			return resp, err
 		}
 		body, err := io.ReadAll(resp.Body)
-		resp.Body.Close()
+		_ = resp.Body.Close()
 		if err != nil {
 			return nil, err
 		}
@@ -160,7 +160,7 @@ func TestPacingProbe(t *testing.T) {
 					assert.Zero(t, bk.Throttled(), "429s answered")
 					assert.Len(t, m.Requests(), calls, "requests")
 					for _, err := range errs {
-						assert.NoError(t, err)
+						require.NoError(t, err)
 					}
 					return
 				}
@@ -205,7 +205,7 @@ func TestPacing429DrainsTheModel(t *testing.T) {
 				m := lookupMock(t, tc.first, tc.throttle, okLookup(20, 19, 1))
 				c := m.Client(t, synthient.WithMaxRetries(0))
 				require.NoError(t, callLookupIP(callCtx(t), c))
-				requireAPIErr(t, callLookupIP(callCtx(t), c), http.StatusTooManyRequests)
+				_ = requireAPIErr(t, callLookupIP(callCtx(t), c), http.StatusTooManyRequests)
 				require.NoError(t, callLookupIP(callCtx(t), c))
 				reqs := m.Requests()
 				at := since(reqs[0].At, reqs)
@@ -239,14 +239,14 @@ func TestPacingHoldPastDeadline(t *testing.T) {
 			ctx, cancel := context.WithTimeout(t.Context(), 5*time.Second)
 			defer cancel()
 			err := callLookupIP(ctx, c)
-			requireStop(t, err, 1, retry.RetryAfterExceedsMax) // the probe, answered 429
+			_ = requireStop(t, err, 1, retry.RetryAfterExceedsMax) // the probe, answered 429
 			require.Len(t, m.Requests(), 2, "requests: the probe was sent")
 			t0 := time.Now()
 			err = callLookupIP(ctx, c)
 			assert.Zero(t, time.Since(t0), "time spent")
 			require.ErrorIs(t, err, synthient.ErrRateLimitHold)
-			requireStop(t, err, 0, retry.PacingExceedsDeadline)
-			requireConnErr(t, err, true, false)
+			_ = requireStop(t, err, 0, retry.PacingExceedsDeadline)
+			_ = requireConnErr(t, err, true, false)
 			assert.Contains(t, err.Error(), "held by rate-limit pacing (request not sent)", "the error says pacing held it")
 			assert.Len(t, m.Requests(), 2, "requests: the held one was not sent")
 		})
@@ -262,7 +262,7 @@ func TestPacingHoldPastDeadline(t *testing.T) {
 			err := callLookupIP(ctx, c)
 			assert.Less(t, time.Since(t0), 2*time.Second, "time spent: the retry's wait alone")
 			require.ErrorIs(t, err, synthient.ErrRateLimitHold)
-			requireStop(t, err, 1, retry.PacingExceedsDeadline)
+			_ = requireStop(t, err, 1, retry.PacingExceedsDeadline)
 			ae := requireAPIErr(t, err, http.StatusTooManyRequests)
 			require.NotNil(t, ae.RetryAfter)
 			assert.Len(t, m.Requests(), 1, "requests: the held retry was not sent")
@@ -289,8 +289,8 @@ func TestPacingCancelDuringHold(t *testing.T) {
 		err := <-done
 		assert.Equal(t, time.Second, time.Since(t0), "the hold ended with the context")
 		require.ErrorIs(t, err, context.Canceled)
-		requireStop(t, err, 0, retry.ContextDone)
-		requireConnErr(t, err, true, false)
+		_ = requireStop(t, err, 0, retry.ContextDone)
+		_ = requireConnErr(t, err, true, false)
 		require.Len(t, m.Requests(), 1, "requests: the cancelled one was not sent")
 
 		ctx2, cancel2 := context.WithTimeout(t.Context(), time.Minute)
@@ -402,7 +402,7 @@ func TestPacingConcurrentCallsNotHeld(t *testing.T) {
 	const callers, calls, latency = 8, 100, 100 * time.Millisecond
 	for _, tc := range []struct {
 		name   string
-		start  time.Duration // answers' times before all 8 are in flight
+		start  int // answers' times before all 8 are in flight
 		answer func() httpmock.Responder
 	}{
 		// 80 calls a second, below the rate: the bucket stays nearly full.
@@ -441,7 +441,7 @@ func TestPacingConcurrentCallsNotHeld(t *testing.T) {
 				// The first goes as a probe, the others wait for its
 				// answer; then all go, or, in slow start, one more for
 				// each answer, until all 8 are in flight.
-				assert.Equal(t, (calls+tc.start)*latency, time.Since(t0), "time taken: no call held but the probe's waiters")
+				assert.Equal(t, time.Duration(calls+tc.start)*latency, time.Since(t0), "time taken: no call held but the probe's waiters")
 			})
 		})
 	}
@@ -600,7 +600,7 @@ func TestPacingSuccessesCorrectTheModel(t *testing.T) {
 		wg.Wait()
 		close(errs)
 		for err := range errs {
-			assert.NoError(t, err)
+			require.NoError(t, err)
 		}
 		assert.Len(t, m.Requests(), 50, "requests")
 	})
@@ -628,8 +628,8 @@ func TestPacingHoldForTheTeam(t *testing.T) {
 		defer cancel()
 		err := callLookupIP(ctx, c)
 		require.ErrorIs(t, err, synthient.ErrRateLimitHold)
-		requireStop(t, err, 0, retry.TeamShareExceedsDeadline)
-		requireConnErr(t, err, true, false)
+		_ = requireStop(t, err, 0, retry.TeamShareExceedsDeadline)
+		_ = requireConnErr(t, err, true, false)
 		assert.Len(t, m.Requests(), 4, "requests: the held call sent none")
 		last := rec.Events()[len(events):]
 		require.Equal(t, []string{"StartCall", "Hold", "EndCall"}, kinds(last))

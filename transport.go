@@ -78,7 +78,7 @@ func (d *dialer) dialTLS(parent context.Context, network, addr string) (net.Conn
 	conn := &deadlineConn{Conn: raw, timeout: d.timeout}
 	tc := tls.Client(conn, cfg)
 	if err := tc.HandshakeContext(ctx); err != nil {
-		raw.Close()
+		_ = raw.Close() // the handshake's error is the one to report
 		if errors.Is(err, context.DeadlineExceeded) && parent.Err() == nil {
 			// The open timeout, not the caller's deadline: report it as
 			// net.Dialer reports its own timeout.

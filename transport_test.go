@@ -36,8 +36,8 @@ func TestLoopbackUntrustedCertificate(t *testing.T) {
 
 	c, logs := loggedClient(t, srv.Base)
 	err := callAccount(ctx, c)
-	requireConnErr(t, err, true, false)
-	requireStop(t, err, 1, retry.NotRetryable)
+	_ = requireConnErr(t, err, true, false)
+	_ = requireStop(t, err, 1, retry.NotRetryable)
 	assert.Equal(t, 1, srv.NewConns(), "TLS connections opened: a certificate failure is not retried")
 	assert.Zero(t, srv.Arrivals(), "requests the handler saw")
 	assert.Equal(t, 1, attemptEvents(logs), "attempt events logged")
@@ -75,8 +75,8 @@ func TestLoopbackSlowHeaders(t *testing.T) {
 			c, _ := loggedClient(t, srv.Base, synthient.WithTimeout(150*time.Millisecond))
 			err := tc.call(callCtx(t), c)
 			srv.Finish()
-			requireConnErr(t, err, false, true)
-			requireStop(t, err, tc.attempts, tc.reason)
+			_ = requireConnErr(t, err, false, true)
+			_ = requireStop(t, err, tc.attempts, tc.reason)
 			assert.Equal(t, tc.attempts, srv.Arrivals(), "arrivals")
 		})
 	}
@@ -85,7 +85,9 @@ func TestLoopbackSlowHeaders(t *testing.T) {
 // TestLoopbackBodyTimeout: Timeout bounds each read, not the call: a body
 // that trickles in for twice the timeout arrives whole; a body that stalls
 // for longer than the timeout fails with a *TimeoutError that is never
-// retried. Not parallel: the trickle's margins are tens of milliseconds.
+// retried.
+//
+//nolint:paralleltest // it measures real time: the trickle's margins are tens of milliseconds
 func TestLoopbackBodyTimeout(t *testing.T) {
 	ctx := callCtx(t)
 
@@ -134,8 +136,8 @@ func TestLoopbackBodyTimeout(t *testing.T) {
 		c, _ := loggedClient(t, srv.Base, synthient.WithTimeout(150*time.Millisecond))
 		err := callAccount(ctx, c)
 		srv.Finish()
-		requireConnErr(t, err, false, true)
-		requireStop(t, err, 1, retry.NotRetryable)
+		_ = requireConnErr(t, err, false, true)
+		_ = requireStop(t, err, 1, retry.NotRetryable)
 		assert.Equal(t, 1, srv.Arrivals(), "arrivals: a failure while reading a 2xx body is never retried")
 	})
 }
@@ -144,8 +146,9 @@ func TestLoopbackBodyTimeout(t *testing.T) {
 // whose read for the next answer began while it sat idle, Timeout bounds
 // the wait from when the request was written, not from when it went idle.
 // (Idle 1.2 s plus an answer after 1.3 s passes a 2 s bound counted from
-// the idle read; each wait alone is well within it.) Not parallel: its
-// margin is 0.7 s.
+// the idle read; each wait alone is well within it.)
+//
+//nolint:paralleltest // it measures real time: its margin is 0.7 s
 func TestLoopbackTimeoutStartsAtTheWrite(t *testing.T) {
 	srv := newAPIServer(t, func(n int, w http.ResponseWriter, r *http.Request) {
 		if n == 2 {
@@ -174,8 +177,8 @@ func TestLoopbackOpenTimeout(t *testing.T) {
 	})
 	c, _ := loggedClient(t, "https://"+srv.Addr+"/api/v4", synthient.WithOpenTimeout(150*time.Millisecond))
 	err := callLookupIP(callCtx(t), c)
-	requireConnErr(t, err, true, true)
-	requireStop(t, err, 1, retry.NotRetryable)
+	_ = requireConnErr(t, err, true, true)
+	_ = requireStop(t, err, 1, retry.NotRetryable)
 	require.Eventually(t, func() bool { return srv.Accepted() >= 1 }, 5*time.Second, 2*time.Millisecond, "the accept")
 	srv.Close()
 	assert.Equal(t, 1, srv.Accepted(), "connections opened")
@@ -196,8 +199,8 @@ func TestLoopbackOpenTimeoutIsNotTheCallersDeadline(t *testing.T) {
 	c, logs := loggedClient(t, "https://"+srv.Addr+"/api/v4", synthient.WithOpenTimeout(150*time.Millisecond))
 	ctx := callCtx(t)
 	err := callLookupIP(ctx, c)
-	requireConnErr(t, err, true, true)
+	_ = requireConnErr(t, err, true, true)
 	require.NoError(t, ctx.Err(), "the caller's ctx ended")
-	assert.NotErrorIs(t, err, context.DeadlineExceeded, "an OpenTimeout while the caller's ctx is alive")
+	require.NotErrorIs(t, err, context.DeadlineExceeded, "an OpenTimeout while the caller's ctx is alive")
 	assert.Contains(t, logs.String(), `"error":"timeout"`, "the attempt event does not name a timeout")
 }
