@@ -63,7 +63,7 @@ echo "== before against after"
 $benchstat "$dir/before.txt" "$dir/after.txt"
 $benchstat "$dir/before-otel.txt" "$dir/after-otel.txt"
 for side in before after; do
-  serial=(-test.run '^$' -test.bench 'BenchmarkLookupIP$/mode=serial/impl=sdk' -test.benchtime 20000x)
+  serial=(-test.run '^$' -test.bench 'BenchmarkLookupIP$/^mode=serial$/^impl=sdk$' -test.benchtime 20000x)
   "$dir/$side.test" "${serial[@]}" -test.cpuprofile "$dir/$side.cpu" >/dev/null
   "$dir/$side.test" "${serial[@]}" -test.memprofile "$dir/$side.mem" -test.memprofilerate 1 >/dev/null
   echo
