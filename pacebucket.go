@@ -46,6 +46,11 @@ type paceBucket struct {
 	limit   int
 	rate    rate.Limit
 	drained bool
+	// exact reports that the rate was learnt from a spent bucket (an
+	// answer said Remaining 0, or successes proved it: see evidence);
+	// else it is a lower bound, which a client sharing the bucket raises
+	// while the bucket holds more than lowWater (see advance).
+	exact bool
 	// share is the part of rate this client takes: rate while it sees no
 	// other client, and while it does, a part that falls as the bucket
 	// runs low and rises as it fills (see adapt).
@@ -58,8 +63,10 @@ type paceBucket struct {
 	// window measured (1 when it saw no other client).
 	part float64
 	// integral is the logarithm of the share the team's bucket steers
-	// this client to, without the proportional part (see adapt).
-	integral float64
+	// this client to, without the proportional part; err is the last
+	// answer's error, which drives it until errUntil (see adapt).
+	integral, err float64
+	errUntil      time.Time
 	// unpaced records that the last answer had no RateLimit headers: a
 	// server that sends none is never slowed.
 	unpaced bool
@@ -126,9 +133,9 @@ const (
 	// the logarithm of share, and a pull of leak per second toward the
 	// whole rate; fairness is how much faster a client that spends a
 	// larger part of the bucket cuts its share.
-	lowWater = 0.3
+	lowWater = 0.4
 	gainI    = 3.0
-	gainP    = 1.0
+	gainP    = 2.0
 	leak     = 0.3
 	fairness = 4
 	// othersFor is how long the sight of other clients lasts: after it
@@ -136,6 +143,12 @@ const (
 	othersFor = 3 * time.Second
 	// runWindow bounds the successes that evidence compares.
 	runWindow = 5 * time.Second
+	// errFor is how long an answer's error drives the share (see
+	// advance).
+	errFor = time.Second
+	// reask is how often the first attempt in the queue of a shared
+	// bucket asks for its turn again, as the share moves.
+	reask = 100 * time.Millisecond
 	// confirmFor is how long a 429 confirms the model (see turn).
 	confirmFor = 10 * time.Second
 )
@@ -256,6 +269,7 @@ func (b *paceBucket) turn(now time.Time, w *waiter, deadline time.Time, maxHold 
 	if w == nil && len(b.queue) == 0 && b.lim.AllowN(now, 1) {
 		return b.send(now, step{})
 	}
+	b.advance(now)
 	first := w == nil
 	if first {
 		w = &waiter{ch: make(chan struct{}, 1)}
@@ -275,12 +289,12 @@ func (b *paceBucket) turn(now time.Time, w *waiter, deadline time.Time, maxHold 
 		return b.send(now, step{})
 	}
 	wait := time.Duration(math.Ceil(min(secs, maxHold.Seconds()) * float64(time.Second)))
+	shared := b.share < b.rate
 	if wait <= 0 && k == 0 {
 		b.leave(w)
 		b.lim.AllowN(now, 1)
 		return b.send(now, step{})
 	}
-	shared := b.share < b.rate
 	// A turn for the team is a guess: this client's share rises as
 	// others' falls. Such a turn is too late only when even the bucket's
 	// whole rate would come after the deadline; else the attempt waits,
@@ -312,6 +326,10 @@ func (b *paceBucket) turn(now time.Time, w *waiter, deadline time.Time, maxHold 
 	s := step{wait: wait, hold: first, shared: shared, wake: w.ch, waiter: w}
 	if k == 0 {
 		s.sleep = wait
+		if shared {
+			// The share moves with time: the turn is asked again.
+			s.sleep = min(wait, reask)
+		}
 	}
 	return s
 }
@@ -449,7 +467,7 @@ func (b *paceBucket) observe(now time.Time, limit, remaining int, reset time.Dur
 	case limit != b.limit:
 		// A new limit: what was learnt of the old one no longer holds.
 		b.lim.SetBurstAt(now, limit)
-		b.limit, b.rate, b.share, b.drained = limit, 0, 0, false
+		b.limit, b.rate, b.share, b.drained, b.exact = limit, 0, 0, false, false
 		b.ref, b.firstSent, b.runN = teamPoint{}, 0, 0
 		b.wakeAll()
 	}
@@ -463,12 +481,18 @@ func (b *paceBucket) observe(now time.Time, limit, remaining int, reset time.Dur
 			if b.firstSent == 0 {
 				b.firstDeficit, b.firstSent = d, b.sent
 			}
-			if d-b.firstDeficit > int(b.sent-b.firstSent) { //nolint:gosec // attempts let go since firstSent: sent only grows, and never past an int
+			grew := d-b.firstDeficit > int(b.sent-b.firstSent) //nolint:gosec // attempts let go since firstSent: sent only grows, and never past an int
+			if grew {
 				b.drained, b.othersAt, b.part = true, now, float64(b.sent)/float64(d)
 				b.setShare(now, b.rate*rate.Limit(b.part))
+				// Its part of the tokens, and (below) of that part
+				// again: the clients answered after this one are not in
+				// d.
+				target = int(float64(remaining) * b.part)
 			}
 		}
 		b.drained = b.drained || remaining == 0
+		b.exact = b.exact || remaining == 0
 	}
 	if b.sharing(now) {
 		// Of a bucket other clients spend, this client's part of the
@@ -568,20 +592,15 @@ func (b *paceBucket) measure(now time.Time, t ticket, remaining int) {
 // below, every client's share falls, above, it rises, at a speed set by
 // how far the bucket is (proportional) and by how long it has been there
 // (integral), on the logarithm of share, so that all the team's shares
-// scale alike whatever their number. A slow pull of every share toward
-// the rate makes the shares converge on equal parts. With no other client
-// seen for othersFor, share returns to rate. b.mu is held.
+// scale alike whatever their number. The answer's error drives the share
+// until the next answer, for at most errFor (see advance). b.mu is held.
 func (b *paceBucket) adapt(now time.Time, remaining int) {
-	if b.adapted.IsZero() {
-		b.integral, b.adapted = math.Log(float64(b.share)), now
-	}
-	dt := min(now.Sub(b.adapted), 2*time.Second).Seconds()
-	b.adapted = now
-	full := math.Log(float64(b.rate))
+	b.advance(now)
 	if !b.sharing(now) {
-		// Back to the whole rate, over about a second.
-		b.integral = full - (full-b.integral)*math.Exp(-dt)
-		b.setShare(now, rate.Limit(math.Exp(b.integral)))
+		b.err, b.errUntil = 0, time.Time{}
+		// A rate learnt only as a lower bound, from other clients'
+		// spending, is not trusted once they are gone.
+		b.drained = b.exact
 		return
 	}
 	e := (float64(min(max(remaining, 0), b.limit)) - lowWater*float64(b.limit)) / float64(b.limit)
@@ -590,9 +609,61 @@ func (b *paceBucket) adapt(now time.Time, remaining int) {
 		// cut faster, so that the shares converge.
 		e *= 1 + fairness*b.part
 	}
-	b.integral += (gainI*e - leak*(b.integral-full)) * dt
-	b.integral = min(max(b.integral, full+math.Log(minShare)), full)
+	b.err, b.errUntil = e, now.Add(errFor)
 	b.setShare(now, rate.Limit(math.Exp(b.integral+gainP*e)))
+}
+
+// advance moves share from when it last moved to now. The share moves
+// with time, not with answers, so that a client that gets few answers
+// (a small share) moves as fast as one that gets many: its logarithm's
+// integral part is driven by the last answer's error until errUntil, and
+// pulled toward the whole rate, at leak per second while the model sees
+// other clients (the pull makes the shares converge on equal parts, and
+// lifts a share too small to be answered often), at 1 per second when it
+// does not. The proportional part holds while the error does. b.mu is
+// held.
+func (b *paceBucket) advance(now time.Time) {
+	if b.adapted.IsZero() {
+		b.integral, b.adapted = math.Log(float64(b.share)), now
+		return
+	}
+	if !now.After(b.adapted) || b.rate <= 0 {
+		return
+	}
+	full := math.Log(float64(b.rate))
+	pull := leak
+	if !b.sharing(now) {
+		pull = 1
+	}
+	from := b.adapted
+	if b.errUntil.After(from) {
+		to := b.errUntil
+		if now.Before(to) {
+			to = now
+		}
+		b.integral = relax(b.integral, full, pull, gainI*b.err, to.Sub(from).Seconds())
+		from = to
+	}
+	b.integral = relax(b.integral, full, pull, 0, now.Sub(from).Seconds())
+	if !b.exact && b.integral > full {
+		// A lower bound: the bucket holds more than the team spends.
+		b.rate, full = rate.Limit(math.Exp(b.integral)), b.integral
+	}
+	b.integral = min(max(b.integral, full+math.Log(minShare)), full)
+	b.adapted = now
+	x := b.integral
+	if now.Before(b.errUntil) {
+		x += gainP * b.err
+	}
+	s := min(max(rate.Limit(math.Exp(x)), b.rate*minShare), b.rate)
+	b.share = s
+	b.lim.SetLimitAt(now, s)
+}
+
+// relax returns x after dt seconds of dx/dt = drive - pull*(x-full).
+func relax(x, full, pull, drive, dt float64) float64 {
+	eq := full + drive/pull
+	return eq + (x-eq)*math.Exp(-pull*dt)
 }
 
 // sharing reports whether the model saw other clients spend the bucket
@@ -626,7 +697,7 @@ func (b *paceBucket) evidence(now, sentAt time.Time) {
 	}
 	if span := now.Sub(b.runFrom).Seconds(); b.runN > 2 && span > 0 {
 		b.learnRate(now, rate.Limit(float64(b.runN-2)/span))
-		b.drained = true
+		b.drained, b.exact = true, true
 	}
 }
 

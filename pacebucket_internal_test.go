@@ -343,3 +343,41 @@ func TestPaceBucketSeesOthers(t *testing.T) {
 	assert.False(t, b.sharing(now), "no other client")
 	assert.InDelta(t, float64(b.rate), float64(b.share), 0.1*float64(b.rate), "share back to the rate")
 }
+
+// TestPaceBucketShareMovesWithTime: a share moves with time, not with
+// answers: a client whose small share brings it few answers is lifted
+// toward the rate while it hears nothing, so that it is not left behind
+// by clients that are answered more often.
+func TestPaceBucketShareMovesWithTime(t *testing.T) {
+	t.Parallel()
+	now := time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)
+	var b paceBucket
+	answer := func(remaining int) {
+		s := b.take(now, nil, true, time.Time{}, time.Hour)
+		if !s.sent {
+			b.abandon(s.waiter)
+			s = b.send(now, step{})
+		}
+		now = now.Add(time.Millisecond)
+		b.answer(now, http.StatusOK, rlHeader(20, remaining, 1), s.ticket, false, 0)
+	}
+	answer(0)      // spent: 20/s, trusted
+	for range 10 { // others spend what this client leaves
+		answer(0)
+		now = now.Add(200 * time.Millisecond)
+	}
+	require.True(t, b.sharing(now), "others seen")
+	low := b.share
+	require.Less(t, low, b.rate, "share below the rate")
+
+	// No answer meanwhile: once the last answer's error no longer drives
+	// it (errFor), the share rises.
+	b.mu.Lock()
+	b.advance(now.Add(errFor + 100*time.Millisecond))
+	low = b.share
+	b.advance(now.Add(errFor + 2*time.Second))
+	lifted := b.share
+	b.mu.Unlock()
+	assert.Greater(t, lifted, low, "share lifted while no answer came")
+	assert.LessOrEqual(t, lifted, b.rate, "never past the rate")
+}
