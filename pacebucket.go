@@ -41,8 +41,8 @@ type paceBucket struct {
 	// then the deficit is the whole burst, and the estimate exact up to
 	// Reset's rounding. From a partly spent bucket it is too low, and
 	// pacing by it would keep the bucket from ever being spent; but it is
-	// trusted too when other clients are seen to spend the bucket, which
-	// they do not leave unspent.
+	// trusted too while other clients are seen to spend the bucket, which
+	// they do not leave unspent (exact says which).
 	limit   int
 	rate    rate.Limit
 	drained bool
@@ -289,12 +289,12 @@ func (b *paceBucket) turn(now time.Time, w *waiter, deadline time.Time, maxHold 
 		return b.send(now, step{})
 	}
 	wait := time.Duration(math.Ceil(min(secs, maxHold.Seconds()) * float64(time.Second)))
-	shared := b.share < b.rate
 	if wait <= 0 && k == 0 {
 		b.leave(w)
 		b.lim.AllowN(now, 1)
 		return b.send(now, step{})
 	}
+	shared := b.share < b.rate
 	// A turn for the team is a guess: this client's share rises as
 	// others' falls. Such a turn is too late only when even the bucket's
 	// whole rate would come after the deadline; else the attempt waits,
@@ -481,8 +481,7 @@ func (b *paceBucket) observe(now time.Time, limit, remaining int, reset time.Dur
 			if b.firstSent == 0 {
 				b.firstDeficit, b.firstSent = d, b.sent
 			}
-			grew := d-b.firstDeficit > int(b.sent-b.firstSent) //nolint:gosec // attempts let go since firstSent: sent only grows, and never past an int
-			if grew {
+			if d-b.firstDeficit > int(b.sent-b.firstSent) { //nolint:gosec // attempts let go since firstSent: sent only grows, and never past an int
 				b.drained, b.othersAt, b.part = true, now, float64(b.sent)/float64(d)
 				b.setShare(now, b.rate*rate.Limit(b.part))
 				// Its part of the tokens, and (below) of that part
@@ -491,8 +490,9 @@ func (b *paceBucket) observe(now time.Time, limit, remaining int, reset time.Dur
 				target = int(float64(remaining) * b.part)
 			}
 		}
-		b.drained = b.drained || remaining == 0
-		b.exact = b.exact || remaining == 0
+		if remaining == 0 {
+			b.drained, b.exact = true, true
+		}
 	}
 	if b.sharing(now) {
 		// Of a bucket other clients spend, this client's part of the
@@ -529,12 +529,22 @@ func (b *paceBucket) learnRate(now time.Time, r rate.Limit) {
 // setShare sets share to s, kept between rate*minShare and rate. b.mu is
 // held.
 func (b *paceBucket) setShare(now time.Time, s rate.Limit) {
-	s = min(max(s, b.rate*minShare), b.rate)
-	if s < b.share {
+	if b.clampShare(s) < b.share {
 		b.wakeAll() // their turns moved back
 	}
-	b.share = s
-	b.lim.SetLimitAt(now, s)
+	b.putShare(now, s)
+}
+
+// putShare sets share to s, kept between rate*minShare and rate, and
+// wakes no attempt. b.mu is held.
+func (b *paceBucket) putShare(now time.Time, s rate.Limit) {
+	b.share = b.clampShare(s)
+	b.lim.SetLimitAt(now, b.share)
+}
+
+// clampShare returns s kept between rate*minShare and rate. b.mu is held.
+func (b *paceBucket) clampShare(s rate.Limit) rate.Limit {
+	return min(max(s, b.rate*minShare), b.rate)
 }
 
 // measureWindow returns the least time the team's spending is measured over:
@@ -655,9 +665,8 @@ func (b *paceBucket) advance(now time.Time) {
 	if now.Before(b.errUntil) {
 		x += gainP * b.err
 	}
-	s := min(max(rate.Limit(math.Exp(x)), b.rate*minShare), b.rate)
-	b.share = s
-	b.lim.SetLimitAt(now, s)
+	// No attempt is woken: each asks for its turn again (reask).
+	b.putShare(now, rate.Limit(math.Exp(x)))
 }
 
 // relax returns x after dt seconds of dx/dt = drive - pull*(x-full).
