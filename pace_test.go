@@ -11,6 +11,7 @@ import (
 	"io"
 	"net/http"
 	"path"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -76,22 +77,24 @@ func since(t0 time.Time, reqs []mockRequest) []time.Duration {
 	return out
 }
 
-// TestPacingNoHoldWhileTokensRemain: while the answers say tokens remain,
-// serial calls go out at once (no fake time passes), whatever the model
-// learnt of the rate.
+// TestPacingNoHoldWhileTokensRemain: while the answers say tokens remain
+// and no other client spends them, serial calls go out at once (no fake
+// time passes), whatever the model learnt of the rate.
 func TestPacingNoHoldWhileTokensRemain(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
-		name             string
-		remaining, reset int
+		name   string
+		script []httpmock.Responder
 	}{
-		{"rate not known well", 19, 1},
-		{"rate known", 10, 1},
+		{"rate not known well", []httpmock.Responder{okLookup(20, 19, 1)}},
+		{"the bucket falls by this client's calls alone", []httpmock.Responder{
+			okLookup(20, 19, 1), okLookup(20, 18, 1), okLookup(20, 17, 1), okLookup(20, 16, 1), okLookup(20, 15, 1),
+		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			synctest.Test(t, func(t *testing.T) {
-				m := lookupMock(t, okLookup(20, tc.remaining, tc.reset))
+				m := lookupMock(t, tc.script...)
 				c := m.Client(t)
 				t0 := time.Now()
 				for range 5 {
@@ -182,7 +185,7 @@ func TestPacing429DrainsTheModel(t *testing.T) {
 		wait     time.Duration // the least hold of the third call
 	}{
 		{
-			"rate known", okLookup(20, 10, 1),
+			"rate known", okLookup(20, 19, 1),
 			problem(http.StatusTooManyRequests, append(rateLimitKV(20, 0, 2), "Retry-After", "1")...),
 			100 * time.Millisecond, // a token at 10/s
 		},
@@ -463,6 +466,9 @@ type teamRun struct {
 	// active, when not nil, reports whether client i still calls at the
 	// time given, from the run's start.
 	active func(i int, at time.Duration) bool
+	// spent is how many of the bucket's tokens others took just before
+	// the run.
+	spent int
 }
 
 // teamResult is what a teamRun counted.
@@ -479,6 +485,9 @@ func (tr teamRun) run(t *testing.T, lateFrom time.Duration) teamResult {
 	res := teamResult{late: make([]int, tr.clients), reasons: map[retry.StopReason]int{}}
 	synctest.Test(t, func(t *testing.T) {
 		bk := newRateLimited(tr.perSecond, tr.burst, `{"ip":"203.0.113.7"}`)
+		for range tr.spent {
+			bk.take(time.Now())
+		}
 		m := lookupAnyMock(t, func(req *http.Request) (*http.Response, error) {
 			time.Sleep(tr.latency / 2)
 			resp, err := bk.Respond(req)
@@ -549,6 +558,7 @@ func TestPacingTeamSharesTheRate(t *testing.T) {
 		burst            int
 	}{
 		{"4 clients at 20/s", 4, 16, 20, 20},
+		{"16 clients at 20/s", 16, 4, 20, 20},
 		{"4 clients at the published 100/s", 4, 16, 100, 200},
 		{"16 clients at 100/s", 16, 4, 100, 200},
 	} {
@@ -575,6 +585,25 @@ func TestPacingRecoversAfterContention(t *testing.T) {
 	res := tr.run(t, 8*time.Second)
 	assert.GreaterOrEqual(t, float64(res.late[0]), 0.95*100*7, "the client left, from 8 s to 15 s")
 	assert.Zero(t, res.failures, "failed calls: %v", res.reasons)
+}
+
+// TestPacingStartOnASpentBucket: a client whose first answer shows a
+// deficit its own request does not explain (others of the team took 12 of
+// the 20 tokens just before) does not spend what is left at once: it
+// holds for the team. Once the answers show no one else, it takes the
+// whole rate again: from 5 s on, 95% of what the bucket refills.
+func TestPacingStartOnASpentBucket(t *testing.T) {
+	t.Parallel()
+	rec := &recorder{}
+	tr := teamRun{clients: 1, callers: 8, perSecond: 10, burst: 20, dur: 10 * time.Second, latency: time.Millisecond,
+		spent: 12, opts: []synthient.Option{synthient.WithObserver(rec)}}
+	res := tr.run(t, 5*time.Second)
+	assert.GreaterOrEqual(t, float64(res.late[0]), 0.95*10*5, "from 5 s to 10 s")
+	assert.Zero(t, res.failures, "failed calls: %v", res.reasons)
+	assert.Zero(t, res.throttled, "429s")
+	i := slices.IndexFunc(rec.Events(), func(e event) bool { return e.kind == "Hold" })
+	require.GreaterOrEqual(t, i, 0, "a hold")
+	assert.True(t, rec.Events()[i].hold.Shared, "the first hold is for the team")
 }
 
 // TestPacingSuccessesCorrectTheModel: a server that answers every request

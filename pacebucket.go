@@ -186,6 +186,9 @@ type ticket struct {
 	// probe reports that it went as a probe of a model whose turn for
 	// it was past its deadline.
 	probe bool
+	// token reports that it went on a token of the model's: a 429 to
+	// it is one the model did not expect.
+	token bool
 }
 
 // step is what the model tells an attempt to do: go now (sent), stop
@@ -239,7 +242,7 @@ func (b *paceBucket) take(now time.Time, w *waiter, patient bool, deadline time.
 		return b.turn(now, w, deadline, maxHold)
 	case b.lim != nil && b.inflight < b.slowStart && b.lim.AllowN(now, 1):
 		b.leave(w)
-		return b.send(now, step{}) // a token is left: no wait
+		return b.send(now, step{ticket: ticket{token: true}}) // a token is left: no wait
 	case b.inflight < maxProbes || !patient:
 		b.leave(w)
 		return b.send(now, step{}) // a probe
@@ -267,7 +270,7 @@ func (b *paceBucket) take(now time.Time, w *waiter, patient bool, deadline time.
 // held.
 func (b *paceBucket) turn(now time.Time, w *waiter, deadline time.Time, maxHold time.Duration) step {
 	if w == nil && len(b.queue) == 0 && b.lim.AllowN(now, 1) {
-		return b.send(now, step{})
+		return b.send(now, step{ticket: ticket{token: true}})
 	}
 	b.advance(now)
 	first := w == nil
@@ -292,7 +295,7 @@ func (b *paceBucket) turn(now time.Time, w *waiter, deadline time.Time, maxHold 
 	if wait <= 0 && k == 0 {
 		b.leave(w)
 		b.lim.AllowN(now, 1)
-		return b.send(now, step{})
+		return b.send(now, step{ticket: ticket{token: true}})
 	}
 	shared := b.share < b.rate
 	// A turn for the team is a guess: this client's share rises as
@@ -430,6 +433,11 @@ func (b *paceBucket) answer(now time.Time, status int, h http.Header, t ticket, 
 		b.observe(now, limit, remaining, reset, stale)
 		if b.trusted() {
 			b.measure(now, t, remaining)
+			if status == http.StatusTooManyRequests && t.token {
+				// The model counted a token the server did not have:
+				// other clients spent it.
+				b.othersAt = now
+			}
 			b.adapt(now, remaining)
 		}
 		if status >= 200 && status < 300 {
@@ -478,10 +486,11 @@ func (b *paceBucket) observe(now time.Time, limit, remaining int, reset time.Dur
 		// spend the bucket. Its tokens are not this client's to spend
 		// at once: it takes its part of the deficit's rate.
 		if !b.drained {
-			if b.firstSent == 0 {
+			first := b.firstSent == 0
+			if first {
 				b.firstDeficit, b.firstSent = d, b.sent
 			}
-			if d-b.firstDeficit > int(b.sent-b.firstSent) { //nolint:gosec // attempts let go since firstSent: sent only grows, and never past an int
+			if first && remaining > 0 && float64(d)-float64(b.sent) >= excessSlack || d-b.firstDeficit > int(b.sent-b.firstSent) { //nolint:gosec // attempts let go since firstSent: sent only grows, and never past an int
 				b.drained, b.othersAt, b.part = true, now, float64(b.sent)/float64(d)
 				b.setShare(now, b.rate*rate.Limit(b.part))
 				// Its part of the tokens, and (below) of that part

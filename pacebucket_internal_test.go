@@ -40,12 +40,16 @@ func TestPaceBucketLearns(t *testing.T) {
 	}{
 		{"first answer", []obs{{20, 19, 1}}, 1, false, 19},
 		{"spent: exact rate", []obs{{20, 0, 1}}, 20, true, 0},
-		{"half spent: not trusted yet", []obs{{200, 100, 1}}, 100, false, 100},
-		{"partly spent: too low, not trusted", []obs{{20, 2, 1}}, 18, false, 2},
+		// A first answer's deficit beyond this client's own request:
+		// others spend the bucket, and it takes its part of what is left,
+		// none here.
+		{"half spent by others", []obs{{200, 100, 1}}, 100, true, 0},
+		{"partly spent by others", []obs{{20, 2, 1}}, 18, true, 0},
+		{"partly spent: too low, not trusted", []obs{{20, 18, 1}}, 2, false, 18},
 		{"then spent: exact, trusted", []obs{{20, 2, 1}, {20, 0, 1}}, 20, true, 0},
 		{"the largest deficit per second wins", []obs{{200, 0, 2}, {200, 199, 1}}, 100, true, 0},
 		{"an underestimate is raised", []obs{{200, 50, 2}, {200, 0, 2}}, 100, true, 0},
-		{"tokens raised while not trusted", []obs{{20, 5, 1}, {20, 15, 1}}, 15, false, 15},
+		{"tokens raised while not trusted", []obs{{20, 18, 1}, {20, 19, 1}}, 2, false, 19},
 		{"tokens never raised once trusted", []obs{{20, 0, 1}, {20, 15, 1}}, 20, true, 0},
 		{"slow bucket", []obs{{20, 0, 40}}, 0.5, true, 0},
 		{"a new limit forgets the rate", []obs{{20, 0, 1}, {40, 39, 1}}, 1, false, 39},
@@ -56,8 +60,8 @@ func TestPaceBucketLearns(t *testing.T) {
 			now := time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)
 			var b paceBucket
 			for _, o := range tc.seen {
-				b.inflight++
-				b.answer(now, 200, rlHeader(o.limit, o.remaining, o.reset), ticket{ended: b.ended}, false, 0)
+				s := b.send(now, step{})
+				b.answer(now, 200, rlHeader(o.limit, o.remaining, o.reset), s.ticket, false, 0)
 			}
 			assert.InDelta(t, float64(tc.rate), float64(b.rate), 1e-9, "rate")
 			assert.Equal(t, tc.trusted, b.trusted(), "trusted")
@@ -174,9 +178,8 @@ func TestPaceBucketTurnPastMaximum(t *testing.T) {
 func TestPaceHotPathAllocatesNothing(t *testing.T) {
 	now := time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)
 	var b paceBucket
-	b.inflight++
-	b.answer(now, 200, rlHeader(200, 100, 1), ticket{ended: b.ended}, false, 0)
-	h := rlHeader(200, 150, 1)
+	b.answer(now, 200, rlHeader(200, 199, 1), b.send(now, step{}).ticket, false, 0)
+	h := rlHeader(200, 199, 1)
 	allocs := testing.AllocsPerRun(1000, func() {
 		now = now.Add(10 * time.Millisecond) // one token back each time
 		if s := b.take(now, nil, true, time.Time{}, time.Minute); s.wait != 0 || !s.sent {
@@ -380,4 +383,37 @@ func TestPaceBucketShareMovesWithTime(t *testing.T) {
 	b.mu.Unlock()
 	assert.Greater(t, lifted, low, "share lifted while no answer came")
 	assert.LessOrEqual(t, lifted, b.rate, "never past the rate")
+}
+
+// TestPaceBucketUnexpected429: a 429 to an attempt that went on a token
+// of the model's says others took it: the model sees other clients. A 429
+// to an attempt that went without one (a probe) says nothing of them.
+func TestPaceBucketUnexpected429(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name    string
+		token   bool
+		sharing bool
+	}{
+		{"on a token", true, true},
+		{"a probe", false, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			now := time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)
+			var b paceBucket
+			b.answer(now, 200, rlHeader(20, 0, 1), b.send(now, step{}).ticket, false, 0)
+			require.True(t, b.trusted(), "trusted")
+			require.False(t, b.sharing(now), "sharing at first")
+			now = now.Add(100 * time.Millisecond) // two tokens back
+			s := b.take(now, nil, true, time.Time{}, time.Minute)
+			require.True(t, s.sent, "sent on a token")
+			if !tc.token {
+				s.ticket.token, s.ticket.probe = false, true
+				b.probing++
+			}
+			b.answer(now, http.StatusTooManyRequests, rlHeader(20, 0, 1), s.ticket, true, time.Second)
+			assert.Equal(t, tc.sharing, b.sharing(now), "sharing")
+		})
+	}
 }
