@@ -481,16 +481,20 @@ func (b *paceBucket) observe(now time.Time, limit, remaining int, reset time.Dur
 	}
 	if d := limit - remaining; d > 0 && reset > 0 {
 		b.learnRate(now, rate.Limit(float64(d)/reset.Seconds()))
-		// Before the rate is trusted: the deficit grew by more than this
-		// client's attempts since the first answer, so other clients
-		// spend the bucket. Its tokens are not this client's to spend
-		// at once: it takes its part of the deficit's rate.
+		// Before the rate is trusted: the first answer's deficit is more
+		// than this client's attempts (while tokens remain: a spent
+		// bucket's rate is exact, and it has no tokens to keep), or the
+		// deficit grew by more than them since, so other clients spend
+		// the bucket. Its tokens are not this client's to spend at once:
+		// it takes its part of the deficit's rate.
 		if !b.drained {
 			first := b.firstSent == 0
 			if first {
 				b.firstDeficit, b.firstSent = d, b.sent
 			}
-			if first && remaining > 0 && float64(d)-float64(b.sent) >= excessSlack || d-b.firstDeficit > int(b.sent-b.firstSent) { //nolint:gosec // attempts let go since firstSent: sent only grows, and never past an int
+			others := first && remaining > 0 && float64(d)-float64(b.sent) >= excessSlack ||
+				d-b.firstDeficit > int(b.sent-b.firstSent) //nolint:gosec // attempts let go since firstSent: sent only grows, and never past an int
+			if others {
 				b.drained, b.othersAt, b.part = true, now, float64(b.sent)/float64(d)
 				b.setShare(now, b.rate*rate.Limit(b.part))
 				// Its part of the tokens, and (below) of that part
