@@ -58,7 +58,7 @@ func TestQuickStartRunsOnTheFake(t *testing.T) {
 			}
 			srv := synthienttest.NewServer(opts...)
 			t.Cleanup(srv.Close)
-			cmd := exec.CommandContext(t.Context(), bin) //nolint:gosec // the program this test built
+			cmd := exec.CommandContext(t.Context(), bin)
 			cmd.Env = append(environWithout("SYNTHIENT_"), "SYNTHIENT_BASE_URL="+srv.URL, "SYNTHIENT_API_KEY="+srv.APIKey)
 			out, err := cmd.Output()
 			require.NoError(t, err, "the Quick start: %s", out)

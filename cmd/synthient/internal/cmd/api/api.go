@@ -253,7 +253,7 @@ func (o *Options) read(ctx context.Context, name, what string) ([]byte, error) {
 	b, err := interrupt.Do(ctx, func() ([]byte, error) {
 		r := o.In
 		if name != "-" {
-			f, err := os.Open(name)
+			f, err := os.Open(name) //nolint:gosec // the file the user named: --input FILE, -F KEY=@FILE
 			if err != nil {
 				return nil, clierr.Usagef("%s: %v", what, err)
 			}

@@ -92,7 +92,7 @@ func TestDownloadNamesTheResolvedExport(t *testing.T) {
 	assert.Equal(t, "wrote "+first+": proxies 2026-06-10/13, 60.0 KiB\n", r.Stdout)
 	require.FileExists(t, filepath.Join(dir, first))
 	assert.NoFileExists(t, filepath.Join(dir, "proxies-latest.parquet"))
-	whole, err := os.ReadFile(first)
+	whole, err := os.ReadFile(filepath.Join(dir, first)) //nolint:gosec // a file of the test's temporary directory
 	require.NoError(t, err)
 
 	for _, args := range [][]string{{"proxies"}, {"proxies", "2026-06-10/13", "--verify"}, {"proxies", "-d", "2026-06-10", "--hour", "13", "--out", first}} {
@@ -111,18 +111,19 @@ func TestDownloadNamesTheResolvedExport(t *testing.T) {
 	// The same size, other bytes: kept without --force, replaced with it.
 	changed := append([]byte{}, whole...)
 	changed[len(changed)/2] ^= 1
-	require.NoError(t, os.WriteFile(first, changed, 0o600))
+	firstPath := filepath.Join(dir, first)
+	require.NoError(t, os.WriteFile(firstPath, changed, 0o600)) //nolint:gosec // a file of the test's temporary directory
 	r = run(clierr.Usage, "proxies", "2026-06-10/13")
 	assert.Contains(t, r.Stderr, first+" exists and is not proxies 2026-06-10/13: its SHA-256 differs from the meta's (--force replaces it)")
-	require.NoError(t, os.WriteFile(first, []byte("PAR1"), 0o600))
+	require.NoError(t, os.WriteFile(firstPath, []byte("PAR1"), 0o600))
 	r = run(clierr.Usage, "proxies", "2026-06-10/13")
 	assert.Contains(t, r.Stderr, first+" exists and is not proxies 2026-06-10/13: it has 4 bytes, the export 61434 (--force replaces it)")
-	b, err := os.ReadFile(first)
+	b, err := os.ReadFile(firstPath) //nolint:gosec // a file of the test's temporary directory
 	require.NoError(t, err)
 	assert.Equal(t, "PAR1", string(b), "the file refused is kept")
 	assert.Equal(t, 2, downloads(), "downloads: nothing fetched for a file refused")
 	run(clierr.OK, "proxies", "2026-06-10/13", "--force")
-	b, err = os.ReadFile(first)
+	b, err = os.ReadFile(firstPath) //nolint:gosec // as above
 	require.NoError(t, err)
 	assert.Equal(t, whole, b, "--force: replaced by the export")
 

@@ -81,9 +81,7 @@ func TestOfficialDownloadRefuses(t *testing.T) {
 		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
 			t.Parallel()
 			args := append([]string{"download"}, tt.args...)
-			r := clitest.RunSrv(t, srv, args...)
-			clitest.RequireCode(t, r, clierr.Usage, args...)
-			assert.Contains(t, r.Stderr, tt.want)
+			clitest.RequireFails(t, clitest.RunSrv(t, srv, args...), clierr.Usage, tt.want, args...)
 		})
 	}
 }
