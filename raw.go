@@ -7,6 +7,8 @@ import (
 	"net/url"
 	"strings"
 
+	"golang.org/x/net/http/httpguts"
+
 	"github.com/synthient-go/synthient/retry"
 )
 
@@ -30,6 +32,10 @@ type RawResponse struct {
 // stream, and billed, the careful class, for any path the SDK does not
 // know. body, when not nil, is sent as JSON. It is the call under the
 // CLI's api command, for what no typed method covers.
+//
+// method is an HTTP method: an RFC 9110 token ("GET", "POST"; letters,
+// digits and !#$%&'*+-.^_`|~), sent in upper case; any other string gives
+// an error matching ErrInvalidArgument, and nothing is sent.
 //
 // path is relative to the base URL ("account/me", "/lookup/ip/8.8.8.8",
 // "feeds/proxies/export?limit=5"), or an absolute URL that starts with
@@ -75,7 +81,7 @@ func (c *Client) relativePath(path string) string {
 func (c *Client) rawOperation(method, path string, body []byte, route rawRoutes) (*operation, error) {
 	rel := c.relativePath(path)
 	switch {
-	case method == "" || strings.ContainsAny(method, " \t\r\n/"):
+	case !httpguts.ValidHeaderFieldName(method): // an RFC 9110 token, as a header name is
 		return nil, invalid("Raw: method %q is not an HTTP method", method)
 	case rel == "":
 		return nil, invalid("Raw: %q is not a path below the base URL %s", path, c.base)

@@ -131,8 +131,12 @@ func TestRawRefusesPaths(t *testing.T) {
 			assert.ErrorIs(t, err, synthient.ErrInvalidArgument, "Raw(%q)", path)
 		})
 	}
-	_, err := c.Raw(callCtx(t), "GET /x", "health", nil)
-	require.ErrorIs(t, err, synthient.ErrInvalidArgument)
+	// A method is an RFC 9110 token: nothing else reaches net/http.
+	for _, method := range []string{"GET /x", "GET@evil", "", "G\x00T", "PO\"ST", "GET(x)", "GÉT", "GET{}", "GET\x7f"} {
+		_, err := c.Raw(callCtx(t), method, "health", nil)
+		require.ErrorIs(t, err, synthient.ErrInvalidArgument, "Raw(%q)", method)
+		assert.Contains(t, err.Error(), fmt.Sprintf("method %q is not an HTTP method", method))
+	}
 	assert.Empty(t, srv.Requests(), "requests sent")
 	var ae *synthient.APIError
 	r, err := c.Raw(callCtx(t), http.MethodGet, "no/such/route", nil)

@@ -1,7 +1,10 @@
 // Package repocheck holds tests of the repository rather than of its code;
 // it has no code of its own. `go test ./...`, and so .ci/run, runs them:
 //
-//   - TestDocSnippets compiles every Go block of README.md and docs/*.md.
+//   - TestDocSnippets compiles every Go block of README.md and docs/*.md;
+//     TestQuickStartRunsOnTheFake builds the README's Quick start and runs
+//     it against the fake API (SYNTHIENT_BASE_URL and SYNTHIENT_API_KEY set
+//     as synthient fake-server prints them), checking what it prints.
 //   - TestEveryTestPackageChecksLeaks checks that every directory with tests,
 //     the otel module's included, has a TestMain that calls
 //     goleak.VerifyTestMain.

@@ -26,7 +26,7 @@ func TestErrorsInCLITerms(t *testing.T) {
 	}{
 		{"domain", []string{"--fake", "lookup", "domain", "a/b"}, `synthient: domain holds '/' (see 'synthient lookup domain --help', https://github.com/synthient-go/synthient/blob/main/docs/cli.md#commands)`},
 		{"file exists", []string{"--fake", "exports", "download", "proxies", "latest", "--out", existing},
-			"synthient: " + existing + ": file already exists (--force replaces it)"},
+			"synthient: " + existing + " exists and is not proxies "},
 		{"base URL", []string{"--api-key", "k", "--base-url", "ht!tp://x", "account"},
 			`synthient: base URL does not parse: "ht!tp://x" (--base-url or SYNTHIENT_BASE_URL: an absolute http(s) URL ending in /api/v4, such as https://api.synthient.com/api/v4)`},
 	} {

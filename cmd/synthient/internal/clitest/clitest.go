@@ -222,6 +222,14 @@ func RequireCode(t testing.TB, r Result, code int, args ...string) {
 	require.Equal(t, code, r.Code, "synthient %s: exit code\nstdout:\n%s\nstderr:\n%s", strings.Join(args, " "), r.Stdout, r.Stderr)
 }
 
+// RequireFails stops the test unless r exited with code, and fails it
+// unless r's stderr holds want.
+func RequireFails(t testing.TB, r Result, code int, want string, args ...string) {
+	t.Helper()
+	RequireCode(t, r, code, args...)
+	assert.Contains(t, r.Stderr, want, "synthient %s: stderr", strings.Join(args, " "))
+}
+
 // Lines splits output into its lines, without the final newline.
 func Lines(s string) []string {
 	s = strings.TrimSuffix(s, "\n")

@@ -4,21 +4,25 @@ package api
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"os"
 	"strings"
 
 	"github.com/spf13/cobra"
+	"golang.org/x/net/http/httpguts"
 
 	"github.com/synthient-go/synthient"
 	"github.com/synthient-go/synthient/cmd/synthient/internal/clierr"
 	"github.com/synthient-go/synthient/cmd/synthient/internal/cmdutil"
 	"github.com/synthient-go/synthient/cmd/synthient/internal/interrupt"
 	"github.com/synthient-go/synthient/cmd/synthient/internal/output"
+	"github.com/synthient-go/synthient/cmd/synthient/internal/render"
 )
 
 // maxBody bounds what api reads of a JSON answer, and of --input.
@@ -34,6 +38,13 @@ type Options struct {
 	Path   string
 	Method string
 	Input  string // a file of the JSON body; "-" for stdin
+	// Fields and RawFields are the KEY=VALUE of -F/--field and
+	// --raw-field.
+	Fields, RawFields []string
+	// Pretty indents the JSON answer, as on a terminal.
+	Pretty bool
+
+	fields []field // Fields and RawFields, parsed by check
 }
 
 // NewCmdAPI returns api. runF, when not nil, runs in place of the
@@ -41,26 +52,40 @@ type Options struct {
 func NewCmdAPI(f *cmdutil.Factory, runF func(context.Context, *Options) error) *cobra.Command {
 	opts := &Options{Client: f.Client}
 	cmd := &cobra.Command{
-		Use:   "api PATH [-X METHOD] [--input FILE]",
+		Use:   "api PATH [-X METHOD] [-F KEY=VALUE]... [--input FILE]",
 		Short: "Send any path of the API with the key, and print its JSON (as gh api)",
 		Long: `Send one request to PATH, relative to the base URL ("account/me",
 "/lookup/ip/8.8.8.8", "feeds/proxies/export?limit=5") or an absolute URL below it,
-with the API key, and print the answer's JSON on stdout (each line of a
-stream's NDJSON as it comes), which --jq and --template shape. A path outside
-the base URL is refused. The retry class is the route's: the lookups are
-billed (sent again only after a 429 with a usable Retry-After), the account,
-listings, meta and streams standard, and a path the CLI does not know billed,
-the careful class. -X sets the method (default GET, POST with --input);
---input FILE sends FILE's JSON as the body (- for stdin). A download's
-redirect to the storage host is not followed: exports download fetches it.`,
-		Args: cmdutil.ExactArgs("PATH"),
+with the API key, and print the answer's JSON on stdout: indented on a
+terminal, one compact line otherwise (each line of a stream's NDJSON as it
+comes), which --jq and --template shape. A path outside the base URL is
+refused. The retry class is the route's: the lookups are billed (sent again
+only after a 429 with a usable Retry-After), the account, listings, meta and
+streams standard, and a path the CLI does not know billed, the careful class.
+
+-F/--field KEY=VALUE and --raw-field KEY=VALUE add a parameter, as gh api's
+do: to the query of a GET (and with --input), to the JSON body of any other
+method. --raw-field's VALUE is a string; -F's is true, false, null, an
+integer, the text of a file with @FILE (@- for stdin), or else a string. KEY
+is a name, then any [sub] for an object's member, then at most one [] to add
+to a list: -F 'ips[]=1.1.1.1' -F 'ips[]=8.8.8.8'. (-f is the output format
+here, not --raw-field.)
+
+-X sets the method, an HTTP token (default GET; POST with --input, or with
+fields on lookup/ips, the API's one POST route); --input FILE sends FILE's
+JSON as the body (- for stdin). A download's redirect to the storage host is
+not followed: exports download fetches it.`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if err := cmdutil.ExactArgs("PATH")(cmd, args); err != nil {
+				return err
+			}
+			return opts.check(cmd.Flags().Changed("method"))
+		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Printer, opts.In, opts.Err, opts.Path = f.Printer, f.IO.In, f.IO.ErrOut, args[0]
+			opts.Pretty = f.IO.StdoutIsTerminal()
 			if opts.Method == "" {
-				opts.Method = http.MethodGet
-				if opts.Input != "" {
-					opts.Method = http.MethodPost
-				}
+				opts.Method = opts.defaultMethod()
 			}
 			if runF != nil {
 				return runF(cmd.Context(), opts)
@@ -68,15 +93,17 @@ redirect to the storage host is not followed: exports download fetches it.`,
 			return run(cmd.Context(), opts)
 		},
 	}
-	cmd.Flags().StringVarP(&opts.Method, "method", "X", "", "the HTTP method (default GET, POST with --input)")
+	cmd.Flags().StringVarP(&opts.Method, "method", "X", "", "the HTTP method (default GET; POST with --input, or with fields on lookup/ips)")
 	cmd.Flags().StringVar(&opts.Input, "input", "", "send this file's JSON as the body (- for stdin)")
+	cmd.Flags().StringArrayVarP(&opts.Fields, "field", "F", nil, "add a typed parameter KEY=VALUE (true, false, null, integers, @FILE)")
+	cmd.Flags().StringArrayVar(&opts.RawFields, "raw-field", nil, "add a string parameter KEY=VALUE")
 	cmdutil.SetExamples(cmd, "synthient api account/me", "synthient api lookup/ip/8.8.8.8 --jq .network.asn",
-		"synthient api feeds/proxies/export?limit=2", "synthient api lookup/ips --input ips.json")
+		"synthient api feeds/proxies/export -F limit=2", "synthient api lookup/ips --input ips.json")
 	return cmd
 }
 
 func run(ctx context.Context, o *Options) error {
-	body, err := o.body(ctx)
+	path, body, err := o.request(ctx)
 	if err != nil {
 		return err
 	}
@@ -84,7 +111,7 @@ func run(ctx context.Context, o *Options) error {
 	if err != nil {
 		return err
 	}
-	r, err := c.Raw(ctx, o.Method, o.Path, body)
+	r, err := c.Raw(ctx, o.Method, path, body)
 	if err != nil {
 		return err
 	}
@@ -107,20 +134,128 @@ func run(ctx context.Context, o *Options) error {
 		_, err := o.Printer.Out.Write(append(b, '\n')) // text: escaped by stdout
 		return err
 	}
-	return o.Printer.EmitJSON(o.Printer.Out, b)
+	return o.writeDoc(b)
 }
 
-// body reads --input: JSON, at most maxBody bytes.
-func (o *Options) body(ctx context.Context) ([]byte, error) {
-	if o.Input == "" {
-		return nil, nil
+// writeDoc prints doc, one JSON document: reshaped by --jq or --template,
+// else indented when Pretty and on one compact line otherwise. Its
+// strings are escaped for a terminal either way (render.WriteJSONLine).
+func (o *Options) writeDoc(doc []byte) error {
+	if o.Printer.Shape != nil {
+		return o.Printer.EmitJSON(o.Printer.Out, doc)
 	}
+	var compact bytes.Buffer
+	if err := json.Compact(&compact, doc); err != nil {
+		return err
+	}
+	if !o.Pretty {
+		return o.Printer.EmitJSON(o.Printer.Out, compact.Bytes())
+	}
+	var line, out bytes.Buffer
+	if err := render.WriteJSONLine(&line, compact.Bytes()); err != nil {
+		return err
+	}
+	if err := json.Indent(&out, bytes.TrimSuffix(line.Bytes(), []byte("\n")), "", "  "); err != nil {
+		return err
+	}
+	out.WriteByte('\n')
+	_, err := o.Printer.Out.Write(out.Bytes())
+	return err
+}
+
+// check refuses, before anything is read or sent, a method that is not
+// an HTTP token (given: whether -X was), a field that is not KEY=VALUE,
+// and stdin read twice; it parses the fields.
+func (o *Options) check(methodGiven bool) error {
+	if methodGiven && !httpguts.ValidHeaderFieldName(o.Method) { // a token, as a header name is
+		return clierr.Usagef("-X %q is not an HTTP method: a method is letters, digits and !#$%%&'*+-.^_`|~, such as GET or POST", o.Method)
+	}
+	o.fields = o.fields[:0]
+	stdin := 0
+	if o.Input == "-" {
+		stdin++
+	}
+	for _, group := range []struct {
+		flag  string
+		args  []string
+		typed bool
+	}{{"--raw-field", o.RawFields, false}, {"-F", o.Fields, true}} {
+		for _, arg := range group.args {
+			fd, err := parseField(group.flag, arg, group.typed)
+			if err != nil {
+				return err
+			}
+			if fd.typed && fd.value == "@-" {
+				stdin++
+			}
+			o.fields = append(o.fields, fd)
+		}
+	}
+	if stdin > 1 {
+		return clierr.Usagef("stdin is read once: by one of --input - and -F KEY=@-")
+	}
+	return nil
+}
+
+// defaultMethod is the method when -X is not given: POST with --input or
+// with fields on lookup/ips, the API's one POST route; else GET.
+func (o *Options) defaultMethod() string {
+	path, _, _ := strings.Cut(o.Path, "?")
+	path = strings.TrimSuffix(path, "/")
+	lookupIPs := path == "lookup/ips" || strings.HasSuffix(path, "/lookup/ips")
+	if o.Input != "" || len(o.fields) > 0 && lookupIPs {
+		return http.MethodPost
+	}
+	return http.MethodGet
+}
+
+// request returns the path and the body to send: --input's JSON, or the
+// fields as a JSON object; the fields go to the query instead for a GET
+// or a HEAD, and with --input.
+func (o *Options) request(ctx context.Context) (path string, body []byte, err error) {
+	var fs fields
+	for _, fd := range o.fields {
+		v, err := fd.resolve(ctx, o.read)
+		if err != nil {
+			return "", nil, err
+		}
+		fs.list, fs.values = append(fs.list, fd), append(fs.values, v)
+	}
+	path = o.Path
+	if o.Input != "" {
+		if body, err = o.read(ctx, o.Input, "--input"); err != nil {
+			return "", nil, err
+		}
+		if !json.Valid(body) {
+			return "", nil, clierr.Usagef("--input %s is not JSON: the API takes a JSON body", o.Input)
+		}
+	}
+	method := strings.ToUpper(o.Method)
+	switch {
+	case len(fs.list) == 0:
+	case o.Input != "" || method == http.MethodGet || method == http.MethodHead:
+		q := url.Values{}
+		fs.query(q)
+		sep := "?"
+		if strings.Contains(path, "?") {
+			sep = "&"
+		}
+		path += sep + q.Encode()
+	default:
+		body, err = fs.body()
+	}
+	return path, body, err
+}
+
+// read returns what the file name holds ("-": stdin), at most maxBody
+// bytes; what names it in errors (--input, -F KEY=@FILE).
+func (o *Options) read(ctx context.Context, name, what string) ([]byte, error) {
 	b, err := interrupt.Do(ctx, func() ([]byte, error) {
 		r := o.In
-		if o.Input != "-" {
-			f, err := os.Open(o.Input)
+		if name != "-" {
+			f, err := os.Open(name) //nolint:gosec // the file the user named: --input FILE, -F KEY=@FILE
 			if err != nil {
-				return nil, clierr.Usagef("--input: %v", err)
+				return nil, clierr.Usagef("%s: %v", what, err)
 			}
 			defer f.Close() //nolint:errcheck // opened read-only: closing it loses nothing
 			r = f
@@ -131,9 +266,7 @@ func (o *Options) body(ctx context.Context) ([]byte, error) {
 	case err != nil:
 		return nil, err
 	case len(b) > maxBody:
-		return nil, clierr.Usagef("--input %s is larger than %d bytes", o.Input, maxBody)
-	case !json.Valid(b):
-		return nil, clierr.Usagef("--input %s is not JSON: the API takes a JSON body", o.Input)
+		return nil, clierr.Usagef("%s: %s is larger than %d bytes", what, name, maxBody)
 	}
 	return b, nil
 }

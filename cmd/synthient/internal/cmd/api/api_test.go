@@ -1,9 +1,13 @@
 package api_test
 
 import (
+	"encoding/json"
+	"io"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -99,4 +103,185 @@ func TestAPIStreamAndRedirect(t *testing.T) {
 	assert.Contains(t, r.Stderr, "307 Temporary Redirect: the answer is a redirect to the storage host, not followed")
 	assert.NotContains(t, r.Stderr, srv.StorageURL, "the presigned URL")
 	assert.Zero(t, srv.Arrivals(synthienttest.RouteStorage))
+}
+
+// On a terminal the answer is indented, as gh api prints it; piped, it is
+// one compact line. --jq shapes it either way.
+func TestAPIPrettyOnTerminal(t *testing.T) {
+	t.Parallel()
+	srv := clitest.NewServer(t)
+	c := clitest.Against(srv, "api", "account/me")
+	c.TTYOut = true
+	r := c.Run(t)
+	clitest.RequireCode(t, r, clierr.OK)
+	assert.True(t, strings.HasPrefix(r.Stdout, "{\n  \"first_name\": \"Grace\",\n  \"last_name\": \"Hopper\",\n"), "on a terminal: %q", r.Stdout)
+	assert.Contains(t, r.Stdout, "\n  \"lookup_quota\": {\n    \"credits\": ")
+	assert.True(t, strings.HasSuffix(r.Stdout, "\n}\n"), "on a terminal: %q", r.Stdout)
+
+	r = clitest.RunSrv(t, srv, "api", "account/me")
+	clitest.RequireCode(t, r, clierr.OK)
+	require.Len(t, clitest.Lines(r.Stdout), 1, "piped: one line")
+	assert.True(t, strings.HasPrefix(r.Stdout, `{"first_name":"Grace","last_name":"Hopper",`), "piped: %q", r.Stdout)
+	assert.True(t, strings.HasSuffix(r.Stdout, "}\n"), "piped: compact, nothing after the document: %q", r.Stdout)
+
+	c = clitest.Against(srv, "api", "account/me", "--jq", ".email")
+	c.TTYOut = true
+	r = c.Run(t)
+	clitest.RequireCode(t, r, clierr.OK)
+	assert.Equal(t, "grace@example.com\n", r.Stdout)
+
+	// Indented, a hostile answer's strings are as escaped as on one line.
+	c = clitest.Call{Args: []string{"--base-url", clitest.HostileFront(t, srv), "api", "account/me"}, Env: clitest.KeyEnv(srv), TTYOut: true}
+	r = c.Run(t)
+	clitest.RequireCode(t, r, clierr.OK)
+	clitest.CheckTerminalSafe(t, "stdout", r.Stdout)
+	clitest.CheckHostileVisible(t, r, true, false)
+	var v map[string]any
+	require.NoError(t, json.Unmarshal([]byte(r.Stdout), &v), "the indented answer is JSON")
+}
+
+// request is what the recording server received.
+type request struct{ Method, URI, Body string }
+
+// recorder serves {"ok":true} to every request and records it.
+type recorder struct {
+	mu   sync.Mutex
+	reqs []request
+}
+
+func (rec *recorder) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	b, _ := io.ReadAll(r.Body)
+	rec.mu.Lock()
+	rec.reqs = append(rec.reqs, request{r.Method, r.RequestURI, string(b)})
+	rec.mu.Unlock()
+	w.Header().Set("Content-Type", "application/json")
+	_, _ = io.WriteString(w, `{"ok":true}`)
+}
+
+func (rec *recorder) last(t *testing.T) request {
+	t.Helper()
+	rec.mu.Lock()
+	defer rec.mu.Unlock()
+	require.NotEmpty(t, rec.reqs, "requests")
+	return rec.reqs[len(rec.reqs)-1]
+}
+
+// -F/--field (typed) and --raw-field (a string) build the query of a GET
+// and the JSON body of any other method, as gh api's do; the default
+// method is GET, and POST on lookup/ips, the API's one POST route, or
+// with --input, whose body the fields then leave alone: they go to the
+// query.
+func TestAPIFields(t *testing.T) {
+	t.Parallel()
+	rec := &recorder{}
+	base := clitest.ServeFront(t, rec)
+	dir := t.TempDir()
+	file := filepath.Join(dir, "note.txt")
+	require.NoError(t, os.WriteFile(file, []byte("from a file\n"), 0o600))
+	body := filepath.Join(dir, "body.json")
+	require.NoError(t, os.WriteFile(body, []byte(`{"ips":["1.1.1.1"]}`), 0o600))
+	run := func(stdin string, args ...string) request {
+		t.Helper()
+		c := clitest.Call{Args: append([]string{"--base-url", base, "api"}, args...), Env: map[string]string{"SYNTHIENT_API_KEY": clitest.ConfiguredKey}}
+		c.Stdin = strings.NewReader(stdin)
+		r := c.Run(t)
+		clitest.RequireCode(t, r, clierr.OK, args...)
+		assert.Equal(t, "{\"ok\":true}\n", r.Stdout)
+		return rec.last(t)
+	}
+	tests := []struct {
+		stdin string
+		args  []string
+		want  request
+	}{
+		{"", []string{"feeds/proxies/export", "-F", "limit=5", "--raw-field", "cursor=a b&c"},
+			request{"GET", "/api/v4/feeds/proxies/export?cursor=a+b%26c&limit=5", ""}},
+		{"", []string{"feeds/proxies/export?limit=2", "--field", "cursor=x"},
+			request{"GET", "/api/v4/feeds/proxies/export?cursor=x&limit=2", ""}},
+		{"", []string{"lookup/ips", "-F", "ips[]=1.1.1.1", "-F", "ips[]=8.8.8.8"},
+			request{"POST", "/api/v4/lookup/ips", `{"ips":["1.1.1.1","8.8.8.8"]}`}},
+		{"from stdin", []string{"x/y", "-X", "POST", "-F", "n=5", "-F", "neg=-12", "-F", "t=true", "-F", "f=false", "-F", "z=null",
+			"-F", "s=text", "-F", "file=@" + file, "-F", "in=@-", "--raw-field", "r=5", "-F", "a[]=1", "-F", "o[k][l]=v", "-F", "e=", "-F", "eq=a=b", "-F", "x=1.5"},
+			request{"POST", "/api/v4/x/y", `{"a":[1],"e":"","eq":"a=b","f":false,"file":"from a file\n","in":"from stdin","n":5,"neg":-12,"o":{"k":{"l":"v"}},"r":"5","s":"text","t":true,"x":"1.5","z":null}`}},
+		{"", []string{"lookup/ips", "--input", body, "-F", "dry=true"},
+			request{"POST", "/api/v4/lookup/ips?dry=true", `{"ips":["1.1.1.1"]}`}},
+		{"", []string{"x/y", "-X", "patch", "--raw-field", "k=v"},
+			request{"PATCH", "/api/v4/x/y", `{"k":"v"}`}},
+	}
+	for _, tt := range tests {
+		got := run(tt.stdin, tt.args...)
+		assert.Equal(t, tt.want, got, "%v", tt.args)
+	}
+}
+
+// A method that is not an RFC 9110 token, and a field that is not
+// key=value, are usage errors that name them, before anything is sent
+// (also before a key is looked for).
+func TestAPIRefusesMethodsAndFields(t *testing.T) {
+	t.Parallel()
+	srv := clitest.NewServer(t)
+	t.Cleanup(func() { assert.Empty(t, srv.Requests(), "requests sent") })
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-X", "GET@evil", "account/me"}, `-X "GET@evil" is not an HTTP method`},
+		{[]string{"-X", "GET /x", "account/me"}, `-X "GET /x" is not an HTTP method`},
+		{[]string{"--method", "G\r\nX-Evil: 1", "account/me"}, `-X "G\r\nX-Evil: 1" is not an HTTP method`},
+		{[]string{"-X", "", "account/me"}, `-X "" is not an HTTP method`},
+		{[]string{"-F", "limit", "account/me"}, `-F "limit" is not key=value`},
+		{[]string{"--raw-field", "=v", "account/me"}, `--raw-field "=v" is not key=value`},
+		{[]string{"-F", "a[b=1", "account/me"}, `-F "a[b=1": the key "a[b" is not name, name[sub]... or name[]`},
+		{[]string{"-F", "a[]x=1", "account/me"}, `the key "a[]x" is not name`},
+		{[]string{"-X", "POST", "-F", "a=1", "-F", "a[b]=2", "account/me"}, `-F "a[b]=2": a is given twice, as a value and as an object or list`},
+		{[]string{"-F", "f=@" + filepath.Join(t.TempDir(), "missing"), "account/me"}, "-F f=@"},
+		{[]string{"-F", "a=@-", "--input", "-", "lookup/ips"}, "stdin is read once: by one of --input - and -F KEY=@-"},
+	} {
+		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
+			t.Parallel()
+			args := append([]string{"api"}, tt.args...)
+			clitest.RequireFails(t, clitest.RunSrv(t, srv, args...), clierr.Usage, tt.want, args...)
+			if strings.Contains(tt.want, "HTTP method") || strings.Contains(tt.want, "key=value") {
+				// Without a key: the mistake is named first.
+				clitest.RequireFails(t, clitest.RunArgs(t, nil, args...), clierr.Usage, tt.want, args...)
+			}
+		})
+	}
+}
+
+// Whatever PATH holds, the request goes to the configured API host, or
+// nowhere: no scheme, authority, backslash or escape in it reaches another
+// host.
+func TestAPIStaysOnItsHost(t *testing.T) {
+	t.Parallel()
+	srv := clitest.NewServer(t)
+	evil := &recorder{}
+	evilURL := strings.TrimSuffix(clitest.ServeFront(t, evil), "/api/v4")
+	evilHost := strings.TrimPrefix(evilURL, "http://")
+	for _, path := range []string{
+		evilURL + "/api/v4/account/me",
+		"//" + evilHost + "/api/v4/account/me",
+		"///" + evilHost + "/x",
+		"/api/v4//" + evilHost + "/x",
+		"/api/v4///" + evilHost + "/x",
+		"%2F%2F" + evilHost + "/x",
+		"http:" + evilHost + "/x",
+		"http:/" + evilHost + "/x",
+		`\\` + evilHost + `\x`,
+		"/\\" + evilHost + "/x",
+		srv.URL + "@" + evilHost + "/x",
+		srv.URL + "/@" + evilHost + "/x",
+		srv.URL + "/../../@" + evilHost + "/x",
+		strings.Replace(srv.URL, "http://", "http://user@", 1) + "/account/me",
+		strings.ToUpper(srv.URL[:4]) + srv.URL[4:] + "/x",
+		"account/me#@" + evilHost,
+		"account/me?next=//" + evilHost,
+		"account/me\r\nHost: " + evilHost,
+	} {
+		r := clitest.RunSrv(t, srv, "api", path)
+		assert.Contains(t, []int{clierr.OK, clierr.Usage, clierr.API}, r.Code, "api %q: %s", path, r.Stderr)
+	}
+	evil.mu.Lock()
+	defer evil.mu.Unlock()
+	assert.Empty(t, evil.reqs, "requests that reached another host")
 }

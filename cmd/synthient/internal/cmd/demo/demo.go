@@ -69,8 +69,11 @@ func run(ctx context.Context, opts *Options) error {
 	if opts.Printer.JSON() {
 		return clierr.Usagef("demo prints a narrated tour as text: --output json does not apply to it")
 	}
-	d := &demo{out: opts.Printer.Out, progressTo: opts.Progress, maxRetries: opts.MaxRetries}
-	return d.run(ctx)
+	out := &wrapWriter{w: opts.Printer.Out}
+	d := &demo{out: out, progressTo: opts.Progress, maxRetries: opts.MaxRetries}
+	err := d.run(ctx)
+	_ = out.Flush() // every line ends with a newline: nothing is left
+	return err
 }
 
 type demo struct {
@@ -103,7 +106,7 @@ func (d *demo) run(ctx context.Context) error {
 	h.Indent = "   | "
 	c, err := d.srv.NewClient(
 		synthient.WithMaxRetries(d.maxRetries),
-		synthient.WithLogger(slog.New(h)),
+		synthient.WithLogger(slog.New(withoutRequestIDs{h})),
 		synthient.WithUserAgent("synthient-cli-demo"),
 	)
 	if err != nil {
@@ -114,7 +117,8 @@ func (d *demo) run(ctx context.Context) error {
 
 	d.printf("synthient demo: the Go SDK against a fake Synthient API running in this process\n")
 	d.printf("(API %s, storage %s; no key or network needed)\n", d.srv.URL, d.srv.StorageURL)
-	d.printf("Lines starting with '|' are the SDK's retry decisions, as WithLogger reports them.\n")
+	d.printf("Lines starting with '|' are the SDK's retry decisions, as WithLogger reports them\n")
+	d.printf("(without their request ids, which each answer carries; an error's is shown).\n")
 
 	for _, step := range []func(context.Context) error{
 		d.lookup, d.rateLimited, d.billed503, d.account502, d.retryAfterTooLong,
@@ -140,8 +144,8 @@ func (d *demo) expectError(err error) error {
 	}
 	var base *synthient.Error
 	errors.As(err, &base)
-	d.printf("   => error %q after %d attempt(s), stop reason %s, request id %s\n",
-		apiErr.Error(), base.Attempts, base.StopReason, render.OrDash(apiErr.RequestID))
+	d.printf("   => error %q after %s, stop reason %s\n", apiErr.Error(), render.Plural(int64(base.Attempts), "attempt", "attempts"), base.StopReason)
+	d.printf("      request id %s\n", render.OrDash(apiErr.RequestID))
 	if apiErr.RetryAfter != nil {
 		d.printf("      APIError.RetryAfter = %s\n", *apiErr.RetryAfter)
 	}
@@ -216,10 +220,11 @@ func (d *demo) retryAfterTooLong(ctx context.Context) error {
 // after it was written, and counts what became of each address.
 func (d *demo) bulk(ctx context.Context) error {
 	d.section("A bulk lookup: every address accounted for, none charged twice",
-		"client.LookupIPsAll reads 2,500 addresses lazily (one invalid, 249 repeats) and\n"+
-			"sends the distinct ones in batches of 1000, in input order. The fake cuts the\n"+
-			"connection after the first batch was written: its addresses may have been\n"+
-			"charged, so they are \"unknown\", not \"failed\", and never sent again blindly.")
+		"client.LookupIPsAll reads 2,500 addresses lazily (one invalid, 249 repeats) and sends\n"+
+			"the distinct ones in batches of 1000, in input order (a bulk address costs 0.9 credit,\n"+
+			"ceil(0.9 n) for a request of n, where LookupIP costs 1). The fake cuts the connection\n"+
+			"after the first batch was written: its addresses may have been charged, so they are\n"+
+			"\"unknown\", not \"failed\", and never sent again blindly.")
 	d.srv.Inject(synthienttest.RouteLookupIPs, 1, synthienttest.Fault{Kind: synthienttest.FaultCloseAfterRequest})
 	before := d.srv.Credits(d.srv.APIKey)
 	count := map[synthient.BulkOutcome]int{}
@@ -244,6 +249,8 @@ func (d *demo) bulk(ctx context.Context) error {
 		"      from their first occurrence\n",
 		count[synthient.LookedUp], count[synthient.Unknown], count[synthient.NotSent], count[synthient.Invalid], repeats)
 	d.printf("      credits: %d spent, %d possibly spent; the fake charged %d\n", spent, maybe, before-d.srv.Credits(d.srv.APIKey))
+	d.printf("      (0.9 × %d = %d, 0.9 × %d = %d: the batches' ceil(0.9 n), added up)\n",
+		count[synthient.LookedUp], spent, count[synthient.Unknown], maybe)
 	return nil
 }
 
@@ -283,8 +290,8 @@ func (d *demo) exportPages(ctx context.Context) error {
 		}
 		n++
 	}
-	d.printf("   => AllExports walked %d exports in %d pages of 10, lazily, following next_cursor\n",
-		n, d.srv.Arrivals(synthienttest.RouteExports)-pages)
+	d.printf("   => AllExports walked %s in %s of 10, lazily, following next_cursor\n",
+		render.Plural(int64(n), "export", "exports"), render.Plural(int64(d.srv.Arrivals(synthienttest.RouteExports)-pages), "page", "pages"))
 	return nil
 }
 
@@ -319,15 +326,19 @@ func (d *demo) download(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	d.printf("   progress: %d of %d bytes (a progress bar when stderr is a terminal)\n", last, m.Size)
+	if bar != nil {
+		d.printf("   DownloadParams.Progress drew the bar above: %d of %d bytes\n", last, m.Size)
+	} else {
+		d.printf("   DownloadParams.Progress reported %d of %d bytes (drawn as a bar on a terminal)\n", last, m.Size)
+	}
 	keySent := false
 	for _, r := range d.srv.Requests() {
 		if r.Route == synthienttest.RouteStorage && (r.APIKey || r.Authorization || r.Cookie) {
 			keySent = true
 		}
 	}
-	d.printf("   => %s %s: %s, %d rows, SHA-256 %s… verified; API key sent to storage: %v\n",
-		m.Stream, m.ID, render.BytesHuman(m.Size), m.Rows, m.Checksum[:16], keySent)
+	d.printf("   => %s %s, %d rows, SHA-256 %s… verified; API key sent to storage: %v\n",
+		m.Stream, m.ID, m.Rows, m.Checksum[:8], keySent)
 	return d.readBack(path)
 }
 
@@ -343,8 +354,8 @@ func (d *demo) readBack(path string) error {
 		if err != nil {
 			return err
 		}
-		d.printf("   exports.Open(path).Proxies(), the first of %d rows: %s %s %s %s AS%d\n",
-			f.NumRows(), row.IP, row.Provider, row.Type, row.CountryCode, row.ASN)
+		d.printf("   exports.Open(path).Proxies(), the first of %d rows:\n", f.NumRows())
+		d.printf("   %s %s %s %s AS%d\n", row.IP, row.Provider, row.Type, row.CountryCode, row.ASN)
 		break
 	}
 	return nil

@@ -1,8 +1,11 @@
 package demo_test
 
 import (
+	"fmt"
+	"regexp"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/synthient-go/synthient/cmd/synthient/internal/clitest"
@@ -32,4 +35,44 @@ func TestDemo(t *testing.T) {
 	}
 	assert.Empty(t, r.Stderr, "stderr")
 	assert.LessOrEqual(t, r.Elapsed, 30*time.Second, "the demo took too long")
+}
+
+// Every line of the demo fits 100 columns; it counts in words that agree
+// with their numbers, says what a bulk address costs, and says what its
+// progress line shows: a bar drawn above it on a terminal, the callback's
+// count elsewhere.
+func TestDemoFitsAndSaysWhatItShows(t *testing.T) {
+	t.Parallel()
+	for _, terminal := range []bool{false, true} {
+		t.Run(fmt.Sprintf("terminal=%v", terminal), func(t *testing.T) {
+			t.Parallel()
+			r := clitest.Call{Args: []string{"demo"}, Terminal: terminal, TTYOut: terminal}.Run(t)
+			clitest.RequireCode(t, r, 0, "demo")
+			for i, line := range clitest.Lines(r.Stdout) {
+				assert.LessOrEqual(t, utf8.RuneCountInString(line), 100, "line %d is wider than 100 columns:\n%s", i+1, line)
+			}
+			// The fake's exports, and so its pages, grow with the hour of the day.
+			m := regexp.MustCompile(`walked \d+ exports in (\d+) (pages?) of 10`).FindStringSubmatch(r.Stdout)
+			if assert.NotNil(t, m, "the pages walked") {
+				assert.Equal(t, m[1] == "1", m[2] == "page", "%q", m[0])
+			}
+			for _, want := range []string{
+				"after 1 attempt, stop reason may_have_been_processed",
+				"a bulk address costs 0.9 credit",
+				"0.9 × 1250 = 1125",
+			} {
+				assert.Contains(t, r.Stdout, want)
+			}
+			for _, notWant := range []string{"1 pages", "attempt(s)", "when stderr is a terminal"} {
+				assert.NotContains(t, r.Stdout, notWant)
+			}
+			if terminal {
+				assert.Contains(t, r.Stderr, "downloading", "the bar")
+				assert.Regexp(t, `DownloadParams.Progress drew the bar above: \d+ of \d+ bytes`, r.Stdout)
+				return
+			}
+			assert.Empty(t, r.Stderr, "no bar")
+			assert.Regexp(t, `DownloadParams.Progress reported \d+ of \d+ bytes \(drawn as a bar on a terminal\)`, r.Stdout)
+		})
+	}
 }

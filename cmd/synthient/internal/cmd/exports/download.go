@@ -2,6 +2,8 @@ package exports
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -15,6 +17,7 @@ import (
 	"github.com/synthient-go/synthient"
 	"github.com/synthient-go/synthient/cmd/synthient/internal/clierr"
 	"github.com/synthient-go/synthient/cmd/synthient/internal/cmdutil"
+	"github.com/synthient-go/synthient/cmd/synthient/internal/interrupt"
 	"github.com/synthient-go/synthient/cmd/synthient/internal/output"
 	"github.com/synthient-go/synthient/cmd/synthient/internal/render"
 	"github.com/synthient-go/synthient/cmd/synthient/internal/textsafe"
@@ -49,10 +52,13 @@ func NewCmdDownload(f *cmdutil.Factory, runF func(context.Context, *DownloadOpti
 when none is given. The bytes go to a new temporary file beside FILE, which is
 renamed to FILE once every byte arrived (and, with --verify, matched the
 SHA-256 of the export's meta); FILE never holds a partial file. Without --out,
-FILE is <feed>-<id>.parquet in the current directory (proxies-latest.parquet,
-proxies-2026-06-10-13.parquet). An existing FILE is kept unless --force; a
-FILE that is not a regular file (a device, a FIFO, a socket, a directory) is
-refused.
+FILE is <feed>-<id>.parquet in the current directory, named after the export
+the id resolves to (latest at 14:20 UTC: proxies-2026-06-10-13.parquet), so a
+run each hour writes a new file. A FILE that exists already and holds that
+export (its size and SHA-256 are the meta's) is left as it is, and nothing is
+downloaded (exit 0); one that holds anything else is kept, with exit 2, unless
+--force. A FILE that is not a regular file (a device, a FIFO, a socket, a
+directory) is refused.
 
 With --out - the bytes go to stdout (never a terminal) and the summary to
 stderr. Exactly the export's size is written; with --verify a mismatch is found
@@ -88,15 +94,23 @@ func downloadRun(ctx context.Context, o *DownloadOptions) error {
 	if err != nil {
 		return err
 	}
-	if err := o.resolveID(feed); err != nil {
+	if err := o.resolveID(); err != nil {
 		return err
 	}
-	if err := o.checkOut(); err != nil {
-		return err
+	if o.Out != "" {
+		if err := o.checkOut(); err != nil {
+			return err
+		}
 	}
 	c, err := o.Client()
 	if err != nil {
 		return err
+	}
+	if !o.toStdout() {
+		held, err := o.target(ctx, c, feed)
+		if err != nil || held {
+			return err
+		}
 	}
 	p := &synthient.DownloadParams{Verify: o.Verify, Overwrite: o.Force}
 	finish := downloadProgress(o.Bar, p)
@@ -113,12 +127,12 @@ func downloadRun(ctx context.Context, o *DownloadOptions) error {
 	if err != nil {
 		return err
 	}
-	return o.report(m)
+	return o.report(m, true)
 }
 
 // resolveID sets ID from --date and --hour, or to latest when neither nor
-// an ID was given, and Out to <feed>-<id>.parquet when it was not given.
-func (o *DownloadOptions) resolveID(feed synthient.Feed) error {
+// an ID was given.
+func (o *DownloadOptions) resolveID() error {
 	switch {
 	case o.ID != "" && (o.Date != "" || o.Hour >= 0):
 		return clierr.Usagef("give the export as ID or as --date (and --hour), not both")
@@ -133,10 +147,112 @@ func (o *DownloadOptions) resolveID(feed synthient.Feed) error {
 	case o.ID == "":
 		o.ID = "latest"
 	}
+	return nil
+}
+
+// target readies the file a download writes. Without --out it asks for
+// the export's meta (a free call), which resolves latest, and names the
+// file <feed>-<id>.parquet after the export's own id. A file already at
+// the path (without --force) is compared with the meta: held is true, and
+// reported, when it is the export (its size and SHA-256); one that
+// differs is a usage error. Once the meta is known, ID is the export's
+// own id, so the download fetches the export the name and the comparison
+// were made for, whatever latest becomes meanwhile.
+func (o *DownloadOptions) target(ctx context.Context, c *synthient.Client, feed synthient.Feed) (held bool, err error) {
+	if o.Out != "" && (o.Force || !exists(o.Out)) {
+		return false, nil // nothing to name or compare
+	}
+	m, err := c.ExportMeta(ctx, feed, o.ID)
+	if err != nil {
+		return false, err
+	}
+	o.ID = m.ID
 	if o.Out == "" {
-		o.Out = string(feed) + "-" + strings.ReplaceAll(o.ID, "/", "-") + ".parquet"
+		o.Out = string(feed) + "-" + strings.ReplaceAll(m.ID, "/", "-") + ".parquet"
+		if err := CheckOutFile(o.Out); err != nil {
+			return false, err
+		}
+		if o.Force || !exists(o.Out) {
+			return false, nil
+		}
+	}
+	if err := checkHeld(ctx, o.Out, m); err != nil {
+		return false, err
+	}
+	return true, o.report(m, false)
+}
+
+// exists reports whether something is at path. A path that cannot be
+// looked at is the SDK's to report, before it sends anything.
+func exists(path string) bool {
+	_, err := os.Lstat(path)
+	return err == nil
+}
+
+// checkHeld returns nil when the file at path is the export m describes:
+// a regular file of its size whose SHA-256 is its checksum. Otherwise it
+// returns a usage error saying how the file differs (or that it cannot be
+// read). Opening and reading stop when ctx is done (a named pipe put in
+// the file's place would block the open).
+func checkHeld(ctx context.Context, path string, m *synthient.ExportMeta) error {
+	differs := func(format string, args ...any) error {
+		return clierr.Usagef("%s exists and is not %s %s: %s (--force replaces it)",
+			path, textsafe.EscapeCell(m.Stream), textsafe.EscapeCell(m.ID), fmt.Sprintf(format, args...))
+	}
+	sum, err := interrupt.Do(ctx, func() (fileSum, error) { return sumFile(ctx, path, m.Size) }, nil)
+	switch {
+	case err != nil:
+		return err
+	case sum.size != m.Size:
+		return differs("it has %d bytes, the export %d", sum.size, m.Size)
+	case !strings.EqualFold(sum.sha256, m.Checksum):
+		return differs("its SHA-256 differs from the meta's")
 	}
 	return nil
+}
+
+// fileSum is what sumFile found of a file.
+type fileSum struct {
+	size   int64
+	sha256 string // hexadecimal; "" when the file was not read
+}
+
+// sumFile returns the size of the regular file at path and, when that is
+// want, its SHA-256 (a file of another size is not read). It stops when
+// ctx is done.
+func sumFile(ctx context.Context, path string, want int64) (fileSum, error) {
+	f, err := os.Open(path) //nolint:gosec // the file the user's download would write
+	if err != nil {
+		return fileSum{}, clierr.Usagef("comparing the file there with the export: %v", err)
+	}
+	defer f.Close() //nolint:errcheck // opened read-only: closing it loses nothing
+	fi, err := f.Stat()
+	switch {
+	case err != nil:
+		return fileSum{}, clierr.Usagef("comparing the file there with the export: %v", err)
+	case !fi.Mode().IsRegular():
+		return fileSum{}, clierr.Usagef("%s is not a regular file", path)
+	case fi.Size() != want:
+		return fileSum{size: fi.Size()}, nil
+	}
+	h := sha256.New()
+	if _, err := io.Copy(h, ctxReader{ctx, f}); err != nil {
+		return fileSum{}, fmt.Errorf("reading %s: %w", path, err)
+	}
+	return fileSum{size: fi.Size(), sha256: hex.EncodeToString(h.Sum(nil))}, nil
+}
+
+// ctxReader reads r until ctx is done.
+type ctxReader struct {
+	ctx context.Context //nolint:containedctx // the reader lives for one io.Copy within the call
+	r   io.Reader
+}
+
+func (c ctxReader) Read(p []byte) (int, error) {
+	if err := c.ctx.Err(); err != nil {
+		return 0, err
+	}
+	return c.r.Read(p)
 }
 
 // checkOut refuses, before any request, an --out the download must not
@@ -152,9 +268,10 @@ func (o *DownloadOptions) checkOut() error {
 	return CheckOutFile(o.Out)
 }
 
-// report prints what was written: on stdout, or on stderr when stdout
+// report prints what was written, or, when downloaded is false, that the
+// file held the export already: on stdout, or on stderr when stdout
 // carries the export.
-func (o *DownloadOptions) report(m *synthient.ExportMeta) error {
+func (o *DownloadOptions) report(m *synthient.ExportMeta, downloaded bool) error {
 	p := o.Printer
 	w := p.Out
 	if o.toStdout() {
@@ -162,10 +279,16 @@ func (o *DownloadOptions) report(m *synthient.ExportMeta) error {
 	}
 	if p.JSON() {
 		return p.EmitTo(w, struct {
-			File     string                `json:"file"`
-			Verified bool                  `json:"verified"`
-			Meta     *synthient.ExportMeta `json:"meta"`
-		}{o.Out, o.Verify, m})
+			File       string                `json:"file"`
+			Downloaded bool                  `json:"downloaded"`
+			Verified   bool                  `json:"verified"`
+			Meta       *synthient.ExportMeta `json:"meta"`
+		}{o.Out, downloaded, o.Verify || !downloaded, m})
+	}
+	if !downloaded {
+		_, err := fmt.Fprintf(w, "%s already holds %s %s (its size and SHA-256): nothing downloaded\n",
+			textsafe.EscapeCell(o.Out), textsafe.EscapeCell(m.Stream), textsafe.EscapeCell(m.ID))
+		return err
 	}
 	verified := ""
 	if o.Verify {
