@@ -17,7 +17,7 @@ type Settings struct {
 	// Config is config.toml (empty when there is none).
 	Config *config.File
 	// KeyFrom says where the key came from: "--api-key", "--api-key-file
-	// FILE", "SYNTHIENT_API_KEY", ".env (PATH:LINE)", or where the store
+	// FILE", "SYNTHIENT_API_KEY", ".env (PATH)", or where the store
 	// keeps it; "" without a key.
 	KeyFrom string
 }
@@ -105,12 +105,12 @@ func (f *Factory) ResolveKey(ctx context.Context) error {
 // keyFromFiles looks for the key in .env, then in the store.
 func (f *Factory) keyFromFiles() error {
 	path := filepath.Join(f.WorkDir, ".env")
-	key, line, err := config.ReadDotEnv(path)
+	key, err := config.ReadDotEnv(path)
 	if err != nil {
 		return clierr.New(clierr.Usage, err)
 	}
 	if key != "" {
-		f.key, f.Settings.KeyFrom = key, ".env ("+path+":"+itoa(line)+")"
+		f.key, f.Settings.KeyFrom = key, ".env ("+path+")"
 		return nil
 	}
 	key, where, err := f.Store().Get(f.Settings.Profile)
@@ -121,13 +121,4 @@ func (f *Factory) keyFromFiles() error {
 		f.key, f.Settings.KeyFrom = key, where.String()+", profile "+f.Settings.Profile
 	}
 	return nil
-}
-
-func itoa(n int) string { return string(appendInt(nil, n)) }
-
-func appendInt(b []byte, n int) []byte {
-	if n >= 10 {
-		b = appendInt(b, n/10)
-	}
-	return append(b, byte('0'+n%10))
 }

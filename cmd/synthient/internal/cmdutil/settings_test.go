@@ -52,15 +52,15 @@ func TestKeyPrecedence(t *testing.T) {
 	}
 }
 
-// A .env that sets the key and cannot be read is a usage error naming its
-// line, never the key.
+// A .env that mentions the key and cannot be read is a usage error naming
+// it, never the key.
 func TestDotEnvRefused(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	require.NoError(t, os.WriteFile(filepath.Join(dir, ".env"), []byte("SYNTHIENT_API_KEY=\""+clitest.PastedKey+"\n"), 0o600))
 	r := clitest.Call{Args: []string{"account"}, Dir: dir}.Run(t)
 	clitest.RequireCode(t, r, clierr.Usage)
-	assert.Equal(t, "synthient: "+filepath.Join(dir, ".env")+":1: SYNTHIENT_API_KEY: the quote is not closed on its line\n", r.Stderr)
+	assert.Equal(t, "synthient: "+filepath.Join(dir, ".env")+": not a .env file that can be read (a quoted value is not closed): the key SYNTHIENT_API_KEY it mentions cannot be taken from it\n", r.Stderr)
 }
 
 // A profile of config.toml gives the base URL, timeouts and retries where

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -79,16 +78,20 @@ func (d *Duration) UnmarshalText(b []byte) error {
 	return nil
 }
 
+// maxConfig is the largest config.toml (and credentials.toml) read.
+const maxConfig = 1 << 20
+
 // Load reads config.toml of the configuration directory dir (see Dir). A
 // missing file, or no directory, is an empty File; a file that cannot be
-// used is a *FileError.
+// used is a *FileError, also one that is not a regular file or is over
+// 1 MiB (see readRegular).
 func Load(dir string) (*File, error) {
 	f := &File{}
 	if dir == "" {
 		return f, nil
 	}
 	f.Path = filepath.Join(dir, "config.toml")
-	b, err := os.ReadFile(f.Path)
+	b, _, err := readRegular(f.Path, maxConfig)
 	if errors.Is(err, fs.ErrNotExist) {
 		return f, nil
 	}

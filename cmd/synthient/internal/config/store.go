@@ -127,14 +127,15 @@ func (s *Store) deleteFromFile(profile string) (bool, error) {
 }
 
 // readCredentials reads the file of keys: empty when there is none. A
-// file others can read is refused: the keys in it are secrets.
+// file others can read is refused: the keys in it are secrets; so is one
+// that is not a regular file or is over 1 MiB (see readRegular).
 func (s *Store) readCredentials() (*credentials, error) {
 	c := &credentials{}
 	path := s.CredentialsPath()
 	if path == "" {
 		return c, nil
 	}
-	fi, err := os.Stat(path)
+	b, fi, err := readRegular(path, maxConfig)
 	if errors.Is(err, fs.ErrNotExist) {
 		return c, nil
 	}
@@ -143,10 +144,6 @@ func (s *Store) readCredentials() (*credentials, error) {
 	}
 	if fi.Mode().Perm()&0o077 != 0 {
 		return nil, &FileError{Path: path, Msg: fmt.Sprintf("others can read it (mode %04o): it holds API keys; chmod 600 %s", fi.Mode().Perm(), path)}
-	}
-	b, err := os.ReadFile(path) //nolint:gosec // the file of keys in the configuration directory, its mode checked above
-	if err != nil {
-		return nil, err
 	}
 	return c, decode(path, b, c)
 }
