@@ -30,8 +30,9 @@ func (f *Factory) Store() *config.Store {
 // LoadConfig reads config.toml and picks the profile: --profile, else
 // SYNTHIENT_PROFILE, else "default". A profile named explicitly must be
 // in config.toml or have a key stored, unless keeping is set (auth login
-// and logout, which keep and remove keys). The profile's settings apply where no flag (changed reports
-// the flags given) or environment variable sets them.
+// and logout, which keep and remove keys). The profile's settings apply
+// where no flag (changed reports the flags given) or environment variable
+// sets them.
 func (f *Factory) LoadConfig(changed func(flag string) bool, keeping bool) error {
 	s := &f.Settings
 	file, err := config.Load(config.Dir(f.Getenv))
@@ -62,7 +63,7 @@ func (f *Factory) LoadConfig(changed func(flag string) bool, keeping bool) error
 	if p.MaxRetries != nil && !changed("max-retries") {
 		fl.MaxRetries = *p.MaxRetries
 	}
-	f.profileBase = p.BaseURL
+	f.profileBase, f.profileBaseFrom = file.BaseURL(s.Profile)
 	return nil
 }
 

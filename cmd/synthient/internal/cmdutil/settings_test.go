@@ -106,3 +106,38 @@ func TestProfiles(t *testing.T) {
 	assert.True(t, strings.HasPrefix(r.Stderr, "synthient: "+filepath.Join(home, "synthient", "config.toml")), "a config.toml that cannot be used: %s", r.Stderr)
 	clitest.RequireCode(t, run(nil, "version"), clierr.OK) // a command that calls nothing does not read it
 }
+
+// The official Synthient CLI's config.toml is read for what has a
+// meaning here: [endpoints] base_api, top-level or a profile's, is the
+// base URL; its other keys (base_feeds, base_grpc) and sections are not
+// read, and auth status names them; a misspelt key of ours is refused
+// with the key it likely meant. Before, every command, auth status
+// included, exited 2 (unknown key endpoints).
+func TestOfficialConfig(t *testing.T) {
+	t.Parallel()
+	srv := clitest.NewServer(t)
+	home := t.TempDir()
+	cfg := filepath.Join(home, "synthient", "config.toml")
+	require.NoError(t, os.MkdirAll(filepath.Dir(cfg), 0o700))
+	require.NoError(t, os.WriteFile(cfg, []byte("[endpoints]\nbase_api = \""+srv.URL+"\"\nbase_feeds = \"https://feeds.synthient.com/v3\"\nbase_grpc = \"grpc.synthient.com:443\"\n\n"+
+		"[profiles.eu.endpoints]\nbase_api = \"http://127.0.0.1:1/api/v4\"\n"), 0o600))
+	run := func(args ...string) clitest.Result {
+		t.Helper()
+		return clitest.Call{Args: args, Env: map[string]string{"XDG_CONFIG_HOME": home, "SYNTHIENT_API_KEY": srv.APIKey}}.Run(t)
+	}
+	r := run("account", "--jq", ".email")
+	clitest.RequireCode(t, r, clierr.OK)
+	assert.Equal(t, "grace@example.com\n", r.Stdout)
+	r = run("auth", "status")
+	clitest.RequireCode(t, r, clierr.OK)
+	assert.Contains(t, r.Stdout, "Config    "+cfg+" (profiles: eu); not read here: endpoints.base_feeds, endpoints.base_grpc\n")
+	assert.Contains(t, r.Stdout, "Base URL  "+srv.URL+" (from config.toml [endpoints] base_api)\n")
+	r = run("--profile", "eu", "auth", "status")
+	assert.Contains(t, r.Stdout, "Base URL  http://127.0.0.1:1/api/v4 (from profile eu (endpoints.base_api))\n")
+	clitest.RequireCode(t, r, clierr.Connection)
+
+	require.NoError(t, os.WriteFile(cfg, []byte("[endpoints]\nbase_api = \""+srv.URL+"\"\n\n[profiles.default]\nmax_retires = 1\n"), 0o600))
+	r = run("account")
+	clitest.RequireCode(t, r, clierr.Usage)
+	assert.Equal(t, "synthient: "+cfg+": unknown key profiles.default.max_retires: did you mean max_retries? (a profile's keys are base_url, timeout, open_timeout, max_retries)\n", r.Stderr)
+}

@@ -42,7 +42,7 @@ reached.`,
 		Args: cmdutil.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			opts.Printer, opts.Settings = f.Printer, &f.Settings
-			opts.BaseURL, opts.BaseURLFrom = baseURL(f)
+			opts.BaseURL, opts.BaseURLFrom = f.BaseURLFrom()
 			if runF != nil {
 				return runF(cmd.Context(), opts)
 			}
@@ -51,20 +51,6 @@ reached.`,
 	}
 	cmdutil.SetExamples(cmd, "synthient auth status", "synthient auth status -o json")
 	return cmd
-}
-
-// baseURL returns the base URL f's command line uses, and where it came
-// from.
-func baseURL(f *cmdutil.Factory) (string, string) {
-	switch {
-	case f.Flags.BaseURL != "":
-		return f.Flags.BaseURL, "--base-url"
-	case f.Getenv("SYNTHIENT_BASE_URL") != "":
-		return f.Getenv("SYNTHIENT_BASE_URL"), "SYNTHIENT_BASE_URL"
-	case f.BaseURL() != "":
-		return f.BaseURL(), "profile " + f.Settings.Profile
-	}
-	return synthient.DefaultBaseURL, "built in"
 }
 
 // status is what auth status says, as JSON.
@@ -76,6 +62,7 @@ type status struct {
 	BaseURL     string         `json:"base_url"`
 	BaseURLFrom string         `json:"base_url_from"`
 	KeyFrom     string         `json:"key_from,omitempty"`
+	Ignored     []string       `json:"config_ignored,omitempty"`
 	Account     *statusAccount `json:"account,omitempty"`
 	Error       string         `json:"error,omitempty"`
 	err         error          // the check's
@@ -91,7 +78,7 @@ type statusAccount struct {
 func statusRun(ctx context.Context, o *StatusOptions) error {
 	s := o.Settings
 	st := status{Profile: s.Profile, ProfileFrom: s.ProfileFrom, Config: s.Config.Path, Profiles: s.Config.Names(),
-		BaseURL: o.BaseURL, BaseURLFrom: o.BaseURLFrom, KeyFrom: s.KeyFrom}
+		BaseURL: o.BaseURL, BaseURLFrom: o.BaseURLFrom, KeyFrom: s.KeyFrom, Ignored: s.Config.Ignored}
 	if st.ProfileFrom == "" {
 		st.ProfileFrom = "built in"
 	}
@@ -137,6 +124,9 @@ func (o *StatusOptions) print(st *status) error {
 		config = st.Config + " (profiles: " + render.List(st.Profiles) + ")"
 	case st.Config != "":
 		config = "none (" + st.Config + " would be read)"
+	}
+	if len(st.Ignored) > 0 {
+		config += "; not read here: " + render.List(st.Ignored)
 	}
 	t.Row("Config", config)
 	t.Row("Base URL", st.BaseURL+fromNote(st.BaseURLFrom))
