@@ -77,7 +77,7 @@ func (f *Factory) Client(opts ...synthient.Option) (*synthient.Client, error) {
 		key, base = f.fakeSrv.APIKey, f.fakeSrv.URL
 	}
 	if key == "" {
-		return nil, clierr.Usagef("no API key: run 'synthient auth login', set SYNTHIENT_API_KEY (or put it in .env), pass --api-key or --api-key-file, or use --fake")
+		return nil, clierr.Usagef("no API key: run '%s', set SYNTHIENT_API_KEY (or put it in .env), pass --api-key or --api-key-file, or use --fake", f.LoginCommand())
 	}
 	if fl.MaxRetries > 16 {
 		return nil, clierr.Usagef("--max-retries must be 0 to 16, not %d", fl.MaxRetries)

@@ -3,6 +3,7 @@ package cmdutil
 import (
 	"context"
 	"path/filepath"
+	"strings"
 
 	"github.com/synthient-go/synthient/cmd/synthient/internal/clierr"
 	"github.com/synthient-go/synthient/cmd/synthient/internal/config"
@@ -49,8 +50,8 @@ func (f *Factory) LoadConfig(changed func(flag string) bool, keeping bool) error
 	p, known := file.Profiles[s.Profile]
 	if s.ProfileFrom != "" && !known && !keeping {
 		if key, _, err := f.Store().Get(s.Profile); err != nil || key == "" {
-			return clierr.Usagef("profile %s (from %s): not in %s, and no key stored for it (synthient auth login --profile %s)",
-				s.Profile, s.ProfileFrom, orNone(file.Path), s.Profile)
+			return clierr.Usagef("profile %s (from %s): not in %s, and no key stored for it (%s)",
+				s.Profile, s.ProfileFrom, orNone(file.Path), f.LoginCommand())
 		}
 	}
 	fl := &f.Flags
@@ -122,4 +123,46 @@ func (f *Factory) keyFromFiles() error {
 		f.key, f.Settings.KeyFrom = key, where.String()+", profile "+f.Settings.Profile
 	}
 	return nil
+}
+
+// LoginCommand returns the auth login command line that keeps a key
+// where this command line looks for one: with the profile when one was
+// chosen (--profile or SYNTHIENT_PROFILE), the base URL when a flag or
+// the environment gave it, and
+// XDG_CONFIG_HOME when it moves the configuration directory from
+// ~/.config. Each word is quoted for a POSIX shell where it needs to be.
+func (f *Factory) LoginCommand() string {
+	var w []string
+	if x := f.Getenv("XDG_CONFIG_HOME"); x != "" && config.Dir(f.Getenv) != config.Dir(homeOnly(f.Getenv)) {
+		w = append(w, "XDG_CONFIG_HOME="+shellQuote(x))
+	}
+	w = append(w, "synthient", "auth", "login")
+	if s := &f.Settings; s.ProfileFrom != "" {
+		w = append(w, "--profile", shellQuote(s.Profile))
+	}
+	if base, from := f.BaseURLFrom(); from == "--base-url" || from == "SYNTHIENT_BASE_URL" {
+		w = append(w, "--base-url", shellQuote(base))
+	}
+	return strings.Join(w, " ")
+}
+
+// homeOnly is getenv without XDG_CONFIG_HOME.
+func homeOnly(getenv func(string) string) func(string) string {
+	return func(k string) string {
+		if k == "XDG_CONFIG_HOME" {
+			return ""
+		}
+		return getenv(k)
+	}
+}
+
+// shellQuote quotes s for a POSIX shell when it holds anything but
+// letters, digits and -_./:@%+=,
+func shellQuote(s string) string {
+	if s != "" && strings.IndexFunc(s, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./:@%+=,", r))
+	}) < 0 {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }

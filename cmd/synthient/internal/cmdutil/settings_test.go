@@ -11,6 +11,7 @@ import (
 
 	"github.com/synthient-go/synthient/cmd/synthient/internal/clierr"
 	"github.com/synthient-go/synthient/cmd/synthient/internal/clitest"
+	"github.com/synthient-go/synthient/cmd/synthient/internal/config"
 	"github.com/synthient-go/synthient/synthienttest"
 )
 
@@ -140,4 +141,92 @@ func TestOfficialConfig(t *testing.T) {
 	r = run("account")
 	clitest.RequireCode(t, r, clierr.Usage)
 	assert.Equal(t, "synthient: "+cfg+": unknown key profiles.default.max_retires: did you mean max_retries? (a profile's keys are base_url, timeout, open_timeout, max_retries)\n", r.Stderr)
+}
+
+// Each hint that names auth login keeps what chose where the key is
+// looked for: the profile (--profile or SYNTHIENT_PROFILE), the base URL
+// a flag or the environment gave (the key is bound to its host), and
+// XDG_CONFIG_HOME when it moves the configuration directory; pasted, the
+// command keeps a key where the command that printed it finds it.
+// Before, every hint said 'synthient auth login'.
+func TestLoginCommand(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		args []string
+		env  map[string]string
+		// hint is the command printed, with SRV for srv.URL and XDG for
+		// the moved configuration directory.
+		hint string
+	}{
+		{"the default", nil, nil, "synthient auth login"},
+		{"--profile", []string{"--profile", "slow"}, nil, "synthient auth login --profile slow"},
+		{"SYNTHIENT_PROFILE", nil, map[string]string{"SYNTHIENT_PROFILE": "slow"}, "synthient auth login --profile slow"},
+		{"--base-url", []string{"--profile", "slow", "--base-url", "{srv}"}, nil, "synthient auth login --profile slow --base-url {srv}"},
+		{"SYNTHIENT_BASE_URL", nil, map[string]string{"SYNTHIENT_BASE_URL": "{srv}"}, "synthient auth login --base-url {srv}"},
+		{"XDG_CONFIG_HOME", []string{"--profile", "slow"}, map[string]string{"XDG_CONFIG_HOME": "{xdg}"}, "XDG_CONFIG_HOME={xdg} synthient auth login --profile slow"},
+		{"a name to quote", []string{"--profile", "my slow"}, nil, "synthient auth login --profile 'my slow'"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			srv := clitest.NewServer(t) // of its own: the fake limits the rate of each key
+			home := t.TempDir()
+			xdg := filepath.Join(home, "elsewhere")
+			vars := strings.NewReplacer("{srv}", srv.URL, "{xdg}", xdg)
+			// The profile is in config.toml of either directory, so that
+			// it is not refused as unknown.
+			for _, dir := range []string{filepath.Join(home, ".config", "synthient"), filepath.Join(xdg, "synthient")} {
+				require.NoError(t, os.MkdirAll(dir, 0o700))
+				require.NoError(t, os.WriteFile(filepath.Join(dir, "config.toml"), []byte("[profiles.slow]\n[profiles.\"my slow\"]\n"), 0o600))
+			}
+			env := map[string]string{"HOME": home}
+			for k, v := range tt.env {
+				env[k] = vars.Replace(v)
+			}
+			args := make([]string, len(tt.args))
+			for i, a := range tt.args {
+				args[i] = vars.Replace(a)
+			}
+			keychain := &clitest.Keychain{}
+			hint := vars.Replace(tt.hint)
+			r := clitest.Call{Args: append(args, "auth", "status"), Env: env, Keychain: keychain}.Run(t)
+			clitest.RequireCode(t, r, clierr.Failure)
+			assert.Contains(t, r.Stdout, "API key   none: run '"+hint+"'\n")
+			assert.Equal(t, "synthient: not logged in: run '"+hint+"' (or set SYNTHIENT_API_KEY)\n", r.Stderr)
+			r = clitest.Call{Args: append(args, "account"), Env: env, Keychain: keychain}.Run(t)
+			clitest.RequireCode(t, r, clierr.Usage)
+			assert.Contains(t, r.Stderr, "no API key: run '"+hint+"', ")
+			if strings.Contains(hint, "'") {
+				return // quoted for a shell: pasted below only when it splits on spaces
+			}
+			if !strings.Contains(hint, "--base-url") {
+				hint += " --base-url " + srv.URL // the key is checked with srv; the command below then goes elsewhere
+				args = append(args, "--base-url", srv.URL)
+			}
+			r = paste(t, hint, env, keychain, srv.APIKey)
+			clitest.RequireCode(t, r, clierr.OK)
+			r = clitest.Call{Args: append(args, "account", "--jq", ".email"), Env: env, Keychain: keychain}.Run(t)
+			clitest.RequireCode(t, r, clierr.OK, args...)
+			assert.Equal(t, "grace@example.com\n", r.Stdout)
+		})
+	}
+}
+
+// paste runs the auth login command line hint, as a shell would split
+// it (words without quotes, VAR=value before the command), with key on
+// stdin (--with-token), in the environment env.
+func paste(t *testing.T, hint string, env map[string]string, keychain config.Keychain, key string) clitest.Result {
+	t.Helper()
+	words := strings.Fields(hint)
+	e := map[string]string{}
+	for k, v := range env {
+		e[k] = v
+	}
+	for len(words) > 0 && strings.Contains(words[0], "=") {
+		k, v, _ := strings.Cut(words[0], "=")
+		e[k], words = v, words[1:]
+	}
+	require.Equal(t, "synthient", words[0])
+	return clitest.Call{Args: append(words[1:], "--with-token"), Env: e, Keychain: keychain, Stdin: strings.NewReader(key)}.Run(t)
 }

@@ -24,6 +24,11 @@ type LoginOptions struct {
 	Secrets *redact.Redactor
 	Store   *config.Store
 	Profile string
+	// Given returns the key the global flags give, and the flag:
+	// --api-key-file or --api-key; "" when they give none.
+	Given func(ctx context.Context) (key, flag string, err error)
+	// LoginCommand is this command line's auth login, for hints.
+	LoginCommand string
 	// ReadPassword reads the key from the terminal without echo; nil
 	// without a terminal.
 	ReadPassword func(ctx context.Context) ([]byte, error)
@@ -42,15 +47,26 @@ func NewCmdLogin(f *cmdutil.Factory, runF func(context.Context, *LoginOptions) e
 		Use:   "login [--with-token]",
 		Short: "Check an API key with the API and keep it for the profile",
 		Long: `Ask for the API key on the terminal, without echoing it, or read it from stdin
-with --with-token, as gh does; check it with the API (a free request of the
-account); and keep it for the profile (--profile, SYNTHIENT_PROFILE, else
-default): in the system keychain, else in credentials.toml (mode 0600) of the
-configuration directory ($XDG_CONFIG_HOME/synthient, else
-~/.config/synthient). A key the API refuses is not kept.`,
+with --with-token, as gh does, or take the one --api-key-file or --api-key
+gives; check it with the API (a free request of the account); and keep it for
+the profile (--profile, SYNTHIENT_PROFILE, else default): in the system
+keychain, else in credentials.toml (mode 0600) of the configuration directory
+($XDG_CONFIG_HOME/synthient, else ~/.config/synthient). A key the API refuses
+is not kept.`,
 		Args: cmdutil.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			opts.IO, opts.Printer, opts.Store, opts.Profile = f.IO, f.Printer, f.Store(), f.Settings.Profile
-			opts.ReadPassword = f.ReadPassword
+			opts.ReadPassword, opts.LoginCommand = f.ReadPassword, f.LoginCommand()
+			opts.Given = func(ctx context.Context) (string, string, error) {
+				switch {
+				case f.Flags.APIKeyFile != "":
+					key, err := config.ReadKeyFile(ctx, f.Flags.APIKeyFile, f.IO.In)
+					return key, "--api-key-file", err
+				case f.Flags.APIKey != "":
+					return f.Flags.APIKey, "--api-key", nil
+				}
+				return "", "", nil
+			}
 			opts.Client = func(key string) (*synthient.Client, error) {
 				f.SetKey(key)
 				return f.Client()
@@ -90,11 +106,18 @@ func loginRun(ctx context.Context, o *LoginOptions) error {
 // readKey reads the key: from stdin with --with-token, else from the
 // terminal, with a prompt on stderr.
 func (o *LoginOptions) readKey(ctx context.Context) (string, error) {
-	if o.WithToken {
+	key, flag, err := o.Given(ctx)
+	switch {
+	case err != nil:
+		return "", err
+	case key != "" && o.WithToken:
+		return "", clierr.Usagef("--with-token and %s both give the key: give one", flag)
+	case key != "":
+		return key, nil
+	case o.WithToken:
 		return config.ReadKey(ctx, o.IO.In, "--with-token", "stdin")
-	}
-	if o.ReadPassword == nil || !o.IO.StdinIsTerminal() {
-		return "", clierr.Usagef("auth login asks for the key on a terminal, and stdin is not one: give it on stdin with --with-token (synthient auth login --with-token < key.txt)")
+	case o.ReadPassword == nil || !o.IO.StdinIsTerminal():
+		return "", clierr.Usagef("auth login asks for the key on a terminal, and stdin is not one: give it on stdin with --with-token (%s --with-token < key.txt)", o.LoginCommand)
 	}
 	// The prompt is on stderr: a failure to write it has nowhere to be
 	// reported, and the read that follows goes on without it.

@@ -12,6 +12,7 @@ import (
 
 	"github.com/synthient-go/synthient/cmd/synthient/internal/clierr"
 	"github.com/synthient-go/synthient/cmd/synthient/internal/clitest"
+	"github.com/synthient-go/synthient/cmd/synthient/internal/config"
 	"github.com/synthient-go/synthient/synthienttest"
 )
 
@@ -25,6 +26,11 @@ type home struct {
 func newHome(t *testing.T, keychainErr error) *home {
 	t.Helper()
 	return &home{srv: clitest.NewServer(t), dir: t.TempDir(), keychain: &clitest.Keychain{Err: keychainErr}}
+}
+
+// store is h's store of keys.
+func (h *home) store() *config.Store {
+	return &config.Store{Keychain: h.keychain, Dir: filepath.Join(h.dir, "synthient")}
 }
 
 // call is args run at h, against its fake, without SYNTHIENT_API_KEY.
@@ -137,4 +143,29 @@ func TestLogout(t *testing.T) {
 	require.NoError(t, err, "the default profile's key stays")
 	r = h.call("--fake", "auth", "status").Run(t)
 	clitest.RequireCode(t, r, clierr.Usage)
+}
+
+// auth login takes the key that --api-key-file (or --api-key) gives,
+// where it asked for one and ignored the flag; with --with-token too it
+// is refused. Without a terminal, the hint keeps the profile.
+func TestLoginKeyFlags(t *testing.T) {
+	t.Parallel()
+	h := newHome(t, nil)
+	file := filepath.Join(t.TempDir(), "key")
+	require.NoError(t, os.WriteFile(file, []byte(h.srv.APIKey+"\n"), 0o600))
+	r := h.call("--profile", "file", "--api-key-file", file, "auth", "login").Run(t)
+	clitest.RequireCode(t, r, clierr.OK)
+	key, _, err := h.store().Get("file")
+	require.NoError(t, err)
+	assert.Equal(t, h.srv.APIKey, key)
+
+	c := h.call("--api-key-file", file, "auth", "login", "--with-token")
+	c.Stdin = strings.NewReader(h.srv.APIKey)
+	r = c.Run(t)
+	clitest.RequireCode(t, r, clierr.Usage)
+	assert.Contains(t, r.Stderr, "--with-token and --api-key-file both give the key: give one")
+
+	r = h.call("--profile", "slow", "auth", "login").Run(t)
+	clitest.RequireCode(t, r, clierr.Usage)
+	assert.Contains(t, r.Stderr, "give it on stdin with --with-token (XDG_CONFIG_HOME="+h.dir+" synthient auth login --profile slow --base-url "+h.srv.URL+" --with-token < key.txt)")
 }

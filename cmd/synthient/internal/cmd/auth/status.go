@@ -2,7 +2,6 @@ package auth
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -22,9 +21,11 @@ type StatusOptions struct {
 	Settings *cmdutil.Settings
 	// BaseURL is the base URL in use, and BaseURLFrom where it came from.
 	BaseURL, BaseURLFrom string
-	HasKey               func() bool
-	Client               func(...synthient.Option) (*synthient.Client, error)
-	Describe             func(error) string
+	// LoginCommand is this command line's auth login, for hints.
+	LoginCommand string
+	HasKey       func() bool
+	Client       func(...synthient.Option) (*synthient.Client, error)
+	Describe     func(error) string
 }
 
 // NewCmdStatus returns auth status. runF, when not nil, runs in place of
@@ -43,6 +44,7 @@ reached.`,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			opts.Printer, opts.Settings = f.Printer, &f.Settings
 			opts.BaseURL, opts.BaseURLFrom = f.BaseURLFrom()
+			opts.LoginCommand = f.LoginCommand()
 			if runF != nil {
 				return runF(cmd.Context(), opts)
 			}
@@ -90,7 +92,7 @@ func statusRun(ctx context.Context, o *StatusOptions) error {
 	}
 	switch {
 	case !o.HasKey():
-		return clierr.New(clierr.Failure, errors.New("not logged in: run 'synthient auth login' (or set SYNTHIENT_API_KEY)"))
+		return clierr.New(clierr.Failure, fmt.Errorf("not logged in: run '%s' (or set SYNTHIENT_API_KEY)", o.LoginCommand))
 	case st.err != nil:
 		return st.err
 	}
@@ -130,12 +132,7 @@ func (o *StatusOptions) print(st *status) error {
 	}
 	t.Row("Config", config)
 	t.Row("Base URL", st.BaseURL+fromNote(st.BaseURLFrom))
-	switch {
-	case st.KeyFrom == "":
-		t.Row("API key", "none: run 'synthient auth login'")
-	default:
-		t.Row("API key", "set (not shown), from "+st.KeyFrom)
-	}
+	t.Row("API key", o.keyRow(st))
 	switch {
 	case st.Account != nil:
 		t.Row("Account", fmt.Sprintf("%s <%s>, %s credits: the key works", st.Account.Name, st.Account.Email, strconv.FormatInt(st.Account.Credits, 10)))
@@ -143,6 +140,14 @@ func (o *StatusOptions) print(st *status) error {
 		t.Row("Account", "the check failed: "+st.Error)
 	}
 	return t.Flush()
+}
+
+// keyRow is the API key row of the table: where the key comes from.
+func (o *StatusOptions) keyRow(st *status) string {
+	if st.KeyFrom == "" {
+		return "none: run '" + o.LoginCommand + "'"
+	}
+	return "set (not shown), from " + st.KeyFrom
 }
 
 // fromNote is the parenthesis after a setting naming its source.
