@@ -76,7 +76,10 @@ func (f *Factory) Client(opts ...synthient.Option) (*synthient.Client, error) {
 		f.fakeSrv = synthienttest.NewServer()
 		key, base = f.fakeSrv.APIKey, f.fakeSrv.URL
 	}
-	if key == "" {
+	switch {
+	case key == "" && f.Settings.KeyRefused != nil:
+		return nil, f.Settings.KeyRefused
+	case key == "":
 		return nil, clierr.Usagef("no API key: run '%s', set SYNTHIENT_API_KEY (or put it in .env), pass --api-key or --api-key-file, or use --fake", f.LoginCommand())
 	}
 	if fl.MaxRetries > 16 {

@@ -21,6 +21,12 @@ type Settings struct {
 	// FILE", "SYNTHIENT_API_KEY", ".env (PATH)", or where the store
 	// keeps it; "" without a key.
 	KeyFrom string
+	// Kept is the key the store keeps for the profile, when the key was
+	// looked for there: its Host is where it may be sent. KeyRefused
+	// says why it is not used (the base URL is on another host); nil
+	// when it is.
+	Kept       config.Kept
+	KeyRefused error
 }
 
 // Store returns the store of keys of f's configuration.
@@ -49,7 +55,7 @@ func (f *Factory) LoadConfig(changed func(flag string) bool, keeping bool) error
 	}
 	p, known := file.Profiles[s.Profile]
 	if s.ProfileFrom != "" && !known && !keeping {
-		if key, _, err := f.Store().Get(s.Profile); err != nil || key == "" {
+		if kept, _, err := f.Store().Get(s.Profile); err != nil || kept.Key == "" {
 			return clierr.Usagef("profile %s (from %s): not in %s, and no key stored for it (%s)",
 				s.Profile, s.ProfileFrom, orNone(file.Path), f.LoginCommand())
 		}
@@ -78,8 +84,10 @@ func orNone(path string) string {
 // ResolveKey sets the key, and Settings.KeyFrom, from the first of:
 // --api-key-file, --api-key, SYNTHIENT_API_KEY, a .env file in the
 // working directory, and the key the store keeps for the profile (the
-// system keychain, else credentials.toml). It makes the key a secret.
-// With --fake it needs none. Reading the key file stops when ctx is done.
+// system keychain, else credentials.toml), which is used only when the
+// base URL is on the host it is bound to (else Settings.KeyRefused says
+// why not). It makes the key a secret. With --fake it needs none.
+// Reading the key file stops when ctx is done.
 func (f *Factory) ResolveKey(ctx context.Context) error {
 	fl, s := &f.Flags, &f.Settings
 	switch {
@@ -115,20 +123,45 @@ func (f *Factory) keyFromFiles() error {
 		f.key, f.Settings.KeyFrom = key, ".env ("+path+")"
 		return nil
 	}
-	key, where, err := f.Store().Get(f.Settings.Profile)
+	s := &f.Settings
+	kept, where, err := f.Store().Get(s.Profile)
 	if err != nil {
 		return clierr.New(clierr.Usage, err)
 	}
-	if key != "" {
-		f.key, f.Settings.KeyFrom = key, where.String()+", profile "+f.Settings.Profile
+	if kept.Key == "" {
+		return nil
 	}
+	f.Secrets.Add(kept.Key)
+	s.Kept, s.KeyFrom = kept, where.String()+", profile "+s.Profile
+	base, from := f.BaseURLFrom()
+	host, err := config.HostOf(base)
+	switch {
+	case err != nil:
+		s.KeyRefused = clierr.Usagef("%v (from %s): the key kept for profile %s is not sent to it", err, from, s.Profile)
+		return nil
+	case host != kept.Host:
+		s.KeyRefused = clierr.Usagef("the key kept for profile %s is bound to %s%s, and the base URL %s (from %s) is on %s: "+
+			"it is not sent there (run '%s' to keep a key for that host, or give one with --api-key-file or SYNTHIENT_API_KEY)",
+			s.Profile, kept.Host, unboundNote(kept), base, from, host, f.LoginCommand())
+		return nil
+	}
+	f.key = kept.Key
 	return nil
+}
+
+// unboundNote says why a key kept with no host is bound to the default
+// one.
+func unboundNote(k config.Kept) string {
+	if k.Unbound {
+		return " (kept before keys were bound to a host: the default API's)"
+	}
+	return ""
 }
 
 // LoginCommand returns the auth login command line that keeps a key
 // where this command line looks for one: with the profile when one was
 // chosen (--profile or SYNTHIENT_PROFILE), the base URL when a flag or
-// the environment gave it, and
+// the environment gave it (the key is bound to its host), and
 // XDG_CONFIG_HOME when it moves the configuration directory from
 // ~/.config. Each word is quoted for a POSIX shell where it needs to be.
 func (f *Factory) LoginCommand() string {

@@ -1,6 +1,8 @@
 package cmdutil_test
 
 import (
+	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -26,7 +28,10 @@ func TestKeyPrecedence(t *testing.T) {
 	stored, dotenv, env, flag := srv.AddKey(synthienttest.AllScopes(), 1), srv.AddKey(synthienttest.AllScopes(), 2),
 		srv.AddKey(synthienttest.AllScopes(), 3), srv.AddKey(synthienttest.AllScopes(), 4)
 	keychain := &clitest.Keychain{}
-	require.NoError(t, keychain.Set("synthient", "default", stored))
+	host, err := config.HostOf(srv.URL)
+	require.NoError(t, err)
+	_, _, err = (&config.Store{Keychain: keychain}).Set("default", config.Kept{Key: stored, Host: host})
+	require.NoError(t, err)
 	withDotEnv := t.TempDir()
 	require.NoError(t, os.WriteFile(filepath.Join(withDotEnv, ".env"), []byte("OTHER=1\nSYNTHIENT_API_KEY="+dotenv+"\n"), 0o600))
 	tests := []struct {
@@ -229,4 +234,90 @@ func paste(t *testing.T, hint string, env map[string]string, keychain config.Key
 	}
 	require.Equal(t, "synthient", words[0])
 	return clitest.Call{Args: append(words[1:], "--with-token"), Env: e, Keychain: keychain, Stdin: strings.NewReader(key)}.Run(t)
+}
+
+// A key auth login kept is bound to the host it was checked with, as gh
+// binds a token to its host: a base URL on another host (--base-url,
+// SYNTHIENT_BASE_URL, the profile's base_url edited) does not get it,
+// and the error says why and what to run, which works when pasted; a key
+// given explicitly (--api-key, SYNTHIENT_API_KEY) goes where the user
+// says. In the keychain and in credentials.toml alike. Before, the kept
+// key went to any host the base URL named.
+func TestKeptKeyBoundToHost(t *testing.T) {
+	t.Parallel()
+	for _, keychainErr := range []error{nil, errors.New("no keychain")} {
+		t.Run(fmt.Sprint("keychain error ", keychainErr), func(t *testing.T) {
+			t.Parallel()
+			logged, other := clitest.NewServer(t), clitest.NewServer(t)
+			home := t.TempDir()
+			cfg := filepath.Join(home, "synthient", "config.toml")
+			require.NoError(t, os.MkdirAll(filepath.Dir(cfg), 0o700))
+			require.NoError(t, os.WriteFile(cfg, []byte("[profiles.slow]\nbase_url = \""+logged.URL+"\"\n"), 0o600))
+			keychain := &clitest.Keychain{Err: keychainErr}
+			call := func(env map[string]string, args ...string) clitest.Call {
+				e := map[string]string{"HOME": home, "XDG_CONFIG_HOME": home}
+				for k, v := range env {
+					e[k] = v
+				}
+				return clitest.Call{Args: append([]string{"--profile", "slow"}, args...), Env: e, Keychain: keychain}
+			}
+			login := call(nil, "auth", "login", "--with-token")
+			login.Stdin = strings.NewReader(logged.APIKey)
+			clitest.RequireCode(t, login.Run(t), clierr.OK)
+			r := call(nil, "account", "--jq", ".email").Run(t)
+			clitest.RequireCode(t, r, clierr.OK)
+
+			loggedHost, otherHost := strings.TrimSuffix(logged.URL, "/api/v4"), strings.TrimSuffix(other.URL, "/api/v4")
+			refused := func(from, run string) string {
+				return "synthient: the key kept for profile slow is bound to " + loggedHost + ", and the base URL " + other.URL + " (from " + from + ") is on " + otherHost +
+					": it is not sent there (run '" + run + "' to keep a key for that host, or give one with --api-key-file or SYNTHIENT_API_KEY)\n"
+			}
+			withBase := "XDG_CONFIG_HOME=" + home + " synthient auth login --profile slow --base-url " + other.URL
+			r = call(nil, "--base-url", other.URL, "account").Run(t)
+			clitest.RequireCode(t, r, clierr.Usage)
+			assert.Equal(t, refused("--base-url", withBase), r.Stderr)
+			r = call(map[string]string{"SYNTHIENT_BASE_URL": other.URL}, "account").Run(t)
+			clitest.RequireCode(t, r, clierr.Usage)
+			assert.Equal(t, refused("SYNTHIENT_BASE_URL", withBase), r.Stderr)
+			r = call(nil, "--base-url", other.URL, "auth", "status").Run(t)
+			clitest.RequireCode(t, r, clierr.Failure)
+			assert.Contains(t, r.Stdout, "API key   not used, from ")
+			assert.Contains(t, r.Stdout, ", profile slow, bound to "+loggedHost+": the base URL is on another host ("+withBase+" keeps a key for it)\n")
+
+			assert.Empty(t, other.Requests(), "requests sent to the other host")
+
+			// A key given explicitly goes where the user says.
+			otherKey := other.AddKey(synthienttest.AllScopes(), 7)
+			r = call(nil, "--base-url", other.URL, "--api-key", otherKey, "account", "--jq", ".lookup_quota.credits").Run(t)
+			clitest.RequireCode(t, r, clierr.OK)
+			assert.Equal(t, "7\n", r.Stdout)
+			r = call(map[string]string{"SYNTHIENT_BASE_URL": other.URL, "SYNTHIENT_API_KEY": otherKey}, "account", "--jq", ".lookup_quota.credits").Run(t)
+			clitest.RequireCode(t, r, clierr.OK)
+			assert.Equal(t, "7\n", r.Stdout)
+
+			require.NoError(t, os.WriteFile(cfg, []byte("[profiles.slow]\nbase_url = \""+other.URL+"\"\n"), 0o600))
+			r = call(nil, "account").Run(t)
+			clitest.RequireCode(t, r, clierr.Usage)
+			edited := "XDG_CONFIG_HOME=" + home + " synthient auth login --profile slow"
+			assert.Equal(t, refused("profile slow", edited), r.Stderr)
+			clitest.RequireCode(t, paste(t, edited, map[string]string{"HOME": home}, keychain, otherKey), clierr.OK)
+			r = call(nil, "account", "--jq", ".lookup_quota.credits").Run(t)
+			clitest.RequireCode(t, r, clierr.OK)
+			assert.Equal(t, "7\n", r.Stdout, "the key kept for the other host")
+		})
+	}
+}
+
+// A key kept before keys were bound to a host (in the keychain as a bare
+// key, or in credentials.toml without a host) is bound to the default
+// API's host, and the error says so.
+func TestKeptKeyWithoutHost(t *testing.T) {
+	t.Parallel()
+	srv := clitest.NewServer(t)
+	keychain := &clitest.Keychain{}
+	require.NoError(t, keychain.Set("synthient", "default", srv.APIKey))
+	r := clitest.Call{Args: []string{"--base-url", srv.URL, "account"}, Env: map[string]string{"XDG_CONFIG_HOME": t.TempDir()}, Keychain: keychain}.Run(t)
+	clitest.RequireCode(t, r, clierr.Usage)
+	assert.Contains(t, r.Stderr, "synthient: the key kept for profile default is bound to https://api.synthient.com (kept before keys were bound to a host: the default API's), and the base URL "+srv.URL)
+	assert.Empty(t, srv.Requests(), "requests sent")
 }

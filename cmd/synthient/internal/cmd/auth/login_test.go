@@ -49,10 +49,12 @@ func TestLoginWithToken(t *testing.T) {
 	c.Stdin = strings.NewReader(h.srv.APIKey + "\n")
 	r := c.Run(t)
 	clitest.RequireCode(t, r, clierr.OK)
-	assert.Equal(t, "synthient: logged in as Grace Hopper <grace@example.com> (Example Labs), profile default; the key is kept in the system keychain (service synthient)\n", r.Stderr)
-	key, err := h.keychain.Get("synthient", "default")
+	host := strings.TrimSuffix(h.srv.URL, "/api/v4")
+	assert.Equal(t, "synthient: logged in as Grace Hopper <grace@example.com> (Example Labs), profile default; the key is kept in the system keychain (service synthient), bound to "+host+"\n", r.Stderr)
+	kept, where, err := h.store().Get("default")
 	require.NoError(t, err)
-	assert.Equal(t, h.srv.APIKey, key)
+	assert.True(t, where.Keychain)
+	assert.Equal(t, config.Kept{Key: h.srv.APIKey, Host: host}, kept)
 	assert.NoFileExists(t, filepath.Join(h.dir, "synthient", "credentials.toml"))
 
 	r = h.call("account", "--jq", ".email").Run(t)
@@ -60,7 +62,7 @@ func TestLoginWithToken(t *testing.T) {
 	assert.Equal(t, "grace@example.com\n", r.Stdout)
 	r = h.call("auth", "status").Run(t)
 	clitest.RequireCode(t, r, clierr.OK)
-	assert.Contains(t, r.Stdout, "API key   set (not shown), from the system keychain (service synthient), profile default\n")
+	assert.Contains(t, r.Stdout, "API key   set (not shown), from the system keychain (service synthient), profile default, bound to "+host+"\n")
 	assert.NotContains(t, r.Stdout+r.Stderr, h.srv.APIKey)
 }
 
@@ -155,9 +157,9 @@ func TestLoginKeyFlags(t *testing.T) {
 	require.NoError(t, os.WriteFile(file, []byte(h.srv.APIKey+"\n"), 0o600))
 	r := h.call("--profile", "file", "--api-key-file", file, "auth", "login").Run(t)
 	clitest.RequireCode(t, r, clierr.OK)
-	key, _, err := h.store().Get("file")
+	kept, _, err := h.store().Get("file")
 	require.NoError(t, err)
-	assert.Equal(t, h.srv.APIKey, key)
+	assert.Equal(t, h.srv.APIKey, kept.Key)
 
 	c := h.call("--api-key-file", file, "auth", "login", "--with-token")
 	c.Stdin = strings.NewReader(h.srv.APIKey)

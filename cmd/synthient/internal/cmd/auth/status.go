@@ -64,6 +64,8 @@ type status struct {
 	BaseURL     string         `json:"base_url"`
 	BaseURLFrom string         `json:"base_url_from"`
 	KeyFrom     string         `json:"key_from,omitempty"`
+	KeyHost     string         `json:"key_host,omitempty"`
+	KeyRefused  string         `json:"key_refused,omitempty"`
 	Ignored     []string       `json:"config_ignored,omitempty"`
 	Account     *statusAccount `json:"account,omitempty"`
 	Error       string         `json:"error,omitempty"`
@@ -80,7 +82,10 @@ type statusAccount struct {
 func statusRun(ctx context.Context, o *StatusOptions) error {
 	s := o.Settings
 	st := status{Profile: s.Profile, ProfileFrom: s.ProfileFrom, Config: s.Config.Path, Profiles: s.Config.Names(),
-		BaseURL: o.BaseURL, BaseURLFrom: o.BaseURLFrom, KeyFrom: s.KeyFrom, Ignored: s.Config.Ignored}
+		BaseURL: o.BaseURL, BaseURLFrom: o.BaseURLFrom, KeyFrom: s.KeyFrom, KeyHost: s.Kept.Host, Ignored: s.Config.Ignored}
+	if s.KeyRefused != nil {
+		st.KeyRefused = s.KeyRefused.Error()
+	}
 	if st.ProfileFrom == "" {
 		st.ProfileFrom = "built in"
 	}
@@ -91,6 +96,8 @@ func statusRun(ctx context.Context, o *StatusOptions) error {
 		return err
 	}
 	switch {
+	case !o.HasKey() && s.KeyRefused != nil:
+		return clierr.New(clierr.Failure, s.KeyRefused)
 	case !o.HasKey():
 		return clierr.New(clierr.Failure, fmt.Errorf("not logged in: run '%s' (or set SYNTHIENT_API_KEY)", o.LoginCommand))
 	case st.err != nil:
@@ -142,12 +149,23 @@ func (o *StatusOptions) print(st *status) error {
 	return t.Flush()
 }
 
-// keyRow is the API key row of the table: where the key comes from.
+// keyRow is the API key row of the table: where the key comes from, and
+// the host a kept key is bound to.
 func (o *StatusOptions) keyRow(st *status) string {
-	if st.KeyFrom == "" {
+	bound := ""
+	if st.KeyHost != "" {
+		bound = ", bound to " + st.KeyHost
+		if o.Settings.Kept.Unbound {
+			bound += " (kept before keys were bound to a host)"
+		}
+	}
+	switch {
+	case st.KeyRefused != "":
+		return "not used, from " + st.KeyFrom + bound + ": the base URL is on another host (" + o.LoginCommand + " keeps a key for it)"
+	case st.KeyFrom == "":
 		return "none: run '" + o.LoginCommand + "'"
 	}
-	return "set (not shown), from " + st.KeyFrom
+	return "set (not shown), from " + st.KeyFrom + bound
 }
 
 // fromNote is the parenthesis after a setting naming its source.
