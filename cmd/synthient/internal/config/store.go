@@ -14,7 +14,11 @@ import (
 
 // Store keeps the API key of each profile, with the host it is bound to:
 // in the system keychain, else (a headless server has none) in the file
-// credentials.toml of the configuration directory, with mode 0600.
+// credentials.toml of the configuration directory, with mode 0600. Each
+// change of the file reads, changes and replaces it under an flock(2) of
+// credentials.toml.lock beside it, so that logins of many processes at
+// once each keep their key. A Store is safe for concurrent use when its
+// Keychain is.
 type Store struct {
 	Keychain Keychain
 	Dir      string // the configuration directory; "" for none
@@ -175,11 +179,17 @@ func (s *Store) deleteFromFile(profile string) (found bool, err error) {
 }
 
 // change reads the file of keys, lets edit change it, and replaces it
-// when edit reports a change.
+// when edit reports a change, all under the lock of the file: no change
+// of another process falls between the read and the write.
 func (s *Store) change(edit func(*credentials) bool) error {
 	if err := os.MkdirAll(s.Dir, 0o700); err != nil {
 		return err
 	}
+	unlock, err := lockFile(s.CredentialsPath() + ".lock")
+	if err != nil {
+		return err
+	}
+	defer unlock()
 	c, err := s.readCredentials()
 	if err != nil {
 		return err
@@ -213,7 +223,8 @@ func (s *Store) readCredentials() (*credentials, error) {
 }
 
 // writeCredentials replaces the file of keys with c, mode 0600, through
-// a new file renamed over it: a crash leaves the old file or the new one.
+// a new file synced, renamed over it, and the directory synced: a crash
+// leaves the old file or the new one. The caller holds the lock.
 func (s *Store) writeCredentials(c *credentials) error {
 	var b strings.Builder
 	b.WriteString("# The API keys of synthient auth login, for profiles where no system keychain\n# was found, each with the host it is sent to. Keep this file private (mode 0600).\n\n")
@@ -243,5 +254,18 @@ func (s *Store) writeCredentials(c *credentials) error {
 	if err := tmp.Close(); err != nil {
 		return err
 	}
-	return os.Rename(tmp.Name(), s.CredentialsPath())
+	if err := os.Rename(tmp.Name(), s.CredentialsPath()); err != nil {
+		return err
+	}
+	return syncDir(s.Dir)
+}
+
+// syncDir syncs the directory dir, so that a rename in it is on disk.
+func syncDir(dir string) error {
+	d, err := os.Open(dir) //nolint:gosec // the configuration directory
+	if err != nil {
+		return err
+	}
+	defer d.Close() //nolint:errcheck // opened read-only: Sync's error is the one that counts
+	return d.Sync()
 }

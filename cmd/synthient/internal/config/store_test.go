@@ -2,8 +2,13 @@ package config_test
 
 import (
 	"errors"
+	"fmt"
+	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strings"
+	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -67,7 +72,7 @@ func TestStore(t *testing.T) {
 		for i, e := range entries {
 			names[i] = e.Name()
 		}
-		assert.Equal(t, []string{"credentials.toml"}, names, "no temporary file left")
+		assert.Equal(t, []string{"credentials.toml", "credentials.toml.lock"}, names, "no temporary file left")
 
 		require.NoError(t, os.Chmod(s.CredentialsPath(), 0o644)) //nolint:gosec // readable by others, which the store refuses: the point of the test
 		_, _, err = s.Get("staging")
@@ -156,4 +161,63 @@ func TestStoreHost(t *testing.T) {
 		require.NoError(t, err)
 		assert.Equal(t, legacy, k, "an entry without a host, kept before")
 	})
+}
+
+// Logins of many profiles at once, without a keychain, each keep their
+// key: the file is read, changed and replaced under a lock. Before the
+// lock, 10 goroutines kept 4 to 9 of 10 keys.
+func TestStoreConcurrentSet(t *testing.T) {
+	t.Parallel()
+	s := &config.Store{Keychain: &clitest.Keychain{Err: errors.New("no keychain")}, Dir: filepath.Join(t.TempDir(), "synthient")}
+	var wg sync.WaitGroup
+	for i := range 10 {
+		wg.Go(func() {
+			_, _, err := s.Set(fmt.Sprint("p", i), kept(fmt.Sprint("k", i)))
+			assert.NoError(t, err)
+		})
+	}
+	wg.Wait()
+	for i := range 10 {
+		k, _, err := s.Get(fmt.Sprint("p", i))
+		require.NoError(t, err)
+		assert.Equal(t, fmt.Sprint("k", i), k.Key, "the key of profile p%d", i)
+	}
+}
+
+// The same with 10 processes (this test binary, run as keepFor), let go
+// at once: the lock is an flock, which holds across processes.
+func TestStoreConcurrentProcesses(t *testing.T) {
+	t.Parallel()
+	exe, err := os.Executable()
+	require.NoError(t, err)
+	dir := filepath.Join(t.TempDir(), "synthient")
+	var cmds []*exec.Cmd
+	var gates []io.Closer
+	for i := range 10 {
+		cmd := exec.CommandContext(t.Context(), exe) //nolint:gosec // this test binary, run as keepFor
+		cmd.Env = append(os.Environ(), setProfile+"=p"+fmt.Sprint(i), storeDir+"="+dir)
+		gate, err := cmd.StdinPipe()
+		require.NoError(t, err)
+		var out strings.Builder
+		cmd.Stdout, cmd.Stderr = &out, &out
+		require.NoError(t, cmd.Start())
+		t.Cleanup(func() {
+			if t.Failed() {
+				t.Logf("process p%d: %s", i, out.String())
+			}
+		})
+		cmds, gates = append(cmds, cmd), append(gates, gate)
+	}
+	for _, g := range gates {
+		require.NoError(t, g.Close()) // all go
+	}
+	for _, cmd := range cmds {
+		require.NoError(t, cmd.Wait())
+	}
+	s := &config.Store{Keychain: &clitest.Keychain{Err: errors.New("no keychain")}, Dir: dir}
+	for i := range 10 {
+		k, _, err := s.Get(fmt.Sprint("p", i))
+		require.NoError(t, err)
+		assert.Equal(t, fmt.Sprint("key-of-p", i), k.Key, "the key of profile p%d", i)
+	}
 }

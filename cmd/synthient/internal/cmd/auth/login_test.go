@@ -2,9 +2,11 @@ package auth_test
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -145,6 +147,33 @@ func TestLogout(t *testing.T) {
 	require.NoError(t, err, "the default profile's key stays")
 	r = h.call("--fake", "auth", "status").Run(t)
 	clitest.RequireCode(t, r, clierr.Usage)
+}
+
+// Ten logins for ten profiles at once, without a keychain, each keep
+// their key: credentials.toml is read, changed and replaced under a
+// lock. Before, all ten said the key was kept and the file held 4 to 9.
+func TestConcurrentLogins(t *testing.T) {
+	t.Parallel()
+	h := newHome(t, errors.New("no Secret Service on this host"))
+	keys := make([]string, 10)
+	for i := range keys {
+		keys[i] = h.srv.AddKey(synthienttest.AllScopes(), 1) // each its own rate limit
+	}
+	var wg sync.WaitGroup
+	for i := range 10 {
+		wg.Go(func() {
+			c := h.call("--profile", fmt.Sprint("p", i), "auth", "login", "--with-token")
+			c.Stdin = strings.NewReader(keys[i])
+			r := c.Run(t)
+			assert.Equal(t, clierr.OK, r.Code, "login p%d: %s", i, r.Stderr)
+		})
+	}
+	wg.Wait()
+	for i := range 10 {
+		kept, _, err := h.store().Get(fmt.Sprint("p", i))
+		require.NoError(t, err)
+		assert.Equal(t, keys[i], kept.Key, "the key of profile p%d", i)
+	}
 }
 
 // auth login takes the key that --api-key-file (or --api-key) gives,
