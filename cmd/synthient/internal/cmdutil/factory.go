@@ -42,10 +42,11 @@ type Factory struct {
 	// Settings are where the settings came from (LoadConfig, ResolveKey).
 	Settings Settings
 
-	key         string // the key ResolveKey chose
-	profileBase string // the profile's base URL
-	client      *synthient.Client
-	fakeSrv     *synthienttest.Server
+	key             string // the key ResolveKey chose
+	profileBase     string // the base URL of config.toml for the profile
+	profileBaseFrom string // where in config.toml it is
+	client          *synthient.Client
+	fakeSrv         *synthienttest.Server
 }
 
 // GlobalFlags are the flags every command takes.
@@ -75,8 +76,11 @@ func (f *Factory) Client(opts ...synthient.Option) (*synthient.Client, error) {
 		f.fakeSrv = synthienttest.NewServer()
 		key, base = f.fakeSrv.APIKey, f.fakeSrv.URL
 	}
-	if key == "" {
-		return nil, clierr.Usagef("no API key: run 'synthient auth login', set SYNTHIENT_API_KEY (or put it in .env), pass --api-key or --api-key-file, or use --fake")
+	switch {
+	case key == "" && f.Settings.KeyRefused != nil:
+		return nil, f.Settings.KeyRefused
+	case key == "":
+		return nil, clierr.Usagef("no API key: run '%s', set SYNTHIENT_API_KEY (or put it in .env), pass --api-key or --api-key-file, or use --fake", f.LoginCommand())
 	}
 	if fl.MaxRetries > 16 {
 		return nil, clierr.Usagef("--max-retries must be 0 to 16, not %d", fl.MaxRetries)
@@ -126,8 +130,8 @@ func (f *Factory) SetKey(key string) {
 }
 
 // BaseURL is the base URL the command was given: --base-url, else
-// SYNTHIENT_BASE_URL, else the profile's base_url; "" for the SDK's
-// default.
+// SYNTHIENT_BASE_URL, else config.toml's for the profile; "" for the
+// SDK's default.
 func (f *Factory) BaseURL() string {
 	switch {
 	case f.Flags.BaseURL != "":
@@ -136,6 +140,21 @@ func (f *Factory) BaseURL() string {
 		return f.Getenv("SYNTHIENT_BASE_URL")
 	}
 	return f.profileBase
+}
+
+// BaseURLFrom returns the base URL in use, the SDK's default included,
+// and where it came from: "--base-url", "SYNTHIENT_BASE_URL", where in
+// config.toml (config.File.BaseURL), or "built in".
+func (f *Factory) BaseURLFrom() (url, from string) {
+	switch {
+	case f.Flags.BaseURL != "":
+		return f.Flags.BaseURL, "--base-url"
+	case f.Getenv("SYNTHIENT_BASE_URL") != "":
+		return f.Getenv("SYNTHIENT_BASE_URL"), "SYNTHIENT_BASE_URL"
+	case f.profileBase != "":
+		return f.profileBase, f.profileBaseFrom
+	}
+	return synthient.DefaultBaseURL, "built in"
 }
 
 // Describe renders an error as the one line the command prints.

@@ -1,107 +1,67 @@
 package config
 
 import (
+	"bytes"
 	"errors"
-	"fmt"
 	"io/fs"
-	"os"
 	"strings"
+
+	"github.com/joho/godotenv"
 )
 
 // maxDotEnv is the largest .env read.
 const maxDotEnv = 1 << 20
 
+// dotEnvKey is the one variable read from .env.
+const dotEnvKey = "SYNTHIENT_API_KEY"
+
 // ReadDotEnv returns the value of SYNTHIENT_API_KEY in the .env file at
-// path, and its line; "" when the file does not exist or does not set it.
-// Only that variable is read: other lines are skipped, also the lines of
-// a quoted value that spans lines. A line that sets it and cannot be
-// read (an unclosed quote, a value that is not one word) is a *FileError.
-// The last line that sets it wins, as in a shell.
-func ReadDotEnv(path string) (key string, line int, err error) {
-	b, err := os.ReadFile(path) //nolint:gosec // the .env of the working directory: reading it is the point
+// path; "" when the file does not exist or does not set it (or sets it
+// empty). Only that variable is taken; the file is parsed by
+// joho/godotenv, as dotenv tools write it: NAME=VALUE, optionally after
+// "export ", bare (up to a " #" comment), in single quotes (as written)
+// or in double quotes (\n, \r and \" unescaped), a quoted value running
+// over lines, "#" comment lines. $NAME and ${NAME} in a bare or
+// double-quoted value expand to a variable set earlier in the same
+// file, and to nothing otherwise: the process's environment is never
+// read. The last assignment wins.
+//
+// The file is read as readRegular reads it: a .env that is not a regular
+// file (a named pipe, a directory, a link to a device) or is larger than
+// 1 MiB is a *FileError, as is one that mentions SYNTHIENT_API_KEY and
+// does not parse, or sets it to more than one word. A file that does not
+// mention it is not parsed. No error shows a value of the file.
+func ReadDotEnv(path string) (string, error) {
+	b, _, err := readRegular(path, maxDotEnv)
 	if errors.Is(err, fs.ErrNotExist) {
-		return "", 0, nil
+		return "", nil
 	}
 	if err != nil {
-		return "", 0, err
+		return "", err
 	}
-	if len(b) > maxDotEnv {
-		return "", 0, &FileError{Path: path, Msg: fmt.Sprintf("larger than %d bytes: not a .env file", maxDotEnv)}
+	if !bytes.Contains(b, []byte(dotEnvKey)) {
+		return "", nil // whatever the rest says, it does not set the key
 	}
-	lines := strings.Split(string(b), "\n")
-	for i := 0; i < len(lines); i++ {
-		name, value, ok := assignment(lines[i])
-		if !ok {
-			continue
-		}
-		if name != "SYNTHIENT_API_KEY" {
-			i = skipQuoted(lines, i, value)
-			continue
-		}
-		v, err := dotEnvValue(value)
-		if err != nil {
-			return "", 0, &FileError{Path: path, Line: i + 1, Msg: "SYNTHIENT_API_KEY: " + err.Error()}
-		}
-		key, line = v, i+1
+	vars, err := godotenv.UnmarshalBytes(b)
+	if err != nil {
+		return "", &FileError{Path: path, Msg: "not a .env file that can be read (" + dotEnvProblem(err) + "): the key " + dotEnvKey + " it mentions cannot be taken from it"}
 	}
-	return key, line, nil
+	key := strings.TrimSpace(vars[dotEnvKey])
+	if strings.IndexFunc(key, notKeyRune) >= 0 {
+		return "", &FileError{Path: path, Msg: dotEnvKey + ": more than one word (white space or control characters), not a single API key"}
+	}
+	return key, nil
 }
 
-// assignment splits a line NAME=VALUE (after "export ", around spaces);
-// ok is false for a blank line, a comment or any other line.
-func assignment(l string) (name, value string, ok bool) {
-	l = strings.TrimSpace(strings.TrimSuffix(l, "\r"))
-	if l == "" || strings.HasPrefix(l, "#") {
-		return "", "", false
-	}
-	l = strings.TrimPrefix(l, "export ")
-	name, value, ok = strings.Cut(l, "=")
-	name = strings.TrimSpace(name)
-	if !ok || name == "" || strings.ContainsAny(name, " \t\"'") {
-		return "", "", false
-	}
-	return name, strings.TrimSpace(value), true
-}
-
-// skipQuoted returns the last line of the value that opens on line i: a
-// quoted value whose quote is not closed on its line runs on.
-func skipQuoted(lines []string, i int, value string) int {
-	if len(value) == 0 || value[0] != '"' && value[0] != '\'' {
-		return i
-	}
-	q := value[0]
-	if strings.IndexByte(value[1:], q) >= 0 {
-		return i
-	}
-	for j := i + 1; j < len(lines); j++ {
-		if strings.IndexByte(lines[j], q) >= 0 {
-			return j
-		}
-	}
-	return len(lines)
-}
-
-// dotEnvValue reads the value of an assignment: in double or single
-// quotes, or bare up to a " #" comment. The key it holds is one word.
-func dotEnvValue(v string) (string, error) {
+// dotEnvProblem says what godotenv found wrong, without the text of the
+// file its errors quote (which may be a key).
+func dotEnvProblem(err error) string {
+	msg := err.Error()
 	switch {
-	case strings.HasPrefix(v, `"`) || strings.HasPrefix(v, "'"):
-		end := strings.IndexByte(v[1:], v[0])
-		if end < 0 {
-			return "", errors.New("the quote is not closed on its line")
-		}
-		if rest := strings.TrimSpace(v[end+2:]); rest != "" && !strings.HasPrefix(rest, "#") {
-			return "", errors.New("text after the closing quote")
-		}
-		v = v[1 : end+1]
-	default:
-		if i := strings.Index(v, " #"); i >= 0 {
-			v = v[:i]
-		}
+	case strings.HasPrefix(msg, "unterminated quoted value"):
+		return "a quoted value is not closed"
+	case strings.HasPrefix(msg, "unexpected character"):
+		return "a line is not NAME=VALUE: a name holds a character other than letters, digits, _ and ."
 	}
-	v = strings.TrimSpace(v)
-	if strings.IndexFunc(v, notKeyRune) >= 0 {
-		return "", errors.New("more than one word (white space or control characters), not a single API key")
-	}
-	return v, nil
+	return "it does not parse"
 }

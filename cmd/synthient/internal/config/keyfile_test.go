@@ -53,7 +53,7 @@ func TestAPIKeyFile(t *testing.T) {
 		{name: "missing file", args: []string{"--api-key-file", "MISSING", "account"},
 			code: clierr.Usage, stderr: "no such file or directory"},
 		{name: "a directory", args: []string{"--api-key-file", "DIR", "account"},
-			code: clierr.Usage, stderr: "--api-key-file: reading DIR"},
+			code: clierr.Usage, stderr: "--api-key-file: DIR is not a regular file, a pipe or a terminal (a directory): refused"},
 		{name: "with --api-key", content: "KEY\n", args: []string{"--api-key-file", "FILE", "--api-key", "KEY", "account"},
 			code: clierr.Usage, stderr: "--api-key and --api-key-file cannot be combined"},
 		{name: "with --fake", content: "KEY\n", args: []string{"--fake", "--api-key-file", "FILE", "account"},

@@ -1,6 +1,7 @@
 package config
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -11,12 +12,28 @@ import (
 	"github.com/BurntSushi/toml"
 )
 
-// Store keeps the API key of each profile: in the system keychain, else
-// (a headless server has none) in the file credentials.toml of the
-// configuration directory, with mode 0600.
+// Store keeps the API key of each profile, with the host it is bound to:
+// in the system keychain, else (a headless server has none) in the file
+// credentials.toml of the configuration directory, with mode 0600. Each
+// change of the file reads, changes and replaces it under an flock(2) of
+// credentials.toml.lock beside it, so that logins of many processes at
+// once each keep their key. A Store is safe for concurrent use when its
+// Keychain is.
 type Store struct {
 	Keychain Keychain
 	Dir      string // the configuration directory; "" for none
+}
+
+// Kept is a key auth login kept, and the host it is bound to: the key is
+// sent only to that host.
+type Kept struct {
+	Key string
+	// Host is the host (see HostOf) of the base URL the key was checked
+	// with.
+	Host string
+	// Unbound reports a key kept with no host, as keys were kept before
+	// they were bound to one: Host is then DefaultHost.
+	Unbound bool
 }
 
 // Where says where a key is kept.
@@ -32,11 +49,27 @@ func (w Where) String() string {
 	return w.Path
 }
 
+// entry is a profile's key in credentials.toml, and what the keychain
+// keeps for a profile, as JSON.
+type entry struct {
+	APIKey string `toml:"api_key" json:"api_key"`
+	Host   string `toml:"host,omitempty" json:"host"`
+}
+
+// kept returns the Kept of e: bound to DefaultHost when e has no host.
+func (e entry) kept() Kept {
+	if e.APIKey == "" {
+		return Kept{}
+	}
+	if e.Host == "" {
+		return Kept{Key: e.APIKey, Host: DefaultHost, Unbound: true}
+	}
+	return Kept{Key: e.APIKey, Host: e.Host}
+}
+
 // credentials is credentials.toml.
 type credentials struct {
-	Profiles map[string]struct {
-		APIKey string `toml:"api_key"`
-	} `toml:"profiles"`
+	Profiles map[string]entry `toml:"profiles"`
 }
 
 // CredentialsPath returns the path of the file of keys, "" without a
@@ -48,24 +81,48 @@ func (s *Store) CredentialsPath() string {
 	return filepath.Join(s.Dir, "credentials.toml")
 }
 
-// Get returns the key of profile and where it is kept; "" when it is
-// kept nowhere. The keychain is asked first, then the file.
-func (s *Store) Get(profile string) (string, Where, error) {
-	key, err := s.Keychain.Get(Service, profile)
-	if err == nil && key != "" {
-		return key, Where{Keychain: true}, nil
+// Get returns the key of profile, its host and where it is kept; a
+// zero Kept when it is kept nowhere. The keychain is asked first, then
+// the file.
+func (s *Store) Get(profile string) (Kept, Where, error) {
+	secret, err := s.Keychain.Get(Service, profile)
+	if err == nil && secret != "" {
+		k, err := decodeSecret(secret)
+		if err != nil {
+			return Kept{}, Where{}, fmt.Errorf("the system keychain's entry of profile %s (service %s): %w", profile, Service, err)
+		}
+		return k, Where{Keychain: true}, nil
 	}
 	c, err := s.readCredentials()
 	if err != nil {
-		return "", Where{}, err
+		return Kept{}, Where{}, err
 	}
-	return c.Profiles[profile].APIKey, Where{Path: s.CredentialsPath()}, nil
+	return c.Profiles[profile].kept(), Where{Path: s.CredentialsPath()}, nil
 }
 
-// Set keeps key as profile's: in the keychain, else in the file. keychainErr
-// is why the keychain could not be used, when the file was.
-func (s *Store) Set(profile, key string) (where Where, keychainErr error, err error) {
-	kerr := s.Keychain.Set(Service, profile, key)
+// decodeSecret reads what the keychain keeps for a profile: the JSON of
+// an entry, or a bare key kept before keys were bound to a host.
+func decodeSecret(secret string) (Kept, error) {
+	if !strings.HasPrefix(secret, "{") {
+		return entry{APIKey: secret}.kept(), nil
+	}
+	var e entry
+	if err := json.Unmarshal([]byte(secret), &e); err != nil || e.APIKey == "" {
+		return Kept{}, errors.New("not a key this version can read: run 'synthient auth login' again")
+	}
+	return e.kept(), nil
+}
+
+// Set keeps k (its Key and Host) as profile's: in the keychain, else in
+// the file. keychainErr is why the keychain could not be used, when the
+// file was.
+func (s *Store) Set(profile string, k Kept) (where Where, keychainErr error, err error) {
+	e := entry{APIKey: k.Key, Host: k.Host}
+	secret, err := json.Marshal(e) //nolint:gosec // the keychain entry: keeping the key in it is the point
+	if err != nil {
+		return Where{}, nil, err
+	}
+	kerr := s.Keychain.Set(Service, profile, string(secret))
 	if kerr == nil {
 		// A key left in the file by an earlier login would be found
 		// second; it goes.
@@ -79,19 +136,14 @@ func (s *Store) Set(profile, key string) (where Where, keychainErr error, err er
 		// so that the keychain's error does not decide the exit code.
 		return Where{}, kerr, fmt.Errorf("no system keychain (%v), and no configuration directory for a file of keys: set HOME or XDG_CONFIG_HOME", kerr) //nolint:errorlint // see above
 	}
-	c, err := s.readCredentials()
+	err = s.change(func(c *credentials) bool {
+		if c.Profiles == nil {
+			c.Profiles = map[string]entry{}
+		}
+		c.Profiles[profile] = e
+		return true
+	})
 	if err != nil {
-		return Where{}, kerr, err
-	}
-	if c.Profiles == nil {
-		c.Profiles = map[string]struct {
-			APIKey string `toml:"api_key"`
-		}{}
-	}
-	c.Profiles[profile] = struct {
-		APIKey string `toml:"api_key"`
-	}{key}
-	if err := s.writeCredentials(c); err != nil {
 		return Where{}, kerr, err
 	}
 	return Where{Path: s.CredentialsPath()}, kerr, nil
@@ -114,27 +166,50 @@ func (s *Store) Delete(profile string) ([]Where, error) {
 
 // deleteFromFile removes profile from the file, and reports whether it
 // was there.
-func (s *Store) deleteFromFile(profile string) (bool, error) {
-	c, err := s.readCredentials()
-	if err != nil {
-		return false, err
-	}
-	if _, ok := c.Profiles[profile]; !ok {
+func (s *Store) deleteFromFile(profile string) (found bool, err error) {
+	if s.Dir == "" {
 		return false, nil
 	}
-	delete(c.Profiles, profile)
-	return true, s.writeCredentials(c)
+	err = s.change(func(c *credentials) bool {
+		_, found = c.Profiles[profile]
+		delete(c.Profiles, profile)
+		return found
+	})
+	return found, err
+}
+
+// change reads the file of keys, lets edit change it, and replaces it
+// when edit reports a change, all under the lock of the file: no change
+// of another process falls between the read and the write.
+func (s *Store) change(edit func(*credentials) bool) error {
+	if err := os.MkdirAll(s.Dir, 0o700); err != nil {
+		return err
+	}
+	unlock, err := lockFile(s.CredentialsPath() + ".lock")
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	c, err := s.readCredentials()
+	if err != nil {
+		return err
+	}
+	if !edit(c) {
+		return nil
+	}
+	return s.writeCredentials(c)
 }
 
 // readCredentials reads the file of keys: empty when there is none. A
-// file others can read is refused: the keys in it are secrets.
+// file others can read is refused: the keys in it are secrets; so is one
+// that is not a regular file or is over 1 MiB (see readRegular).
 func (s *Store) readCredentials() (*credentials, error) {
 	c := &credentials{}
 	path := s.CredentialsPath()
 	if path == "" {
 		return c, nil
 	}
-	fi, err := os.Stat(path)
+	b, fi, err := readRegular(path, maxConfig)
 	if errors.Is(err, fs.ErrNotExist) {
 		return c, nil
 	}
@@ -144,22 +219,15 @@ func (s *Store) readCredentials() (*credentials, error) {
 	if fi.Mode().Perm()&0o077 != 0 {
 		return nil, &FileError{Path: path, Msg: fmt.Sprintf("others can read it (mode %04o): it holds API keys; chmod 600 %s", fi.Mode().Perm(), path)}
 	}
-	b, err := os.ReadFile(path) //nolint:gosec // the file of keys in the configuration directory, its mode checked above
-	if err != nil {
-		return nil, err
-	}
 	return c, decode(path, b, c)
 }
 
 // writeCredentials replaces the file of keys with c, mode 0600, through
-// a new file renamed over it: a crash leaves the old file or the new one.
+// a new file synced, renamed over it, and the directory synced: a crash
+// leaves the old file or the new one. The caller holds the lock.
 func (s *Store) writeCredentials(c *credentials) error {
-	path := s.CredentialsPath()
-	if err := os.MkdirAll(s.Dir, 0o700); err != nil {
-		return err
-	}
 	var b strings.Builder
-	b.WriteString("# The API keys of synthient auth login, for profiles where no system keychain\n# was found. Keep this file private (mode 0600).\n\n")
+	b.WriteString("# The API keys of synthient auth login, for profiles where no system keychain\n# was found, each with the host it is sent to. Keep this file private (mode 0600).\n\n")
 	if err := toml.NewEncoder(&b).Encode(c); err != nil {
 		return err
 	}
@@ -186,5 +254,18 @@ func (s *Store) writeCredentials(c *credentials) error {
 	if err := tmp.Close(); err != nil {
 		return err
 	}
-	return os.Rename(tmp.Name(), path)
+	if err := os.Rename(tmp.Name(), s.CredentialsPath()); err != nil {
+		return err
+	}
+	return syncDir(s.Dir)
+}
+
+// syncDir syncs the directory dir, so that a rename in it is on disk.
+func syncDir(dir string) error {
+	d, err := os.Open(dir) //nolint:gosec // the configuration directory
+	if err != nil {
+		return err
+	}
+	defer d.Close() //nolint:errcheck // opened read-only: Sync's error is the one that counts
+	return d.Sync()
 }

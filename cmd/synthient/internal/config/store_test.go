@@ -2,8 +2,13 @@ package config_test
 
 import (
 	"errors"
+	"fmt"
+	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strings"
+	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -22,48 +27,52 @@ func TestStore(t *testing.T) {
 	t.Run("keychain", func(t *testing.T) {
 		t.Parallel()
 		s := &config.Store{Keychain: &clitest.Keychain{}, Dir: t.TempDir()}
-		where, kerr, err := s.Set("default", "k1")
+		where, kerr, err := s.Set("default", kept("k1"))
 		require.NoError(t, err)
 		assert.NoError(t, kerr)
 		assert.True(t, where.Keychain)
-		_, _, err = s.Set("staging", "k2")
+		_, _, err = s.Set("staging", kept("k2"))
 		require.NoError(t, err)
-		key, where, err := s.Get("staging")
+		k, where, err := s.Get("staging")
 		require.NoError(t, err)
-		assert.Equal(t, "k2", key)
+		assert.Equal(t, kept("k2"), k)
 		assert.Equal(t, "the system keychain (service synthient)", where.String())
 		assert.NoFileExists(t, s.CredentialsPath(), "nothing in the file")
 		was, err := s.Delete("default")
 		require.NoError(t, err)
 		assert.Equal(t, []config.Where{{Keychain: true}}, was)
-		key, _, err = s.Get("default")
+		k, _, err = s.Get("default")
 		require.NoError(t, err)
-		assert.Empty(t, key)
+		assert.Equal(t, config.Kept{}, k)
 	})
 	t.Run("no keychain", func(t *testing.T) {
 		t.Parallel()
 		noKeychain := errors.New("no Secret Service")
 		s := &config.Store{Keychain: &clitest.Keychain{Err: noKeychain}, Dir: filepath.Join(t.TempDir(), "synthient")}
-		where, kerr, err := s.Set("default", "k1")
+		where, kerr, err := s.Set("default", kept("k1"))
 		require.NoError(t, err)
 		require.ErrorIs(t, kerr, noKeychain)
 		assert.Equal(t, s.CredentialsPath(), where.Path)
 		fi, err := os.Stat(s.CredentialsPath())
 		require.NoError(t, err)
 		assert.Equal(t, os.FileMode(0o600), fi.Mode().Perm())
-		_, _, err = s.Set("staging", "k2")
+		_, _, err = s.Set("staging", kept("k2"))
 		require.NoError(t, err)
-		key, _, err := s.Get("default")
+		k, _, err := s.Get("default")
 		require.NoError(t, err)
-		assert.Equal(t, "k1", key)
+		assert.Equal(t, kept("k1"), k)
 		was, err := s.Delete("default")
 		require.NoError(t, err)
 		assert.Equal(t, []config.Where{{Path: s.CredentialsPath()}}, was)
-		key, _, _ = s.Get("staging")
-		assert.Equal(t, "k2", key, "the other profile's key stays")
+		k, _, _ = s.Get("staging")
+		assert.Equal(t, kept("k2"), k, "the other profile's key stays")
 		entries, err := os.ReadDir(s.Dir)
 		require.NoError(t, err)
-		assert.Len(t, entries, 1, "no temporary file left: %v", entries)
+		names := make([]string, len(entries))
+		for i, e := range entries {
+			names[i] = e.Name()
+		}
+		assert.Equal(t, []string{"credentials.toml", "credentials.toml.lock"}, names, "no temporary file left")
 
 		require.NoError(t, os.Chmod(s.CredentialsPath(), 0o644)) //nolint:gosec // readable by others, which the store refuses: the point of the test
 		_, _, err = s.Get("staging")
@@ -74,7 +83,7 @@ func TestStore(t *testing.T) {
 	t.Run("neither", func(t *testing.T) {
 		t.Parallel()
 		s := &config.Store{Keychain: &clitest.Keychain{Err: errors.New("none")}}
-		_, _, err := s.Set("default", "k")
+		_, _, err := s.Set("default", kept("k"))
 		require.Error(t, err)
 		assert.Contains(t, err.Error(), "set HOME or XDG_CONFIG_HOME")
 	})
@@ -98,9 +107,117 @@ func TestSystemKeychain(t *testing.T) {
 
 	keyring.MockInitWithError(errors.New("no keychain"))
 	s := &config.Store{Keychain: k, Dir: t.TempDir()}
-	where, kerr, err := s.Set("default", "secret")
+	where, kerr, err := s.Set("default", kept("secret"))
 	require.NoError(t, err)
 	require.EqualError(t, kerr, "no keychain")
 	assert.False(t, where.Keychain, "the file, as on a server without a keychain")
 	keyring.MockInit()
+}
+
+// kept is key bound to a host of the tests.
+func kept(key string) config.Kept {
+	return config.Kept{Key: key, Host: "https://h.example"}
+}
+
+// A key is kept with the host it is bound to, in the keychain and in the
+// file; one kept before keys had a host is bound to the default host and
+// says so; a keychain entry this version cannot read is an error.
+func TestStoreHost(t *testing.T) {
+	t.Parallel()
+	legacy := config.Kept{Key: "old", Host: config.DefaultHost, Unbound: true}
+	t.Run("keychain", func(t *testing.T) {
+		t.Parallel()
+		kc := &clitest.Keychain{}
+		s := &config.Store{Keychain: kc, Dir: t.TempDir()}
+		_, _, err := s.Set("p", config.Kept{Key: "k", Host: "http://127.0.0.1:8080"})
+		require.NoError(t, err)
+		secret, err := kc.Get(config.Service, "p")
+		require.NoError(t, err)
+		assert.JSONEq(t, `{"api_key":"k","host":"http://127.0.0.1:8080"}`, secret, "the host is kept with the key")
+		k, _, err := s.Get("p")
+		require.NoError(t, err)
+		assert.Equal(t, config.Kept{Key: "k", Host: "http://127.0.0.1:8080"}, k)
+
+		require.NoError(t, kc.Set(config.Service, "p", "old"))
+		k, _, err = s.Get("p")
+		require.NoError(t, err)
+		assert.Equal(t, legacy, k, "a bare key, kept before")
+
+		require.NoError(t, kc.Set(config.Service, "p", `{"api_key":`))
+		_, _, err = s.Get("p")
+		require.ErrorContains(t, err, "the system keychain's entry of profile p (service synthient): not a key this version can read")
+	})
+	t.Run("file", func(t *testing.T) {
+		t.Parallel()
+		s := &config.Store{Keychain: &clitest.Keychain{Err: errors.New("none")}, Dir: t.TempDir()}
+		_, _, err := s.Set("p", kept("k"))
+		require.NoError(t, err)
+		b, err := os.ReadFile(s.CredentialsPath())
+		require.NoError(t, err)
+		assert.Contains(t, string(b), "[profiles.p]\n    api_key = \"k\"\n    host = \"https://h.example\"\n")
+
+		require.NoError(t, os.WriteFile(s.CredentialsPath(), []byte("[profiles.p]\napi_key = \"old\"\n"), 0o600))
+		k, _, err := s.Get("p")
+		require.NoError(t, err)
+		assert.Equal(t, legacy, k, "an entry without a host, kept before")
+	})
+}
+
+// Logins of many profiles at once, without a keychain, each keep their
+// key: the file is read, changed and replaced under a lock. Before the
+// lock, 10 goroutines kept 4 to 9 of 10 keys.
+func TestStoreConcurrentSet(t *testing.T) {
+	t.Parallel()
+	s := &config.Store{Keychain: &clitest.Keychain{Err: errors.New("no keychain")}, Dir: filepath.Join(t.TempDir(), "synthient")}
+	var wg sync.WaitGroup
+	for i := range 10 {
+		wg.Go(func() {
+			_, _, err := s.Set(fmt.Sprint("p", i), kept(fmt.Sprint("k", i)))
+			assert.NoError(t, err)
+		})
+	}
+	wg.Wait()
+	for i := range 10 {
+		k, _, err := s.Get(fmt.Sprint("p", i))
+		require.NoError(t, err)
+		assert.Equal(t, fmt.Sprint("k", i), k.Key, "the key of profile p%d", i)
+	}
+}
+
+// The same with 10 processes (this test binary, run as keepFor), let go
+// at once: the lock is an flock, which holds across processes.
+func TestStoreConcurrentProcesses(t *testing.T) {
+	t.Parallel()
+	exe, err := os.Executable()
+	require.NoError(t, err)
+	dir := filepath.Join(t.TempDir(), "synthient")
+	var cmds []*exec.Cmd
+	var gates []io.Closer
+	for i := range 10 {
+		cmd := exec.CommandContext(t.Context(), exe) //nolint:gosec // this test binary, run as keepFor
+		cmd.Env = append(os.Environ(), setProfile+"=p"+fmt.Sprint(i), storeDir+"="+dir)
+		gate, err := cmd.StdinPipe()
+		require.NoError(t, err)
+		var out strings.Builder
+		cmd.Stdout, cmd.Stderr = &out, &out
+		require.NoError(t, cmd.Start())
+		t.Cleanup(func() {
+			if t.Failed() {
+				t.Logf("process p%d: %s", i, out.String())
+			}
+		})
+		cmds, gates = append(cmds, cmd), append(gates, gate)
+	}
+	for _, g := range gates {
+		require.NoError(t, g.Close()) // all go
+	}
+	for _, cmd := range cmds {
+		require.NoError(t, cmd.Wait())
+	}
+	s := &config.Store{Keychain: &clitest.Keychain{Err: errors.New("no keychain")}, Dir: dir}
+	for i := range 10 {
+		k, _, err := s.Get(fmt.Sprint("p", i))
+		require.NoError(t, err)
+		assert.Equal(t, fmt.Sprint("key-of-p", i), k.Key, "the key of profile p%d", i)
+	}
 }

@@ -21,6 +21,7 @@ config.toml (--profile, SYNTHIENT_PROFILE) has a key of its own.
 
 The key a command uses is the first of: --api-key or --api-key-file,
 SYNTHIENT_API_KEY, SYNTHIENT_API_KEY in a .env file of the current directory,
-the profile's stored key. A key is never printed.`
+the profile's stored key, which is bound to the host it was logged in for and
+sent to no other. A key is never printed.`
 	return cmd
 }

@@ -2,6 +2,7 @@ package auth
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -24,6 +25,14 @@ type LoginOptions struct {
 	Secrets *redact.Redactor
 	Store   *config.Store
 	Profile string
+	// Host is the host of the base URL the key is checked with: the key
+	// is kept bound to it.
+	Host string
+	// Given returns the key the global flags give, and the flag:
+	// --api-key-file or --api-key; "" when they give none.
+	Given func(ctx context.Context) (key, flag string, err error)
+	// LoginCommand is this command line's auth login, for hints.
+	LoginCommand string
 	// ReadPassword reads the key from the terminal without echo; nil
 	// without a terminal.
 	ReadPassword func(ctx context.Context) ([]byte, error)
@@ -42,15 +51,32 @@ func NewCmdLogin(f *cmdutil.Factory, runF func(context.Context, *LoginOptions) e
 		Use:   "login [--with-token]",
 		Short: "Check an API key with the API and keep it for the profile",
 		Long: `Ask for the API key on the terminal, without echoing it, or read it from stdin
-with --with-token, as gh does; check it with the API (a free request of the
-account); and keep it for the profile (--profile, SYNTHIENT_PROFILE, else
-default): in the system keychain, else in credentials.toml (mode 0600) of the
-configuration directory ($XDG_CONFIG_HOME/synthient, else
-~/.config/synthient). A key the API refuses is not kept.`,
+with --with-token, as gh does, or take the one --api-key-file or --api-key
+gives; check it with the API (a free request of the account); and keep it for
+the profile (--profile, SYNTHIENT_PROFILE, else default): in the system
+keychain, else in credentials.toml (mode 0600) of the configuration directory
+($XDG_CONFIG_HOME/synthient, else ~/.config/synthient). A key the API refuses
+is not kept. The key is bound to the host of the base URL it was checked with
+(--base-url, SYNTHIENT_BASE_URL, the profile's): it is never sent to another.`,
 		Args: cmdutil.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			opts.IO, opts.Printer, opts.Store, opts.Profile = f.IO, f.Printer, f.Store(), f.Settings.Profile
-			opts.ReadPassword = f.ReadPassword
+			opts.ReadPassword, opts.LoginCommand = f.ReadPassword, f.LoginCommand()
+			host, err := config.HostOf(f.BaseURL())
+			if err != nil {
+				return clierr.New(clierr.Usage, err)
+			}
+			opts.Host = host
+			opts.Given = func(ctx context.Context) (string, string, error) {
+				switch {
+				case f.Flags.APIKeyFile != "":
+					key, err := config.ReadKeyFile(ctx, f.Flags.APIKeyFile, f.IO.In)
+					return key, "--api-key-file", err
+				case f.Flags.APIKey != "":
+					return f.Flags.APIKey, "--api-key", nil
+				}
+				return "", "", nil
+			}
 			opts.Client = func(key string) (*synthient.Client, error) {
 				f.SetKey(key)
 				return f.Client()
@@ -80,7 +106,11 @@ func loginRun(ctx context.Context, o *LoginOptions) error {
 	if err != nil {
 		return clierr.New(clierr.ExitCode(err), fmt.Errorf("the key was not kept: checking it with the API: %s", o.Describe(err)))
 	}
-	where, keychainErr, err := o.Store.Set(o.Profile, key)
+	where, keychainErr, err := o.Store.Set(o.Profile, config.Kept{Key: key, Host: o.Host})
+	var fe *config.FileError
+	if errors.As(err, &fe) {
+		return clierr.New(clierr.Usage, err)
+	}
 	if err != nil {
 		return err
 	}
@@ -90,11 +120,18 @@ func loginRun(ctx context.Context, o *LoginOptions) error {
 // readKey reads the key: from stdin with --with-token, else from the
 // terminal, with a prompt on stderr.
 func (o *LoginOptions) readKey(ctx context.Context) (string, error) {
-	if o.WithToken {
+	key, flag, err := o.Given(ctx)
+	switch {
+	case err != nil:
+		return "", err
+	case key != "" && o.WithToken:
+		return "", clierr.Usagef("--with-token and %s both give the key: give one", flag)
+	case key != "":
+		return key, nil
+	case o.WithToken:
 		return config.ReadKey(ctx, o.IO.In, "--with-token", "stdin")
-	}
-	if o.ReadPassword == nil || !o.IO.StdinIsTerminal() {
-		return "", clierr.Usagef("auth login asks for the key on a terminal, and stdin is not one: give it on stdin with --with-token (synthient auth login --with-token < key.txt)")
+	case o.ReadPassword == nil || !o.IO.StdinIsTerminal():
+		return "", clierr.Usagef("auth login asks for the key on a terminal, and stdin is not one: give it on stdin with --with-token (%s --with-token < key.txt)", o.LoginCommand)
 	}
 	// The prompt is on stderr: a failure to write it has nowhere to be
 	// reported, and the read that follows goes on without it.
@@ -121,7 +158,7 @@ func flushLine(w io.Writer) {
 func (o *LoginOptions) report(acct *synthient.Account, where config.Where, keychainErr error) error {
 	p := o.Printer
 	if p.JSON() {
-		return p.Emit(map[string]any{"profile": o.Profile, "stored_in": where.String(), "keychain": where.Keychain,
+		return p.Emit(map[string]any{"profile": o.Profile, "stored_in": where.String(), "keychain": where.Keychain, "host": o.Host,
 			"account": map[string]any{"email": acct.Email, "name": strings.TrimSpace(acct.FirstName + " " + acct.LastName), "credits": acct.LookupQuota.Credits}})
 	}
 	name := strings.TrimSpace(acct.FirstName + " " + acct.LastName)
@@ -129,7 +166,7 @@ func (o *LoginOptions) report(acct *synthient.Account, where config.Where, keych
 	if !where.Keychain {
 		stored = fmt.Sprintf("in %s (mode 0600): no system keychain here (%v)", where.Path, keychainErr)
 	}
-	_, err := fmt.Fprintf(o.IO.ErrOut, "synthient: logged in as %s <%s> (%s), profile %s; the key is kept %s\n",
-		name, acct.Email, acct.Organization.Name, o.Profile, stored)
+	_, err := fmt.Fprintf(o.IO.ErrOut, "synthient: logged in as %s <%s> (%s), profile %s; the key is kept %s, bound to %s\n",
+		name, acct.Email, acct.Organization.Name, o.Profile, stored, o.Host)
 	return err
 }

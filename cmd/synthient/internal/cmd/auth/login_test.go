@@ -2,9 +2,11 @@ package auth_test
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -12,6 +14,7 @@ import (
 
 	"github.com/synthient-go/synthient/cmd/synthient/internal/clierr"
 	"github.com/synthient-go/synthient/cmd/synthient/internal/clitest"
+	"github.com/synthient-go/synthient/cmd/synthient/internal/config"
 	"github.com/synthient-go/synthient/synthienttest"
 )
 
@@ -25,6 +28,11 @@ type home struct {
 func newHome(t *testing.T, keychainErr error) *home {
 	t.Helper()
 	return &home{srv: clitest.NewServer(t), dir: t.TempDir(), keychain: &clitest.Keychain{Err: keychainErr}}
+}
+
+// store is h's store of keys.
+func (h *home) store() *config.Store {
+	return &config.Store{Keychain: h.keychain, Dir: filepath.Join(h.dir, "synthient")}
 }
 
 // call is args run at h, against its fake, without SYNTHIENT_API_KEY.
@@ -43,10 +51,12 @@ func TestLoginWithToken(t *testing.T) {
 	c.Stdin = strings.NewReader(h.srv.APIKey + "\n")
 	r := c.Run(t)
 	clitest.RequireCode(t, r, clierr.OK)
-	assert.Equal(t, "synthient: logged in as Grace Hopper <grace@example.com> (Example Labs), profile default; the key is kept in the system keychain (service synthient)\n", r.Stderr)
-	key, err := h.keychain.Get("synthient", "default")
+	host := strings.TrimSuffix(h.srv.URL, "/api/v4")
+	assert.Equal(t, "synthient: logged in as Grace Hopper <grace@example.com> (Example Labs), profile default; the key is kept in the system keychain (service synthient), bound to "+host+"\n", r.Stderr)
+	kept, where, err := h.store().Get("default")
 	require.NoError(t, err)
-	assert.Equal(t, h.srv.APIKey, key)
+	assert.True(t, where.Keychain)
+	assert.Equal(t, config.Kept{Key: h.srv.APIKey, Host: host}, kept)
 	assert.NoFileExists(t, filepath.Join(h.dir, "synthient", "credentials.toml"))
 
 	r = h.call("account", "--jq", ".email").Run(t)
@@ -54,7 +64,7 @@ func TestLoginWithToken(t *testing.T) {
 	assert.Equal(t, "grace@example.com\n", r.Stdout)
 	r = h.call("auth", "status").Run(t)
 	clitest.RequireCode(t, r, clierr.OK)
-	assert.Contains(t, r.Stdout, "API key   set (not shown), from the system keychain (service synthient), profile default\n")
+	assert.Contains(t, r.Stdout, "API key   set (not shown), from the system keychain (service synthient), profile default, bound to "+host+"\n")
 	assert.NotContains(t, r.Stdout+r.Stderr, h.srv.APIKey)
 }
 
@@ -137,4 +147,56 @@ func TestLogout(t *testing.T) {
 	require.NoError(t, err, "the default profile's key stays")
 	r = h.call("--fake", "auth", "status").Run(t)
 	clitest.RequireCode(t, r, clierr.Usage)
+}
+
+// Ten logins for ten profiles at once, without a keychain, each keep
+// their key: credentials.toml is read, changed and replaced under a
+// lock. Before, all ten said the key was kept and the file held 4 to 9.
+func TestConcurrentLogins(t *testing.T) {
+	t.Parallel()
+	h := newHome(t, errors.New("no Secret Service on this host"))
+	keys := make([]string, 10)
+	for i := range keys {
+		keys[i] = h.srv.AddKey(synthienttest.AllScopes(), 1) // each its own rate limit
+	}
+	var wg sync.WaitGroup
+	for i := range 10 {
+		wg.Go(func() {
+			c := h.call("--profile", fmt.Sprint("p", i), "auth", "login", "--with-token")
+			c.Stdin = strings.NewReader(keys[i])
+			r := c.Run(t)
+			assert.Equal(t, clierr.OK, r.Code, "login p%d: %s", i, r.Stderr)
+		})
+	}
+	wg.Wait()
+	for i := range 10 {
+		kept, _, err := h.store().Get(fmt.Sprint("p", i))
+		require.NoError(t, err)
+		assert.Equal(t, keys[i], kept.Key, "the key of profile p%d", i)
+	}
+}
+
+// auth login takes the key that --api-key-file (or --api-key) gives,
+// where it asked for one and ignored the flag; with --with-token too it
+// is refused. Without a terminal, the hint keeps the profile.
+func TestLoginKeyFlags(t *testing.T) {
+	t.Parallel()
+	h := newHome(t, nil)
+	file := filepath.Join(t.TempDir(), "key")
+	require.NoError(t, os.WriteFile(file, []byte(h.srv.APIKey+"\n"), 0o600))
+	r := h.call("--profile", "file", "--api-key-file", file, "auth", "login").Run(t)
+	clitest.RequireCode(t, r, clierr.OK)
+	kept, _, err := h.store().Get("file")
+	require.NoError(t, err)
+	assert.Equal(t, h.srv.APIKey, kept.Key)
+
+	c := h.call("--api-key-file", file, "auth", "login", "--with-token")
+	c.Stdin = strings.NewReader(h.srv.APIKey)
+	r = c.Run(t)
+	clitest.RequireCode(t, r, clierr.Usage)
+	assert.Contains(t, r.Stderr, "--with-token and --api-key-file both give the key: give one")
+
+	r = h.call("--profile", "slow", "auth", "login").Run(t)
+	clitest.RequireCode(t, r, clierr.Usage)
+	assert.Contains(t, r.Stderr, "give it on stdin with --with-token (XDG_CONFIG_HOME="+h.dir+" synthient auth login --profile slow --base-url "+h.srv.URL+" --with-token < key.txt)")
 }

@@ -2,7 +2,6 @@ package auth
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -22,9 +21,11 @@ type StatusOptions struct {
 	Settings *cmdutil.Settings
 	// BaseURL is the base URL in use, and BaseURLFrom where it came from.
 	BaseURL, BaseURLFrom string
-	HasKey               func() bool
-	Client               func(...synthient.Option) (*synthient.Client, error)
-	Describe             func(error) string
+	// LoginCommand is this command line's auth login, for hints.
+	LoginCommand string
+	HasKey       func() bool
+	Client       func(...synthient.Option) (*synthient.Client, error)
+	Describe     func(error) string
 }
 
 // NewCmdStatus returns auth status. runF, when not nil, runs in place of
@@ -42,7 +43,8 @@ reached.`,
 		Args: cmdutil.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			opts.Printer, opts.Settings = f.Printer, &f.Settings
-			opts.BaseURL, opts.BaseURLFrom = baseURL(f)
+			opts.BaseURL, opts.BaseURLFrom = f.BaseURLFrom()
+			opts.LoginCommand = f.LoginCommand()
 			if runF != nil {
 				return runF(cmd.Context(), opts)
 			}
@@ -51,20 +53,6 @@ reached.`,
 	}
 	cmdutil.SetExamples(cmd, "synthient auth status", "synthient auth status -o json")
 	return cmd
-}
-
-// baseURL returns the base URL f's command line uses, and where it came
-// from.
-func baseURL(f *cmdutil.Factory) (string, string) {
-	switch {
-	case f.Flags.BaseURL != "":
-		return f.Flags.BaseURL, "--base-url"
-	case f.Getenv("SYNTHIENT_BASE_URL") != "":
-		return f.Getenv("SYNTHIENT_BASE_URL"), "SYNTHIENT_BASE_URL"
-	case f.BaseURL() != "":
-		return f.BaseURL(), "profile " + f.Settings.Profile
-	}
-	return synthient.DefaultBaseURL, "built in"
 }
 
 // status is what auth status says, as JSON.
@@ -76,6 +64,9 @@ type status struct {
 	BaseURL     string         `json:"base_url"`
 	BaseURLFrom string         `json:"base_url_from"`
 	KeyFrom     string         `json:"key_from,omitempty"`
+	KeyHost     string         `json:"key_host,omitempty"`
+	KeyRefused  string         `json:"key_refused,omitempty"`
+	Ignored     []string       `json:"config_ignored,omitempty"`
 	Account     *statusAccount `json:"account,omitempty"`
 	Error       string         `json:"error,omitempty"`
 	err         error          // the check's
@@ -91,7 +82,10 @@ type statusAccount struct {
 func statusRun(ctx context.Context, o *StatusOptions) error {
 	s := o.Settings
 	st := status{Profile: s.Profile, ProfileFrom: s.ProfileFrom, Config: s.Config.Path, Profiles: s.Config.Names(),
-		BaseURL: o.BaseURL, BaseURLFrom: o.BaseURLFrom, KeyFrom: s.KeyFrom}
+		BaseURL: o.BaseURL, BaseURLFrom: o.BaseURLFrom, KeyFrom: s.KeyFrom, KeyHost: s.Kept.Host, Ignored: s.Config.Ignored}
+	if s.KeyRefused != nil {
+		st.KeyRefused = s.KeyRefused.Error()
+	}
 	if st.ProfileFrom == "" {
 		st.ProfileFrom = "built in"
 	}
@@ -102,8 +96,10 @@ func statusRun(ctx context.Context, o *StatusOptions) error {
 		return err
 	}
 	switch {
+	case !o.HasKey() && s.KeyRefused != nil:
+		return clierr.New(clierr.Failure, s.KeyRefused)
 	case !o.HasKey():
-		return clierr.New(clierr.Failure, errors.New("not logged in: run 'synthient auth login' (or set SYNTHIENT_API_KEY)"))
+		return clierr.New(clierr.Failure, fmt.Errorf("not logged in: run '%s' (or set SYNTHIENT_API_KEY)", o.LoginCommand))
 	case st.err != nil:
 		return st.err
 	}
@@ -138,14 +134,12 @@ func (o *StatusOptions) print(st *status) error {
 	case st.Config != "":
 		config = "none (" + st.Config + " would be read)"
 	}
+	if len(st.Ignored) > 0 {
+		config += "; not read here: " + render.List(st.Ignored)
+	}
 	t.Row("Config", config)
 	t.Row("Base URL", st.BaseURL+fromNote(st.BaseURLFrom))
-	switch {
-	case st.KeyFrom == "":
-		t.Row("API key", "none: run 'synthient auth login'")
-	default:
-		t.Row("API key", "set (not shown), from "+st.KeyFrom)
-	}
+	t.Row("API key", o.keyRow(st))
 	switch {
 	case st.Account != nil:
 		t.Row("Account", fmt.Sprintf("%s <%s>, %s credits: the key works", st.Account.Name, st.Account.Email, strconv.FormatInt(st.Account.Credits, 10)))
@@ -153,6 +147,25 @@ func (o *StatusOptions) print(st *status) error {
 		t.Row("Account", "the check failed: "+st.Error)
 	}
 	return t.Flush()
+}
+
+// keyRow is the API key row of the table: where the key comes from, and
+// the host a kept key is bound to.
+func (o *StatusOptions) keyRow(st *status) string {
+	bound := ""
+	if st.KeyHost != "" {
+		bound = ", bound to " + st.KeyHost
+		if o.Settings.Kept.Unbound {
+			bound += " (kept before keys were bound to a host)"
+		}
+	}
+	switch {
+	case st.KeyRefused != "":
+		return "not used, from " + st.KeyFrom + bound + ": the base URL is on another host (" + o.LoginCommand + " keeps a key for it)"
+	case st.KeyFrom == "":
+		return "none: run '" + o.LoginCommand + "'"
+	}
+	return "set (not shown), from " + st.KeyFrom + bound
 }
 
 // fromNote is the parenthesis after a setting naming its source.

@@ -28,8 +28,8 @@ func TestStatus(t *testing.T) {
 	assert.Equal(t, "Profile   default (built in)\n"+
 		"Config    "+cfg+" (profiles: staging)\n"+
 		"Base URL  https://api.synthient.com/api/v4 (built in)\n"+
-		"API key   none: run 'synthient auth login'\n", r.Stdout)
-	assert.Equal(t, "synthient: not logged in: run 'synthient auth login' (or set SYNTHIENT_API_KEY)\n", r.Stderr)
+		"API key   none: run 'XDG_CONFIG_HOME="+h.dir+" synthient auth login'\n", r.Stdout)
+	assert.Equal(t, "synthient: not logged in: run 'XDG_CONFIG_HOME="+h.dir+" synthient auth login' (or set SYNTHIENT_API_KEY)\n", r.Stderr)
 
 	env := map[string]string{"XDG_CONFIG_HOME": h.dir, "SYNTHIENT_PROFILE": "staging", "SYNTHIENT_API_KEY": h.srv.APIKey}
 	r = clitest.Call{Args: []string{"-o", "json", "auth", "status"}, Env: env, Keychain: h.keychain}.Run(t)

@@ -34,7 +34,8 @@ It takes the API key from the first of: --api-key, or --api-key-file (a file
 holding the key, or - for stdin: the key then stays out of the process list);
 SYNTHIENT_API_KEY; SYNTHIENT_API_KEY in a .env file of the current directory;
 the key 'synthient auth login' kept for the profile (--profile,
-SYNTHIENT_PROFILE), in the system keychain or a 0600 file. The profiles of
+SYNTHIENT_PROFILE), in the system keychain or a 0600 file, sent only to the
+host it was logged in for. The profiles of
 $XDG_CONFIG_HOME/synthient/config.toml set the base URL, timeouts and retries.
 With --fake it runs against an in-process fake API instead, and needs no key.
 Start with:
