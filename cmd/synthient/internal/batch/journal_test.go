@@ -1,7 +1,9 @@
 package batch_test
 
 import (
+	"bytes"
 	"context"
+	"fmt"
 	"net/netip"
 	"os"
 	"path/filepath"
@@ -15,6 +17,7 @@ import (
 
 	"github.com/synthient-go/synthient/cmd/synthient/internal/clierr"
 	"github.com/synthient-go/synthient/cmd/synthient/internal/clitest"
+	"github.com/synthient-go/synthient/cmd/synthient/internal/journal"
 	"github.com/synthient-go/synthient/synthienttest"
 )
 
@@ -243,5 +246,92 @@ func TestJournalMappedAddresses(t *testing.T) {
 			assert.Equal(t, clitest.Summary{Read: n, Earlier: 1, Duplicates: n - 1}, clitest.ParseSummary(t, r.Stderr), "run 2")
 			assertNoneChargedTwice(t, srv)
 		})
+	}
+}
+
+// A dry run changes nothing on disk: over a journal with a torn last
+// record, an empty journal or one whose header was cut short, the file
+// keeps its bytes and its modification time; and a dry run over a
+// journal another run holds reads it, neither refused nor waiting for
+// the lock.
+func TestJournalDryRunChangesNothing(t *testing.T) {
+	t.Parallel()
+	srv := clitest.NewServer(t)
+	in := clitest.Addrs(15)
+	input := strings.Join(in, "\n") + "\n"
+	whole := filepath.Join(t.TempDir(), "whole.journal")
+	c := clitest.BatchCall(srv, strings.Join(in[:5], "\n")+"\n", "--journal", whole)
+	clitest.RequireCode(t, c.Run(t), clierr.OK)
+	data, err := os.ReadFile(whole) //nolint:gosec // a file of the test's temporary directory
+	require.NoError(t, err)
+	torn := append(bytes.Clone(data), `0badc0de {"t":"sent","ips":["9.9.`...)
+	for _, tt := range []struct {
+		name    string
+		data    []byte
+		settled int
+	}{
+		{"torn last record", torn, 5},
+		{"empty", []byte{}, 0},
+		{"header cut short", data[:12], 0},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			path := filepath.Join(dir, "run.journal")
+			require.NoError(t, os.WriteFile(path, tt.data, 0o600))
+			old := time.Date(2020, time.January, 2, 3, 4, 5, 0, time.UTC)
+			require.NoError(t, os.Chtimes(path, old, old))
+			r := journalRun(t, srv, dir, input, "--dry-run", "-o", "json")
+			clitest.RequireCode(t, r, clierr.OK)
+			assert.Contains(t, r.Stdout, fmt.Sprintf(`{"addresses":15,"journal":%d,`, tt.settled))
+			got, err := os.ReadFile(path) //nolint:gosec // a file of the test's temporary directory
+			require.NoError(t, err)
+			assert.Equal(t, tt.data, got, "the journal's bytes")
+			fi, err := os.Stat(path)
+			require.NoError(t, err)
+			assert.True(t, old.Equal(fi.ModTime()), "the journal's modification time: %v", fi.ModTime())
+		})
+	}
+	t.Run("held by another run", func(t *testing.T) {
+		t.Parallel()
+		j, err := journal.Open(whole)
+		require.NoError(t, err)
+		t.Cleanup(func() { assert.NoError(t, j.Close()) })
+		c := clitest.BatchCall(srv, input, "--journal", whole, "--dry-run", "-o", "json")
+		r := clitest.Bounded(t, c)
+		clitest.RequireCode(t, r, clierr.OK)
+		assert.Contains(t, r.Stdout, `{"addresses":15,"journal":5,`)
+	})
+}
+
+// A journal must be a regular file: a named pipe or a device given to
+// --journal is refused with exit 2 naming it, by a run and by a dry run,
+// before anything is read or sent; neither hangs on a named pipe that no
+// one writes.
+func TestJournalNotARegularFile(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		name, kind string
+		make       func(t *testing.T, path string)
+	}{
+		{"named pipe", "a named pipe", clitest.MakeFIFO},
+		{"device", "a device", func(t *testing.T, path string) { require.NoError(t, os.Symlink(os.DevNull, path)) }},
+	} {
+		for _, dry := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s, dry run %v", tt.name, dry), func(t *testing.T) {
+				t.Parallel()
+				srv := clitest.NewServer(t)
+				path := filepath.Join(t.TempDir(), "run.journal")
+				tt.make(t, path)
+				flags := []string{"--journal", path}
+				if dry {
+					flags = append(flags, "--dry-run")
+				}
+				r := clitest.Bounded(t, clitest.BatchCall(srv, "1.1.1.1\n", flags...))
+				clitest.RequireCode(t, r, clierr.Usage)
+				assert.Equal(t, "synthient: journal "+path+": not a regular file ("+tt.kind+"): a journal is a regular file\n", r.Stderr)
+				assert.Zero(t, srv.Arrivals(synthienttest.RouteLookupIPs), "lookups sent")
+			})
+		}
 	}
 }
