@@ -121,18 +121,16 @@ func (o *BulkOptions) params() *synthient.BulkParams {
 }
 
 // bulkRun runs a bulk lookup in its steps: open the input, refuse an
-// output file that is the input, open the journal, then either plan the
-// run (--dry-run) or run it.
+// output file that is the input or stdout's file, open the journal, then
+// either plan the run (--dry-run) or run it.
 func bulkRun(ctx context.Context, o *BulkOptions) error {
 	in, closeIn, err := openInput(ctx, o)
 	if err != nil {
 		return err
 	}
 	defer closeIn()
-	for _, out := range []struct{ flag, name string }{{"--failed", o.Failed}, {"--unknown", o.Unknown}, {"--journal", o.Journal}} {
-		if err := batch.CheckNotInput(out.flag, out.name, in); err != nil {
-			return err
-		}
+	if err := o.checkOutputs(in); err != nil {
+		return err
 	}
 	if o.DryRun {
 		return planRun(ctx, o, in)
@@ -148,7 +146,7 @@ func bulkRun(ctx context.Context, o *BulkOptions) error {
 	if o.Batch.Journal, err = openJournal(o.Journal); err != nil {
 		return err
 	}
-	failed, unknown, err := batch.CreateLists(o.Failed, o.Unknown)
+	failed, unknown, err := batch.CreateLists(ctx, o.Failed, o.Unknown)
 	if err != nil {
 		if o.Batch.Journal != nil {
 			// Nothing was written to it but what Open wrote and synced:
@@ -159,6 +157,21 @@ func bulkRun(ctx context.Context, o *BulkOptions) error {
 	}
 	o.Batch.ResendUnknown = o.ResendUnknown
 	return o.Batch.Run(ctx, c, batch.Input{R: in, Total: total}, o.params(), failed, unknown)
+}
+
+// checkOutputs refuses an output file that is the input (in), and a
+// --failed or --unknown that is the file stdout writes to.
+func (o *BulkOptions) checkOutputs(in io.Reader) error {
+	for _, out := range []struct{ flag, name string }{{"--failed", o.Failed}, {"--unknown", o.Unknown}, {"--journal", o.Journal}} {
+		err := batch.CheckNotInput(out.flag, out.name, in)
+		if err == nil && out.flag != "--journal" {
+			err = batch.CheckNotStdout(out.flag, out.name, o.IO.RawOut)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // openJournal opens the journal path for a run (nil for ""). A journal
