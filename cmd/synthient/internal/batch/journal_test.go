@@ -18,6 +18,7 @@ import (
 	"github.com/synthient-go/synthient/cmd/synthient/internal/clierr"
 	"github.com/synthient-go/synthient/cmd/synthient/internal/clitest"
 	"github.com/synthient-go/synthient/cmd/synthient/internal/journal"
+	"github.com/synthient-go/synthient/cmd/synthient/internal/render"
 	"github.com/synthient-go/synthient/synthienttest"
 )
 
@@ -334,4 +335,40 @@ func TestJournalNotARegularFile(t *testing.T) {
 			})
 		}
 	}
+}
+
+// A CSV run with a journal, to a stdout that is not a file (a pipe),
+// prints the header once per journal: with the first row any run of the
+// journal prints. A run that looks nothing up prints nothing, not even
+// the header.
+func TestJournalCSVHeaderOnce(t *testing.T) {
+	t.Parallel()
+	srv := clitest.NewServer(t)
+	dir := t.TempDir()
+	in := clitest.Addrs(30)
+	input := strings.Join(in, "\n") + "\n"
+	header := string(render.CSVLine(render.IPCSVHeader...))
+	run := func(want int) string {
+		t.Helper()
+		r := journalRun(t, srv, dir, input, "-o", "csv")
+		clitest.RequireCode(t, r, want)
+		return r.Stdout
+	}
+	srv.Inject(synthienttest.RouteLookupIPs, 1, synthienttest.Fault{Status: 422})
+	srv.Inject(synthienttest.RouteLookupIPs, 1, synthienttest.Fault{Status: 422})
+	srv.Inject(synthienttest.RouteLookupIPs, 1, synthienttest.Fault{Status: 422})
+	assert.Empty(t, run(clierr.API), "run 1 looks nothing up")
+
+	srv.Inject(synthienttest.RouteLookupIPs, 1, clitest.PassThrough)
+	srv.Inject(synthienttest.RouteLookupIPs, 1, synthienttest.Fault{Status: 422})
+	out := run(clierr.API)
+	assert.True(t, strings.HasPrefix(out, header), "run 2 begins with the header:\n%s", out)
+	assert.Equal(t, 1, strings.Count(out, header), "run 2: headers")
+	assert.Len(t, clitest.Lines(out), 1+20, "run 2: the header and 20 rows")
+
+	out = run(clierr.OK)
+	assert.NotContains(t, out, header, "run 3")
+	assert.Len(t, clitest.Lines(out), 10, "run 3: 10 rows")
+
+	assert.Empty(t, run(clierr.OK), "run 4 has nothing left")
 }

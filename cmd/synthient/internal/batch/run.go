@@ -24,6 +24,7 @@ type run struct {
 	rows             *render.Stream // the text output; nil for JSON and CSV
 	pending          int            // rows of rows not flushed yet
 	csvRows          *render.CSV    // the CSV output; nil for text and JSON
+	csvHeader        bool           // the CSV header is to be written with the first row
 	bar              *progressbar.ProgressBar
 	total            int64 // the bar's total: the address lines; -1 if unknown
 	failed, unknown  *List
@@ -47,8 +48,12 @@ func (cfg *Config) newRun(lines *addrinput.Reader, total int64, failed, unknown 
 	}
 	p := cfg.Printer
 	switch {
-	case p.CSV():
+	case p.CSV() && r.jr == nil:
 		r.csvRows = render.NewCSV(p.Out, render.IPCSVHeader...)
+	case p.CSV():
+		// One header per journal: with the first row, unless an earlier
+		// run printed it.
+		r.csvRows, r.csvHeader = render.NewCSV(p.Out), cfg.csvHeaderDue()
 	case !p.JSON():
 		r.rows = render.NewStream(p.Out, render.IPColumns...)
 	}
@@ -166,9 +171,7 @@ func (r *run) print(res synthient.BulkResult, line int64) {
 		r.jr.print(res.IP)
 		r.pending++
 	case r.csvRows != nil:
-		if err = r.csvRows.Row(render.IPCSVRow(res.Lookup)...); err == nil {
-			err = r.csvRows.Flush()
-		}
+		err = r.csvRow(render.IPCSVRow(res.Lookup))
 	default:
 		p := r.cfg.Printer
 		err = p.Tolerate(p.Emit(res.Lookup), "line", line)
@@ -181,6 +184,20 @@ func (r *run) print(res synthient.BulkResult, line int64) {
 	if r.rows == nil {
 		r.jr.done(res.IP, synthient.LookedUp)
 	}
+}
+
+// csvRow writes row, after the header when it is due, and flushes it.
+func (r *run) csvRow(row []string) error {
+	if r.csvHeader {
+		r.csvHeader = false
+		if err := r.csvRows.Row(render.IPCSVHeader...); err != nil {
+			return err
+		}
+	}
+	if err := r.csvRows.Row(row...); err != nil {
+		return err
+	}
+	return r.csvRows.Flush()
 }
 
 // track gathers the failed addresses into runs of the same outcome and
