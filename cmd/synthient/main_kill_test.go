@@ -302,15 +302,5 @@ func TestReadmeJournalRecipe(t *testing.T) {
 		}
 	}
 	assert.Len(t, rows, len(addrs)+1, "rows")
-	assertChargedOnce(t, srv)
-}
-
-// assertChargedOnce checks that the fake charged no address twice.
-func assertChargedOnce(t *testing.T, srv *synthienttest.Server) {
-	t.Helper()
-	seen := map[netip.Addr]bool{}
-	for _, ip := range srv.ChargedIPs() {
-		assert.False(t, seen[ip], "%s was charged twice", ip)
-		seen[ip] = true
-	}
+	clitest.AssertChargedOnce(t, srv)
 }

@@ -80,7 +80,7 @@ func signalOnce(t *testing.T, cmd *exec.Cmd, sig syscall.Signal, ready func() bo
 // returns the base URL, and reports whether a connection was accepted.
 func silentServer(t *testing.T) (url string, accepted func() bool) {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	ln, err := (&net.ListenConfig{}).Listen(t.Context(), "tcp", "127.0.0.1:0")
 	require.NoError(t, err)
 	var mu sync.Mutex
 	var conns []net.Conn

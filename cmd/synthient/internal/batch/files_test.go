@@ -73,8 +73,8 @@ func TestListIsStdout(t *testing.T) {
 			t.Parallel()
 			srv := clitest.NewServer(t)
 			dir := t.TempDir()
-			results := filepath.Join(dir, "results.ndjson")
-			const before = "{\"ip\":\"9.9.9.9\"}\n"
+			results := filepath.Join(dir, "results.txt")
+			const before = "9.9.9.9 looked up earlier\n"
 			require.NoError(t, os.WriteFile(results, []byte(before), 0o600))
 			out, err := os.OpenFile(results, os.O_WRONLY|os.O_APPEND, 0) //nolint:gosec // a file of the test's temporary directory
 			require.NoError(t, err)

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"net/netip"
 	"os"
 	"path/filepath"
 	"slices"
@@ -30,16 +29,6 @@ func journalRun(t *testing.T, srv *synthienttest.Server, dir, in string, flags .
 		"--unknown", filepath.Join(dir, "unknown.txt"), "--failed", filepath.Join(dir, "failed.txt"),
 		"--batch-size", "10", "--concurrency", "1"}, flags...)...)
 	return c.Run(t)
-}
-
-// assertNoneChargedTwice checks that the fake charged no address twice.
-func assertNoneChargedTwice(t *testing.T, srv *synthienttest.Server) {
-	t.Helper()
-	seen := map[netip.Addr]bool{}
-	for _, ip := range srv.ChargedIPs() {
-		assert.False(t, seen[ip], "%s was charged twice", ip)
-		seen[ip] = true
-	}
 }
 
 // A run with a journal, resumed: what the journal holds as looked up is
@@ -87,7 +76,7 @@ func TestJournalResume(t *testing.T) {
 	assert.Empty(t, r.Stdout)
 	assert.Equal(t, clitest.Summary{Read: 31, Earlier: 30, Duplicates: 1}, clitest.ParseSummary(t, r.Stderr), "run 4")
 	assert.Equal(t, before, srv.Arrivals(synthienttest.RouteLookupIPs), "run 4 sends nothing")
-	assertNoneChargedTwice(t, srv)
+	clitest.AssertChargedOnce(t, srv)
 }
 
 // Addresses rejected without a charge (a 422) are safe to send again: the
@@ -108,7 +97,7 @@ func TestJournalResendsRejected(t *testing.T) {
 	clitest.AssertAddrs(t, in[:10], clitest.NDJSONIPs(t, r.Stdout), "run 2: the rejected ones")
 	assert.Contains(t, r.Stderr, "10 addresses to send again\n")
 	assert.Equal(t, clitest.Summary{Read: 20, LookedUp: 10, Earlier: 10, Credits: 9}, clitest.ParseSummary(t, r.Stderr), "run 2")
-	assertNoneChargedTwice(t, srv)
+	clitest.AssertChargedOnce(t, srv)
 }
 
 // A run interrupted while its request is out leaves the request's
@@ -245,7 +234,7 @@ func TestJournalMappedAddresses(t *testing.T) {
 			assert.Equal(t, 1, srv.Arrivals(synthienttest.RouteLookupIPs), "run 2 sends nothing")
 			n := int64(strings.Count(tt.second, "\n"))
 			assert.Equal(t, clitest.Summary{Read: n, Earlier: 1, Duplicates: n - 1}, clitest.ParseSummary(t, r.Stderr), "run 2")
-			assertNoneChargedTwice(t, srv)
+			clitest.AssertChargedOnce(t, srv)
 		})
 	}
 }
