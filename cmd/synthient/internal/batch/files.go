@@ -135,7 +135,7 @@ func (l *List) hint() string {
 // file stdin was redirected from): creating it would empty the input
 // before it is read.
 func CheckNotInput(flag, name string, in io.Reader) error {
-	if !isRegularFile(name, in) {
+	if !namesStreamFile(name, in) {
 		// A pipe or a terminal cannot be checked: a pipe fed from the
 		// output file itself (cat f | synthient lookup ips --file -
 		// --failed f) loses what cat had not read yet when f is created,
@@ -150,16 +150,16 @@ func CheckNotInput(flag, name string, in io.Reader) error {
 // regular file stdout (out) writes to, by any path (/dev/stdout with
 // >> results): emptying it would lose the results in it.
 func CheckNotStdout(flag, name string, out io.Writer) error {
-	if !isRegularFile(name, out) {
+	if !namesStreamFile(name, out) {
 		return nil
 	}
 	return clierr.Usagef("%s %s is the file stdout writes to: emptying it would lose the results in it; name another file", flag, name)
 }
 
-// isRegularFile reports whether the file name exists and is the regular
-// file that stream (an *os.File) reads or writes. A stream that is not an
-// *os.File, or cannot be stat'ed, is not known to be one.
-func isRegularFile(name string, stream any) bool {
+// namesStreamFile reports whether the file name exists and is the
+// regular file that stream (an *os.File) reads or writes. A stream that
+// is not an *os.File, or cannot be stat'ed, is not known to be one.
+func namesStreamFile(name string, stream any) bool {
 	f, ok := stream.(*os.File)
 	if name == "" || !ok {
 		return false

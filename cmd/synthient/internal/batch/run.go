@@ -23,8 +23,7 @@ type run struct {
 	cfg              *Config
 	rows             *render.Stream // the text output; nil for JSON and CSV
 	pending          int            // rows of rows not flushed yet
-	csvRows          *render.CSV    // the CSV output; nil for text and JSON
-	csvHeader        bool           // the CSV header is to be written with the first row
+	csvRows          *csvOut        // the CSV output; nil for text and JSON
 	bar              *progressbar.ProgressBar
 	total            int64 // the bar's total: the address lines; -1 if unknown
 	failed, unknown  *List
@@ -49,11 +48,14 @@ func (cfg *Config) newRun(lines *addrinput.Reader, total int64, failed, unknown 
 	p := cfg.Printer
 	switch {
 	case p.CSV() && r.jr == nil:
-		r.csvRows = render.NewCSV(p.Out, render.IPCSVHeader...)
+		r.csvRows = &csvOut{CSV: render.NewCSV(p.Out, render.IPCSVHeader...)}
 	case p.CSV():
 		// One header per journal: with the first row, unless an earlier
 		// run printed it.
-		r.csvRows, r.csvHeader = render.NewCSV(p.Out), cfg.csvHeaderDue()
+		r.csvRows = &csvOut{CSV: render.NewCSV(p.Out)}
+		if cfg.csvHeaderDue() {
+			r.csvRows.header = render.IPCSVHeader
+		}
 	case !p.JSON():
 		r.rows = render.NewStream(p.Out, render.IPColumns...)
 	}
@@ -171,7 +173,7 @@ func (r *run) print(res synthient.BulkResult, line int64) {
 		r.jr.print(res.IP)
 		r.pending++
 	case r.csvRows != nil:
-		err = r.csvRow(render.IPCSVRow(res.Lookup))
+		err = r.csvRows.row(render.IPCSVRow(res.Lookup))
 	default:
 		p := r.cfg.Printer
 		err = p.Tolerate(p.Emit(res.Lookup), "line", line)
@@ -186,18 +188,25 @@ func (r *run) print(res synthient.BulkResult, line int64) {
 	}
 }
 
-// csvRow writes row, after the header when it is due, and flushes it.
-func (r *run) csvRow(row []string) error {
-	if r.csvHeader {
-		r.csvHeader = false
-		if err := r.csvRows.Row(render.IPCSVHeader...); err != nil {
+// csvOut is the CSV output of a run: its header, while it is due, goes
+// out with the first row.
+type csvOut struct {
+	*render.CSV
+	header []string // nil once written, or when not due
+}
+
+// row writes cells, after the header when it is due, and flushes them.
+func (c *csvOut) row(cells []string) error {
+	if c.header != nil {
+		if err := c.Row(c.header...); err != nil {
 			return err
 		}
+		c.header = nil
 	}
-	if err := r.csvRows.Row(row...); err != nil {
+	if err := c.Row(cells...); err != nil {
 		return err
 	}
-	return r.csvRows.Flush()
+	return c.Flush()
 }
 
 // track gathers the failed addresses into runs of the same outcome and
