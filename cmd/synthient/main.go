@@ -14,30 +14,33 @@ package main
 
 import (
 	"context"
+	"fmt"
+	"io"
 	"os"
 	"os/signal"
+	"sync"
 	"syscall"
+	"time"
 
 	"golang.org/x/term"
 
+	"github.com/synthient-go/synthient/cmd/synthient/internal/clierr"
 	"github.com/synthient-go/synthient/cmd/synthient/internal/cmd/root"
 	"github.com/synthient-go/synthient/cmd/synthient/internal/interrupt"
 	"github.com/synthient-go/synthient/cmd/synthient/internal/iostreams"
 )
+
+// interruptGrace is how long a command has, after the first SIGINT or
+// SIGTERM, to stop and report before the process exits 130 all the same.
+// (A variable for the tests, which run the command with another.)
+var interruptGrace = 3 * time.Second
 
 func main() {
 	// A closed pipe (synthient ... | head -1) is a write error that the
 	// command handles: it stops, accounts for what it read and says so,
 	// where SIGPIPE would kill it silently.
 	signal.Ignore(syscall.SIGPIPE)
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	go func() {
-		// The first Ctrl-C asks the command to stop; a second one, for a
-		// command busy where it cannot see that (a --template that does
-		// not end), kills it as by default.
-		<-ctx.Done()
-		stop()
-	}()
+	ctx, stop := notifyInterrupt(os.Stderr)
 	code := root.Run(ctx, os.Args[1:], root.Env{
 		System: iostreams.System{
 			Stdin:            os.Stdin,
@@ -52,6 +55,52 @@ func main() {
 	})
 	stop()
 	os.Exit(code)
+}
+
+// notifyInterrupt returns a context that the first SIGINT or SIGTERM
+// cancels, so that the command stops: it ends its requests, flushes its
+// journal and files, reports, and returns 130. The signal also puts back
+// the default handling, so that a second one ends the process at once,
+// as it does by default. A command that has not returned interruptGrace
+// after the first signal (it waits where it cannot see the context: a
+// write to a stdout that no one reads, a --template that does not end)
+// is ended all the same: the process says so on stderr and exits 130.
+// stop, called once the command returned, ends the watch.
+func notifyInterrupt(stderr io.Writer) (ctx context.Context, stop func()) {
+	ctx, stopNotify := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	returned := make(chan struct{})
+	go func() {
+		select {
+		case <-returned:
+			return
+		case <-ctx.Done():
+		}
+		stopNotify()
+		grace := time.NewTimer(interruptGrace)
+		defer grace.Stop()
+		select {
+		case <-returned:
+		case <-grace.C:
+			exitInterrupted(stderr)
+		}
+	}()
+	var once sync.Once
+	return ctx, func() { once.Do(func() { stopNotify(); close(returned) }) }
+}
+
+// exitInterrupted ends the process with 130, after a line on stderr. A
+// stderr that blocks (a pipe no one reads) holds it a second at most.
+func exitInterrupted(stderr io.Writer) {
+	wrote := make(chan struct{})
+	go func() {
+		_, _ = fmt.Fprintf(stderr, "synthient: interrupted: the command had not stopped %v after the signal\n", interruptGrace)
+		close(wrote)
+	}()
+	select {
+	case <-wrote:
+	case <-time.After(time.Second):
+	}
+	os.Exit(clierr.Interrupt)
 }
 
 // readPassword reads a line from the terminal on stdin without echoing

@@ -1,11 +1,14 @@
 package main
 
-// Tests of main.go: a bulk run with a journal, killed with SIGKILL at many
-// points and resumed, charges no address twice and accounts for every
-// address once.
+// Tests of main.go: a bulk run with a journal, stopped part way (killed
+// with SIGKILL at many points, or by a fault) and resumed, charges no
+// address twice, accounts for every address once, and prints one CSV
+// header.
 
 import (
 	"bufio"
+	"bytes"
+	"encoding/csv"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -14,6 +17,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -22,7 +26,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/synthient-go/synthient/cmd/synthient/internal/clierr"
 	"github.com/synthient-go/synthient/cmd/synthient/internal/clitest"
+	"github.com/synthient-go/synthient/cmd/synthient/internal/render"
 	"github.com/synthient-go/synthient/synthienttest"
 )
 
@@ -44,16 +50,17 @@ func killInput() (text string, distinct []string, words int) {
 }
 
 // killRun is one run of lookup ips with the journal in dir, appending its
-// stdout to dir/out.ndjson; it is killed with SIGKILL after the fake saw
-// killAt batch requests since the run started, and then a pause of up to
-// jitter, or runs to its end when killAt is 0. It returns the exit code
-// (-1 when killed) and stderr.
-func killRun(t *testing.T, srv *synthienttest.Server, dir string, killAt int, jitter time.Duration) (int, string) {
+// stdout to dir/out.ndjson, or dir/out.csv for format csv; it is killed
+// with SIGKILL after the fake saw killAt batch requests since the run
+// started, and then a pause of up to jitter, or runs to its end when
+// killAt is 0. It returns the exit code (-1 when killed) and stderr.
+func killRun(t *testing.T, srv *synthienttest.Server, dir, format string, killAt int, jitter time.Duration) (int, string) {
 	t.Helper()
-	out, err := os.OpenFile(filepath.Join(dir, "out.ndjson"), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600) //nolint:gosec // a file of the test's temporary directory
+	name := map[string]string{"json": "out.ndjson", "csv": "out.csv"}[format]
+	out, err := os.OpenFile(filepath.Join(dir, name), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600) //nolint:gosec // a file of the test's temporary directory
 	require.NoError(t, err)
 	defer out.Close() //nolint:errcheck // the child's stdout: this process writes nothing to it
-	cmd := process(t, srv, "-o", "json", "lookup", "ips", "--file", filepath.Join(dir, "in.txt"),
+	cmd := process(t, srv, "-o", format, "lookup", "ips", "--file", filepath.Join(dir, "in.txt"),
 		"--journal", filepath.Join(dir, "run.journal"), "--unknown", filepath.Join(dir, "unknown.txt"),
 		"--batch-size", "7", "--concurrency", "2")
 	cmd.Env = append(cmd.Env, "XDG_CONFIG_HOME="+dir, "HOME="+dir)
@@ -135,13 +142,13 @@ func TestJournalSurvivesSIGKILL(t *testing.T) {
 			require.NoError(t, os.WriteFile(filepath.Join(dir, "in.txt"), []byte(input), 0o600))
 			kills := 0
 			for _, at := range []int{tr.first, tr.second} {
-				if code, stderr := killRun(t, srv, dir, at, 3*time.Millisecond); code == -1 {
+				if code, stderr := killRun(t, srv, dir, "json", at, 3*time.Millisecond); code == -1 {
 					kills++
 				} else {
 					t.Logf("run killed after request %d ended first (exit %d): %s", at, code, stderr)
 				}
 			}
-			code, stderr := killRun(t, srv, dir, 0, 0)
+			code, stderr := killRun(t, srv, dir, "json", 0, 0)
 			require.Contains(t, []int{0, 3}, code, "the last run's exit code; stderr:\n%s", stderr)
 
 			charged := map[netip.Addr]int{}
@@ -183,4 +190,117 @@ func TestJournalSurvivesSIGKILL(t *testing.T) {
 			assert.Zero(t, s.NotSent+s.Rejected)
 		})
 	}
+}
+
+// csvRows reads the CSV file path, whose rows may have fewer cells than
+// the header (a row a kill cut short, ended by the next run).
+func csvRows(t *testing.T, path string) [][]string {
+	t.Helper()
+	f, err := os.Open(path) //nolint:gosec // a file of the test's temporary directory
+	require.NoError(t, err)
+	defer f.Close() //nolint:errcheck // opened read-only: closing it loses nothing
+	r := csv.NewReader(f)
+	r.FieldsPerRecord = -1
+	rows, err := r.ReadAll()
+	require.NoError(t, err)
+	return rows
+}
+
+// headers counts the rows of rows that are the CSV header of lookups.
+func headers(rows [][]string) int {
+	n := 0
+	for _, row := range rows {
+		if slices.Equal(row, render.IPCSVHeader) {
+			n++
+		}
+	}
+	return n
+}
+
+// A CSV run with a journal killed with SIGKILL at a few points and
+// resumed, appending to one file (>>), leaves one header, at its top,
+// and no address twice.
+func TestJournalCSVHeaderSurvivesSIGKILL(t *testing.T) {
+	t.Parallel()
+	input, _, _ := killInput()
+	for _, at := range []int{1, 3, 6} {
+		t.Run(fmt.Sprint(at), func(t *testing.T) {
+			t.Parallel()
+			srv := clitest.NewServer(t, synthienttest.WithoutRateLimits())
+			dir := t.TempDir()
+			require.NoError(t, os.WriteFile(filepath.Join(dir, "in.txt"), []byte(input), 0o600))
+			killRun(t, srv, dir, "csv", at, 3*time.Millisecond)
+			killRun(t, srv, dir, "csv", at, 3*time.Millisecond)
+			code, stderr := killRun(t, srv, dir, "csv", 0, 0)
+			require.Contains(t, []int{0, 3}, code, "the last run's exit code; stderr:\n%s", stderr)
+			rows := csvRows(t, filepath.Join(dir, "out.csv"))
+			require.NotEmpty(t, rows)
+			assert.Equal(t, render.IPCSVHeader, rows[0], "the first row")
+			assert.Equal(t, 1, headers(rows), "headers")
+			seen := map[string]bool{}
+			for _, row := range rows[1:] {
+				if len(row) == len(render.IPCSVHeader) && !slices.Equal(row, render.IPCSVHeader) {
+					assert.False(t, seen[row[0]], "%s printed twice", row[0])
+					seen[row[0]] = true
+				}
+			}
+		})
+	}
+}
+
+// The README's recipe of a resumable CSV run, as written (lookup ips
+// --file addresses.txt -o csv --journal run.journal ... >> results.csv):
+// a run stopped part way by a 402, resumed and stopped again, then
+// resumed to its end, leaves one header at the top of results.csv and
+// every address once; a run with nothing left writes nothing.
+func TestReadmeJournalRecipe(t *testing.T) {
+	t.Parallel()
+	readme, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	require.NoError(t, err)
+	var line string
+	for l := range strings.Lines(string(readme)) {
+		if strings.HasPrefix(l, "synthient lookup ips --file addresses.txt -o csv --journal ") {
+			line, _, _ = strings.Cut(l, "#")
+		}
+	}
+	require.Contains(t, line, ">> results.csv", "the README's recipe")
+	addrs := clitest.Addrs(4500) // 5 requests of 1000, 4 in flight
+	dir := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "addresses.txt"), []byte(strings.Join(addrs, "\n")+"\n"), 0o600))
+	srv := clitest.NewServer(t, synthienttest.WithoutRateLimits())
+	results := filepath.Join(dir, "results.csv")
+	for run, want := range []int{clierr.API, clierr.API, clierr.OK, clierr.OK} {
+		if run < 2 { // the second request of the run is refused: nothing more is sent
+			srv.Inject(synthienttest.RouteLookupIPs, 1, clitest.PassThrough)
+			srv.Inject(synthienttest.RouteLookupIPs, 1, synthienttest.Fault{Status: 402})
+		}
+		before, _ := os.ReadFile(results) //nolint:gosec // a file of the test's temporary directory; none before the first run
+		out, err := recipe(t, srv, line, dir).CombinedOutput()
+		code := 0
+		var exit *exec.ExitError
+		if errors.As(err, &exit) {
+			code = exit.ExitCode()
+		}
+		require.Equal(t, want, code, "run %d: %s", run+1, out)
+		after, err := os.ReadFile(results) //nolint:gosec // a file of the test's temporary directory
+		require.NoError(t, err)
+		if run == 3 {
+			assert.True(t, bytes.Equal(before, after), "run 4, with nothing left, writes nothing: %d bytes, then %d", len(before), len(after))
+		}
+	}
+	rows := csvRows(t, results)
+	require.NotEmpty(t, rows)
+	assert.Equal(t, render.IPCSVHeader, rows[0], "the first row")
+	assert.Equal(t, 1, headers(rows), "headers")
+	times := map[string]int{}
+	for _, row := range rows[1:] {
+		times[row[0]]++
+	}
+	for _, ip := range addrs {
+		if !assert.Equal(t, 1, times[ip], "the rows of %s", ip) {
+			break
+		}
+	}
+	assert.Len(t, rows, len(addrs)+1, "rows")
+	clitest.AssertChargedOnce(t, srv)
 }

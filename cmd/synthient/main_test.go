@@ -33,6 +33,9 @@ const asCommand = "SYNTHIENT_TEST_BINARY_IS_COMMAND"
 
 func TestMain(m *testing.M) {
 	if os.Getenv(asCommand) == "1" {
+		if grace, err := time.ParseDuration(os.Getenv(graceVar)); err == nil {
+			interruptGrace = grace
+		}
 		main() // exits
 	}
 	goleak.VerifyTestMain(m)

@@ -6,6 +6,7 @@
 package batch
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -41,7 +42,8 @@ type Config struct {
 	// possibly charged; without it they go to --unknown unsent.
 	ResendUnknown bool
 	// Stdout is stdout as it is: a run with a journal that appends to a
-	// file a killed run left in the middle of a line starts a new line.
+	// file a killed run left in the middle of a line starts a new line,
+	// and prints no CSV header where the file has one.
 	Stdout io.Writer
 }
 
@@ -94,28 +96,13 @@ func (cfg *Config) Run(ctx context.Context, c *synthient.Client, in Input, p *sy
 // A newline that cannot be written is an error: the results would join
 // the torn line, or be lost with it, and credits would be spent for them.
 func endTornLine(out io.Writer) error {
-	f, ok := out.(*os.File)
-	if !ok {
-		return nil
-	}
-	// A file that cannot be checked, or whose end cannot be read, is
-	// left as it is: the results' writes report its errors.
-	fi, err := f.Stat()
-	if err != nil || !fi.Mode().IsRegular() || fi.Size() == 0 {
+	f, size := regularFile(out)
+	if f == nil || size == 0 {
 		return nil
 	}
 	last := make([]byte, 1)
-	if _, err := f.ReadAt(last, fi.Size()-1); err != nil {
-		// Opened for writing only (>>): read the same file anew, where
-		// the system has a name for the descriptor (Linux).
-		r, err := os.Open("/proc/self/fd/" + strconv.FormatUint(uint64(f.Fd()), 10))
-		if err != nil {
-			return nil
-		}
-		defer r.Close() //nolint:errcheck // opened read-only for one byte: closing it loses nothing
-		if _, err := r.ReadAt(last, fi.Size()-1); err != nil {
-			return nil
-		}
+	if !readAt(f, last, size-1) {
+		return nil // its end cannot be read: the results' writes report its errors
 	}
 	if last[0] != '\n' {
 		if _, err := f.Write([]byte{'\n'}); err != nil {
@@ -123,6 +110,51 @@ func endTornLine(out io.Writer) error {
 		}
 	}
 	return nil
+}
+
+// csvHeaderDue reports whether a CSV run with a journal prints the header
+// (with its first row): once per journal. When stdout is a regular file
+// (>> results.csv), the header is due unless the file begins with it;
+// else (a pipe) unless the journal holds addresses looked up, which an
+// earlier run printed after the header.
+func (cfg *Config) csvHeaderDue() bool {
+	line := render.CSVLine(render.IPCSVHeader...)
+	if f, size := regularFile(cfg.Stdout); f != nil {
+		head := make([]byte, len(line))
+		return size < int64(len(line)) || !readAt(f, head, 0) || !bytes.Equal(head, line)
+	}
+	lookedUp, _, _ := cfg.Journal.Counts()
+	return lookedUp == 0
+}
+
+// regularFile returns out and its size when it is a regular file; nil
+// when it is not, or cannot be checked.
+func regularFile(out io.Writer) (*os.File, int64) {
+	f, ok := out.(*os.File)
+	if !ok {
+		return nil, 0
+	}
+	fi, err := f.Stat()
+	if err != nil || !fi.Mode().IsRegular() {
+		return nil, 0
+	}
+	return f, fi.Size()
+}
+
+// readAt reads len(p) bytes of f at off, and reports whether it could. A
+// file opened for writing only (>>) is read anew, where the system has a
+// name for the descriptor (Linux).
+func readAt(f *os.File, p []byte, off int64) bool {
+	if _, err := f.ReadAt(p, off); err == nil {
+		return true
+	}
+	r, err := os.Open("/proc/self/fd/" + strconv.FormatUint(uint64(f.Fd()), 10))
+	if err != nil {
+		return false
+	}
+	defer r.Close() //nolint:errcheck // opened read-only: closing it loses nothing
+	_, err = r.ReadAt(p, off)
+	return err == nil
 }
 
 // journalNote says, before a run with a journal, what the journal holds

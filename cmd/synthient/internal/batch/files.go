@@ -2,13 +2,18 @@ package batch
 
 import (
 	"bufio"
+	"context"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"net/netip"
 	"os"
 	"path/filepath"
+	"syscall"
 
 	"github.com/synthient-go/synthient/cmd/synthient/internal/clierr"
+	"github.com/synthient-go/synthient/cmd/synthient/internal/interrupt"
 )
 
 // List is an output file of addresses, one per line (--failed,
@@ -17,17 +22,21 @@ type List struct {
 	flag, name string
 	f          *os.File
 	w          *bufio.Writer
+	regular    bool // a regular file, emptied for this run; else written as it is
 }
 
 // CreateLists creates the --failed and --unknown files named failedName
 // and unknownName ("" for a flag not given). Both are opened before
 // either is emptied: when one cannot be, the other keeps what it held
-// (the addresses of an earlier run, say).
-func CreateLists(failedName, unknownName string) (failed, unknown *List, err error) {
-	if failed, err = openList("--failed", failedName); err != nil {
+// (the addresses of an earlier run, say). A file that is not a regular
+// one (a named pipe, a device such as /dev/null or a terminal) is
+// written as it is, not emptied; a named pipe with no reader yet is
+// waited for, until ctx ends (an interrupt: its error is returned).
+func CreateLists(ctx context.Context, failedName, unknownName string) (failed, unknown *List, err error) {
+	if failed, err = openList(ctx, "--failed", failedName); err != nil {
 		return nil, nil, err
 	}
-	if unknown, err = openList("--unknown", unknownName); err != nil {
+	if unknown, err = openList(ctx, "--unknown", unknownName); err != nil {
 		_ = failed.Close() // nothing written to it: err is what went wrong
 		return nil, nil, err
 	}
@@ -42,23 +51,43 @@ func CreateLists(failedName, unknownName string) (failed, unknown *List, err err
 }
 
 // openList opens, or creates, the file name of flag without emptying it,
-// or returns nil when name is empty. A file that cannot be opened for
-// writing is a usage error.
-func openList(flag, name string) (*List, error) {
+// or returns nil when name is empty. It opens with O_NONBLOCK, so that
+// open(2) cannot block on a named pipe; one that has no reader yet is
+// opened again, waiting for a reader until ctx ends. A file that cannot
+// be opened for writing is a usage error.
+func openList(ctx context.Context, flag, name string) (*List, error) {
 	if name == "" {
 		return nil, nil
 	}
-	f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE, 0o666) //nolint:gosec // the file the user named, made as os.Create makes one
+	f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|syscall.O_NONBLOCK, 0o666) //nolint:gosec // the file the user named, made as os.Create makes one
+	if errors.Is(err, syscall.ENXIO) && isNamedPipe(name) {
+		f, err = interrupt.Do(ctx, func() (*os.File, error) {
+			return os.OpenFile(name, os.O_WRONLY, 0) //nolint:gosec // the named pipe the user named, once it has a reader
+		}, func(f *os.File) { _ = f.Close() }) // abandoned before anything was written: closing it loses nothing
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+	}
 	if err != nil {
 		return nil, clierr.Usagef("%s: %v", flag, err)
 	}
-	return &List{flag: flag, name: name, f: f, w: bufio.NewWriter(f)}, nil
+	l := &List{flag: flag, name: name, f: f, w: bufio.NewWriter(f)}
+	if fi, err := f.Stat(); err == nil {
+		l.regular = fi.Mode().IsRegular()
+	}
+	return l, nil
 }
 
-// empty truncates the file, for a list that is to hold this run's
+// isNamedPipe reports whether name is a named pipe.
+func isNamedPipe(name string) bool {
+	fi, err := os.Stat(name)
+	return err == nil && fi.Mode()&fs.ModeNamedPipe != 0
+}
+
+// empty truncates a regular file, for a list that is to hold this run's
 // addresses only.
 func (l *List) empty() error {
-	if l == nil {
+	if l == nil || !l.regular {
 		return nil
 	}
 	if err := l.f.Truncate(0); err != nil {
@@ -106,24 +135,41 @@ func (l *List) hint() string {
 // file stdin was redirected from): creating it would empty the input
 // before it is read.
 func CheckNotInput(flag, name string, in io.Reader) error {
-	f, ok := in.(*os.File)
-	if name == "" || !ok {
-		return nil
-	}
-	inInfo, err := f.Stat()
-	if err != nil || !inInfo.Mode().IsRegular() {
+	if !namesStreamFile(name, in) {
 		// A pipe or a terminal cannot be checked: a pipe fed from the
 		// output file itself (cat f | synthient lookup ips --file -
 		// --failed f) loses what cat had not read yet when f is created,
 		// and nothing here can tell what feeds a pipe. Nor can an input
 		// that cannot be stat'ed.
-		return nil //nolint:nilerr // unchecked, as above: the run reads it and reports its errors
-	}
-	outInfo, err := os.Stat(name)
-	if err != nil || !os.SameFile(inInfo, outInfo) {
-		return nil //nolint:nilerr // no file there is not the input; creating it reports any other error
+		return nil
 	}
 	return clierr.Usagef("%s %s is the input file: writing it would empty the addresses before they are read", flag, name)
+}
+
+// CheckNotStdout refuses an output file (flag names it) that is the
+// regular file stdout (out) writes to, by any path (/dev/stdout with
+// >> results): emptying it would lose the results in it.
+func CheckNotStdout(flag, name string, out io.Writer) error {
+	if !namesStreamFile(name, out) {
+		return nil
+	}
+	return clierr.Usagef("%s %s is the file stdout writes to: emptying it would lose the results in it; name another file", flag, name)
+}
+
+// namesStreamFile reports whether the file name exists and is the
+// regular file that stream (an *os.File) reads or writes. A stream that
+// is not an *os.File, or cannot be stat'ed, is not known to be one.
+func namesStreamFile(name string, stream any) bool {
+	f, ok := stream.(*os.File)
+	if name == "" || !ok {
+		return false
+	}
+	info, err := f.Stat()
+	if err != nil || !info.Mode().IsRegular() {
+		return false
+	}
+	named, err := os.Stat(name)
+	return err == nil && os.SameFile(info, named)
 }
 
 // SameFile reports whether the paths a and b name the same file: the

@@ -1,8 +1,9 @@
 package batch_test
 
 import (
+	"bytes"
 	"context"
-	"net/netip"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -15,6 +16,8 @@ import (
 
 	"github.com/synthient-go/synthient/cmd/synthient/internal/clierr"
 	"github.com/synthient-go/synthient/cmd/synthient/internal/clitest"
+	"github.com/synthient-go/synthient/cmd/synthient/internal/journal"
+	"github.com/synthient-go/synthient/cmd/synthient/internal/render"
 	"github.com/synthient-go/synthient/synthienttest"
 )
 
@@ -26,16 +29,6 @@ func journalRun(t *testing.T, srv *synthienttest.Server, dir, in string, flags .
 		"--unknown", filepath.Join(dir, "unknown.txt"), "--failed", filepath.Join(dir, "failed.txt"),
 		"--batch-size", "10", "--concurrency", "1"}, flags...)...)
 	return c.Run(t)
-}
-
-// assertNoneChargedTwice checks that the fake charged no address twice.
-func assertNoneChargedTwice(t *testing.T, srv *synthienttest.Server) {
-	t.Helper()
-	seen := map[netip.Addr]bool{}
-	for _, ip := range srv.ChargedIPs() {
-		assert.False(t, seen[ip], "%s was charged twice", ip)
-		seen[ip] = true
-	}
 }
 
 // A run with a journal, resumed: what the journal holds as looked up is
@@ -83,7 +76,7 @@ func TestJournalResume(t *testing.T) {
 	assert.Empty(t, r.Stdout)
 	assert.Equal(t, clitest.Summary{Read: 31, Earlier: 30, Duplicates: 1}, clitest.ParseSummary(t, r.Stderr), "run 4")
 	assert.Equal(t, before, srv.Arrivals(synthienttest.RouteLookupIPs), "run 4 sends nothing")
-	assertNoneChargedTwice(t, srv)
+	clitest.AssertChargedOnce(t, srv)
 }
 
 // Addresses rejected without a charge (a 422) are safe to send again: the
@@ -104,7 +97,7 @@ func TestJournalResendsRejected(t *testing.T) {
 	clitest.AssertAddrs(t, in[:10], clitest.NDJSONIPs(t, r.Stdout), "run 2: the rejected ones")
 	assert.Contains(t, r.Stderr, "10 addresses to send again\n")
 	assert.Equal(t, clitest.Summary{Read: 20, LookedUp: 10, Earlier: 10, Credits: 9}, clitest.ParseSummary(t, r.Stderr), "run 2")
-	assertNoneChargedTwice(t, srv)
+	clitest.AssertChargedOnce(t, srv)
 }
 
 // A run interrupted while its request is out leaves the request's
@@ -241,7 +234,130 @@ func TestJournalMappedAddresses(t *testing.T) {
 			assert.Equal(t, 1, srv.Arrivals(synthienttest.RouteLookupIPs), "run 2 sends nothing")
 			n := int64(strings.Count(tt.second, "\n"))
 			assert.Equal(t, clitest.Summary{Read: n, Earlier: 1, Duplicates: n - 1}, clitest.ParseSummary(t, r.Stderr), "run 2")
-			assertNoneChargedTwice(t, srv)
+			clitest.AssertChargedOnce(t, srv)
 		})
 	}
+}
+
+// A dry run changes nothing on disk: over a journal with a torn last
+// record, an empty journal or one whose header was cut short, the file
+// keeps its bytes and its modification time; and a dry run over a
+// journal another run holds reads it, neither refused nor waiting for
+// the lock.
+func TestJournalDryRunChangesNothing(t *testing.T) {
+	t.Parallel()
+	srv := clitest.NewServer(t)
+	in := clitest.Addrs(15)
+	input := strings.Join(in, "\n") + "\n"
+	whole := filepath.Join(t.TempDir(), "whole.journal")
+	c := clitest.BatchCall(srv, strings.Join(in[:5], "\n")+"\n", "--journal", whole)
+	clitest.RequireCode(t, c.Run(t), clierr.OK)
+	data, err := os.ReadFile(whole) //nolint:gosec // a file of the test's temporary directory
+	require.NoError(t, err)
+	torn := append(bytes.Clone(data), `0badc0de {"t":"sent","ips":["9.9.`...)
+	for _, tt := range []struct {
+		name    string
+		data    []byte
+		settled int
+	}{
+		{"torn last record", torn, 5},
+		{"empty", []byte{}, 0},
+		{"header cut short", data[:12], 0},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			path := filepath.Join(dir, "run.journal")
+			require.NoError(t, os.WriteFile(path, tt.data, 0o600))
+			old := time.Date(2020, time.January, 2, 3, 4, 5, 0, time.UTC)
+			require.NoError(t, os.Chtimes(path, old, old))
+			r := journalRun(t, srv, dir, input, "--dry-run", "-o", "json")
+			clitest.RequireCode(t, r, clierr.OK)
+			assert.Contains(t, r.Stdout, fmt.Sprintf(`{"addresses":15,"journal":%d,`, tt.settled))
+			got, err := os.ReadFile(path) //nolint:gosec // a file of the test's temporary directory
+			require.NoError(t, err)
+			assert.Equal(t, tt.data, got, "the journal's bytes")
+			fi, err := os.Stat(path)
+			require.NoError(t, err)
+			assert.True(t, old.Equal(fi.ModTime()), "the journal's modification time: %v", fi.ModTime())
+		})
+	}
+	t.Run("held by another run", func(t *testing.T) {
+		t.Parallel()
+		j, err := journal.Open(whole)
+		require.NoError(t, err)
+		t.Cleanup(func() { assert.NoError(t, j.Close()) })
+		c := clitest.BatchCall(srv, input, "--journal", whole, "--dry-run", "-o", "json")
+		r := clitest.Bounded(t, c)
+		clitest.RequireCode(t, r, clierr.OK)
+		assert.Contains(t, r.Stdout, `{"addresses":15,"journal":5,`)
+	})
+}
+
+// A journal must be a regular file: a named pipe or a device given to
+// --journal is refused with exit 2 naming it, by a run and by a dry run,
+// before anything is read or sent; neither hangs on a named pipe that no
+// one writes.
+func TestJournalNotARegularFile(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		name, kind string
+		make       func(t *testing.T, path string)
+	}{
+		{"named pipe", "a named pipe", clitest.MakeFIFO},
+		{"device", "a device", func(t *testing.T, path string) { require.NoError(t, os.Symlink(os.DevNull, path)) }},
+	} {
+		for _, dry := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s, dry run %v", tt.name, dry), func(t *testing.T) {
+				t.Parallel()
+				srv := clitest.NewServer(t)
+				path := filepath.Join(t.TempDir(), "run.journal")
+				tt.make(t, path)
+				flags := []string{"--journal", path}
+				if dry {
+					flags = append(flags, "--dry-run")
+				}
+				r := clitest.Bounded(t, clitest.BatchCall(srv, "1.1.1.1\n", flags...))
+				clitest.RequireCode(t, r, clierr.Usage)
+				assert.Equal(t, "synthient: journal "+path+": not a regular file ("+tt.kind+"): a journal is a regular file\n", r.Stderr)
+				assert.Zero(t, srv.Arrivals(synthienttest.RouteLookupIPs), "lookups sent")
+			})
+		}
+	}
+}
+
+// A CSV run with a journal, to a stdout that is not a file (a pipe),
+// prints the header once per journal: with the first row any run of the
+// journal prints. A run that looks nothing up prints nothing, not even
+// the header.
+func TestJournalCSVHeaderOnce(t *testing.T) {
+	t.Parallel()
+	srv := clitest.NewServer(t)
+	dir := t.TempDir()
+	in := clitest.Addrs(30)
+	input := strings.Join(in, "\n") + "\n"
+	header := string(render.CSVLine(render.IPCSVHeader...))
+	run := func(want int) string {
+		t.Helper()
+		r := journalRun(t, srv, dir, input, "-o", "csv")
+		clitest.RequireCode(t, r, want)
+		return r.Stdout
+	}
+	srv.Inject(synthienttest.RouteLookupIPs, 1, synthienttest.Fault{Status: 422})
+	srv.Inject(synthienttest.RouteLookupIPs, 1, synthienttest.Fault{Status: 422})
+	srv.Inject(synthienttest.RouteLookupIPs, 1, synthienttest.Fault{Status: 422})
+	assert.Empty(t, run(clierr.API), "run 1 looks nothing up")
+
+	srv.Inject(synthienttest.RouteLookupIPs, 1, clitest.PassThrough)
+	srv.Inject(synthienttest.RouteLookupIPs, 1, synthienttest.Fault{Status: 422})
+	out := run(clierr.API)
+	assert.True(t, strings.HasPrefix(out, header), "run 2 begins with the header:\n%s", out)
+	assert.Equal(t, 1, strings.Count(out, header), "run 2: headers")
+	assert.Len(t, clitest.Lines(out), 1+20, "run 2: the header and 20 rows")
+
+	out = run(clierr.OK)
+	assert.NotContains(t, out, header, "run 3")
+	assert.Len(t, clitest.Lines(out), 10, "run 3: 10 rows")
+
+	assert.Empty(t, run(clierr.OK), "run 4 has nothing left")
 }

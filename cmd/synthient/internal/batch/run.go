@@ -23,7 +23,7 @@ type run struct {
 	cfg              *Config
 	rows             *render.Stream // the text output; nil for JSON and CSV
 	pending          int            // rows of rows not flushed yet
-	csvRows          *render.CSV    // the CSV output; nil for text and JSON
+	csvRows          *csvOut        // the CSV output; nil for text and JSON
 	bar              *progressbar.ProgressBar
 	total            int64 // the bar's total: the address lines; -1 if unknown
 	failed, unknown  *List
@@ -47,8 +47,15 @@ func (cfg *Config) newRun(lines *addrinput.Reader, total int64, failed, unknown 
 	}
 	p := cfg.Printer
 	switch {
+	case p.CSV() && r.jr == nil:
+		r.csvRows = &csvOut{CSV: render.NewCSV(p.Out, render.IPCSVHeader...)}
 	case p.CSV():
-		r.csvRows = render.NewCSV(p.Out, render.IPCSVHeader...)
+		// One header per journal: with the first row, unless an earlier
+		// run printed it.
+		r.csvRows = &csvOut{CSV: render.NewCSV(p.Out)}
+		if cfg.csvHeaderDue() {
+			r.csvRows.header = render.IPCSVHeader
+		}
 	case !p.JSON():
 		r.rows = render.NewStream(p.Out, render.IPColumns...)
 	}
@@ -166,9 +173,7 @@ func (r *run) print(res synthient.BulkResult, line int64) {
 		r.jr.print(res.IP)
 		r.pending++
 	case r.csvRows != nil:
-		if err = r.csvRows.Row(render.IPCSVRow(res.Lookup)...); err == nil {
-			err = r.csvRows.Flush()
-		}
+		err = r.csvRows.row(render.IPCSVRow(res.Lookup))
 	default:
 		p := r.cfg.Printer
 		err = p.Tolerate(p.Emit(res.Lookup), "line", line)
@@ -181,6 +186,27 @@ func (r *run) print(res synthient.BulkResult, line int64) {
 	if r.rows == nil {
 		r.jr.done(res.IP, synthient.LookedUp)
 	}
+}
+
+// csvOut is the CSV output of a run: its header, while it is due, goes
+// out with the first row.
+type csvOut struct {
+	*render.CSV
+	header []string // nil once written, or when not due
+}
+
+// row writes cells, after the header when it is due, and flushes them.
+func (c *csvOut) row(cells []string) error {
+	if c.header != nil {
+		if err := c.Row(c.header...); err != nil {
+			return err
+		}
+		c.header = nil
+	}
+	if err := c.Row(cells...); err != nil {
+		return err
+	}
+	return c.Flush()
 }
 
 // track gathers the failed addresses into runs of the same outcome and

@@ -57,6 +57,16 @@ func BatchCall(srv *synthienttest.Server, input string, flags ...string) Call {
 	return c
 }
 
+// AssertChargedOnce checks that srv charged no address twice.
+func AssertChargedOnce(t testing.TB, srv *synthienttest.Server) {
+	t.Helper()
+	seen := map[netip.Addr]bool{}
+	for _, ip := range srv.ChargedIPs() {
+		assert.False(t, seen[ip], "%s was charged twice", ip)
+		seen[ip] = true
+	}
+}
+
 // ReadLines returns the lines of a file.
 func ReadLines(t testing.TB, path string) []string {
 	t.Helper()

@@ -156,6 +156,26 @@ func (c Call) Run(t testing.TB) Result {
 	return r
 }
 
+// HangBound bounds a wait for a command that could hang (on a named
+// pipe, a lock, a signal not acted on): only a hang reaches it, however
+// loaded the machine.
+const HangBound = 2 * time.Minute
+
+// Bounded runs c as Run does, on a goroutine, and fails the test when it
+// has not returned within HangBound.
+func Bounded(t testing.TB, c Call) Result {
+	t.Helper()
+	done := make(chan Result, 1)
+	go func() { done <- c.Run(t) }()
+	select {
+	case r := <-done:
+		return r
+	case <-time.After(HangBound):
+		t.Fatalf("synthient %s: still running after %v: it hangs", strings.Join(c.Args, " "), HangBound)
+		return Result{}
+	}
+}
+
 // RepoFile returns the path of the file rel (slash-separated) of the
 // repository: rel below the directory of the module's go.mod, found
 // walking up from the test's directory.

@@ -16,7 +16,9 @@
 // possibly charged (Unknown) when it was sent and has no outcome or an
 // unknown one, and safe to send again when it was not sent or was
 // rejected. A last record cut short (a crash while it was written) is
-// ignored and cut off; a damaged record before the last is a *Error.
+// ignored, and cut off by Open (Read, for a dry run, changes nothing); a
+// damaged record before the last is a *Error. A journal is a regular
+// file: anything else is refused.
 package journal
 
 import (
@@ -27,6 +29,7 @@ import (
 	"fmt"
 	"hash/crc32"
 	"io"
+	"io/fs"
 	"net/netip"
 	"os"
 	"path/filepath"
@@ -104,11 +107,14 @@ type record struct {
 	Outcome string   `json:"o,omitempty"`
 }
 
-// Open opens the journal at path, creating it (mode 0600) when it does
-// not exist, reads what it holds, cuts off a torn last record, and locks
-// it for this run: another run that opens it meanwhile gets an *Error.
+// Open opens the journal at path for a run, creating it (mode 0600) when
+// it does not exist, reads what it holds, cuts off a torn last record,
+// and locks it for this run: another run that opens it meanwhile gets an
+// *Error. A path that is not a regular file (a named pipe, a device) is
+// refused with an *Error; it is opened without blocking, so that a named
+// pipe cannot hang Open.
 func Open(path string) (*Journal, error) {
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600) //nolint:gosec // the --journal file the user named: opening it is the point
+	f, err := openRegular(path, os.O_RDWR|os.O_CREATE)
 	if err != nil {
 		return nil, err
 	}
@@ -117,18 +123,77 @@ func Open(path string) (*Journal, error) {
 		return nil, &Error{Path: path, Msg: "in use by another run (it is locked)", Err: err}
 	}
 	j := &Journal{path: path, f: f, state: map[netip.Addr]State{}}
-	if err := j.load(); err != nil {
-		_ = f.Close() // load's error is the one to report
+	end, fresh, err := j.load(f)
+	if err == nil {
+		err = j.ready(end, fresh)
+	}
+	if err != nil {
+		_ = f.Close() // load's or ready's error is the one to report
 		return nil, err
 	}
 	return j, nil
 }
 
-// load reads the records, then readies the file for appending: a new or
-// empty journal gets its header, a torn last record is cut off.
-func (j *Journal) load() error {
-	br := bufio.NewReaderSize(j.f, 64<<10)
-	var end int64 // the offset after the last good record
+// Read reads the journal at path as it is, for a dry run: it takes no
+// lock, creates nothing and changes nothing, also when the last record
+// is torn (it is ignored). A journal a run is writing meanwhile is read
+// up to its last whole record. The Journal returned answers State,
+// Counts, Torn and Path; Sent, Done and Sync return an error, and Close
+// does nothing. A path that does not exist is an error that
+// errors.Is(err, fs.ErrNotExist); one that is not a regular file, or not
+// a journal, an *Error, as for Open.
+func Read(path string) (*Journal, error) {
+	f, err := openRegular(path, os.O_RDONLY)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close() //nolint:errcheck // opened read-only: closing it loses nothing
+	j := &Journal{path: path, state: map[netip.Addr]State{}, err: &Error{Path: path, Msg: "read for a dry run: it takes no records"}}
+	if _, _, err := j.load(f); err != nil {
+		return nil, err
+	}
+	return j, nil
+}
+
+// openRegular opens path with flag, and O_NONBLOCK so that opening a
+// named pipe cannot block, and refuses with an *Error a file that is not
+// a regular one. (O_NONBLOCK changes nothing for a regular file.)
+func openRegular(path string, flag int) (*os.File, error) {
+	f, err := os.OpenFile(path, flag|syscall.O_NONBLOCK, 0o600) //nolint:gosec // the --journal file the user named: opening it is the point
+	if err != nil {
+		return nil, err
+	}
+	fi, err := f.Stat()
+	if err == nil && !fi.Mode().IsRegular() {
+		err = &Error{Path: path, Msg: "not a regular file (" + fileKind(fi.Mode()) + "): a journal is a regular file"}
+	}
+	if err != nil {
+		_ = f.Close() // nothing was read or written: err is what went wrong
+		return nil, err
+	}
+	return f, nil
+}
+
+// fileKind names the kind of file of a mode that is not a regular file's.
+func fileKind(m fs.FileMode) string {
+	switch {
+	case m&fs.ModeNamedPipe != 0:
+		return "a named pipe"
+	case m&fs.ModeDevice != 0:
+		return "a device"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	case m.IsDir():
+		return "a directory"
+	}
+	return "of mode " + m.Type().String()
+}
+
+// load reads the records of r, and returns the offset after the last
+// whole one, and whether the journal is fresh: empty, or its header cut
+// short while it was created.
+func (j *Journal) load(r io.Reader) (end int64, fresh bool, err error) {
+	br := bufio.NewReaderSize(r, 64<<10)
 	line := 0
 	for {
 		raw, err := readLine(br)
@@ -141,20 +206,20 @@ func (j *Journal) load() error {
 			if line == 1 && !bytes.HasPrefix(headerLine(), raw) {
 				// Not a journal cut short while it was created: a file
 				// of something else, which must not be overwritten.
-				return &Error{Path: j.path, Line: 1, Msg: "not a journal of synthient lookups"}
+				return 0, false, &Error{Path: j.path, Line: 1, Msg: "not a journal of synthient lookups"}
 			}
 			if _, perr := br.Peek(1); !errors.Is(perr, io.EOF) {
-				return &Error{Path: j.path, Line: line, Msg: "damaged record before the last: the journal cannot be trusted (delete it to start afresh)"}
+				return 0, false, &Error{Path: j.path, Line: line, Msg: "damaged record before the last: the journal cannot be trusted (delete it to start afresh)"}
 			}
 			j.torn = true
 			break
 		}
 		if err := j.apply(rec, line); err != nil {
-			return err
+			return 0, false, err
 		}
 		end += int64(len(raw))
 	}
-	return j.ready(end, line == 0 || end == 0)
+	return end, end == 0, nil
 }
 
 // readLine reads one line of at most maxRecord bytes, with its newline.
@@ -254,9 +319,6 @@ func outcomeState(o string) State {
 // (fresh), writes the header, syncing the file and its directory; then
 // it is at its end, for appending.
 func (j *Journal) ready(end int64, fresh bool) error {
-	if fresh {
-		end = 0
-	}
 	if err := j.f.Truncate(end); err != nil {
 		return err
 	}

@@ -2,11 +2,15 @@ package journal_test
 
 import (
 	"bytes"
+	"fmt"
+	"io/fs"
 	"net/netip"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -191,6 +195,78 @@ func TestOpenRefuses(t *testing.T) {
 	})
 }
 
+// A path that is not a regular file is refused by Open and by Read with
+// an *Error naming it, at once: opening a named pipe that no one writes
+// does not block.
+func TestNotARegularFile(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		name, kind string
+		make       func(path string) error
+	}{
+		{"named pipe", "a named pipe", func(path string) error { return syscall.Mkfifo(path, 0o600) }},
+		{"device", "a device", func(path string) error { return os.Symlink(os.DevNull, path) }},
+		{"directory", "a directory", func(path string) error { return os.Mkdir(path, 0o700) }},
+	} {
+		for name, open := range map[string]func(string) (*journal.Journal, error){"Open": journal.Open, "Read": journal.Read} {
+			t.Run(tt.name+", "+name, func(t *testing.T) {
+				t.Parallel()
+				path := filepath.Join(t.TempDir(), "j")
+				require.NoError(t, tt.make(path))
+				_, err := open(path)
+				if tt.name == "directory" && name == "Open" {
+					require.ErrorIs(t, err, syscall.EISDIR) // open(2) refuses to write a directory
+					return
+				}
+				var je *journal.Error
+				require.ErrorAs(t, err, &je, "%s = %v, want a *journal.Error", name, err)
+				assert.Equal(t, "journal "+path+": not a regular file ("+tt.kind+"): a journal is a regular file", err.Error())
+			})
+		}
+	}
+}
+
+// Read reads what Open reads, and changes nothing: not the bytes (a torn
+// last record is ignored, not cut off), not the time of change, and it
+// takes no lock, so that it reads a journal a run holds. Its Journal
+// takes no records. A journal that does not exist is fs.ErrNotExist.
+func TestReadChangesNothing(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	data, ends := written(t, dir)
+	for _, cut := range []int{0, 5, ends[0], ends[2] + 7, ends[4], len(data) - 1, len(data)} {
+		t.Run(fmt.Sprint(cut), func(t *testing.T) {
+			t.Parallel()
+			path := filepath.Join(t.TempDir(), "j")
+			require.NoError(t, os.WriteFile(path, data[:cut], 0o600))
+			old := time.Date(2020, time.January, 2, 3, 4, 5, 0, time.UTC)
+			require.NoError(t, os.Chtimes(path, old, old))
+			lock, err := os.Open(path) //nolint:gosec // a file of the test's temporary directory
+			require.NoError(t, err)
+			require.NoError(t, syscall.Flock(int(lock.Fd()), syscall.LOCK_EX|syscall.LOCK_NB), "a run's lock")
+			j, err := journal.Read(path)
+			require.NoError(t, err)
+			got, err := os.ReadFile(path) //nolint:gosec // a file of the test's temporary directory
+			require.NoError(t, err)
+			assert.Equal(t, data[:cut], got, "the bytes")
+			fi, err := os.Stat(path)
+			require.NoError(t, err)
+			assert.True(t, old.Equal(fi.ModTime()), "the time of change: %v", fi.ModTime())
+			require.Error(t, j.Sent([]netip.Addr{a1}), "a journal read takes no records")
+			require.NoError(t, j.Close())
+			require.NoError(t, lock.Close()) // the run's lock goes with it
+
+			opened, err := journal.Open(path)
+			require.NoError(t, err)
+			t.Cleanup(func() { assert.NoError(t, opened.Close()) })
+			assert.Equal(t, states(opened), states(j), "what Read and Open know")
+			assert.Equal(t, opened.Torn(), j.Torn(), "torn")
+		})
+	}
+	_, err := journal.Read(filepath.Join(dir, "missing"))
+	require.ErrorIs(t, err, fs.ErrNotExist)
+}
+
 // A new journal is made with mode 0600: it names the addresses looked up.
 func TestOpenNewFile(t *testing.T) {
 	t.Parallel()
@@ -210,7 +286,8 @@ func TestOpenNewFile(t *testing.T) {
 
 // FuzzOpen: whatever a journal file holds, Open never panics, and either
 // refuses it with an *Error, leaving it as it was, or opens it as a
-// journal that takes records.
+// journal that takes records; Read, before it, changes nothing, refuses
+// what Open refuses and knows what Open knows.
 func FuzzOpen(f *testing.F) {
 	dir := f.TempDir()
 	path := filepath.Join(dir, "seed")
@@ -227,7 +304,14 @@ func FuzzOpen(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		path := filepath.Join(t.TempDir(), "j")
 		require.NoError(t, os.WriteFile(path, data, 0o600))
+		read, rerr := journal.Read(path)
+		got, _ := os.ReadFile(path) //nolint:gosec // a file of the test's temporary directory
+		require.Equal(t, data, got, "Read changed the journal")
 		j, err := journal.Open(path)
+		require.Equal(t, err == nil, rerr == nil, "Read = %v, Open = %v", rerr, err)
+		if err == nil {
+			assert.Equal(t, states(j), states(read), "what Read and Open know")
+		}
 		if err != nil {
 			var je *journal.Error
 			require.ErrorAs(t, err, &je)

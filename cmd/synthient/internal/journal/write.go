@@ -62,8 +62,11 @@ func (j *Journal) Sync() error {
 }
 
 // Close syncs and closes the journal, and returns the first error writing
-// it.
+// it. It does nothing for a journal Read returned.
 func (j *Journal) Close() error {
+	if j.f == nil {
+		return nil
+	}
 	err := j.Sync()
 	if cerr := j.f.Close(); err == nil && cerr != nil {
 		err = fmt.Errorf("journal %s: %w", j.path, cerr)

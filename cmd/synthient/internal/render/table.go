@@ -1,6 +1,7 @@
 package render
 
 import (
+	"bytes"
 	"encoding/csv"
 	"fmt"
 	"io"
@@ -67,11 +68,23 @@ func (t *Table) Flush() error {
 // server's.
 type CSV struct{ w *csv.Writer }
 
-// NewCSV returns a CSV that writes to w, its header first.
+// NewCSV returns a CSV that writes to w, its header first (none when
+// header is empty).
 func NewCSV(w io.Writer, header ...string) *CSV {
 	t := &CSV{w: csv.NewWriter(w)}
-	_ = t.Row(header...) // an error here comes back from the next row or flush: csv.Writer keeps it
+	if len(header) > 0 {
+		_ = t.Row(header...) // an error here comes back from the next row or flush: csv.Writer keeps it
+	}
 	return t
+}
+
+// CSVLine returns the line a CSV writes for the row cells.
+func CSVLine(cells ...string) []byte {
+	var b bytes.Buffer
+	t := NewCSV(&b)
+	_ = t.Row(cells...) // a bytes.Buffer takes every write
+	_ = t.Flush()
+	return b.Bytes()
 }
 
 // Row writes one row; an error is the output's.

@@ -156,3 +156,15 @@ func TestCSVFormulaCells(t *testing.T) {
 		assert.Equal(t, []string{want}, column(t, header, rows, col), "column %s", col)
 	}
 }
+
+// A CSV without a header writes its rows only, and CSVLine is the line a
+// CSV writes for a row, quoted as CSV quotes and defused as CSVCell does.
+func TestCSVLine(t *testing.T) {
+	t.Parallel()
+	var b strings.Builder
+	c := render.NewCSV(&b)
+	require.NoError(t, c.Row("a", "b,c", "=x"))
+	require.NoError(t, c.Flush())
+	assert.Equal(t, "a,\"b,c\",'=x\n", b.String())
+	assert.Equal(t, b.String(), string(render.CSVLine("a", "b,c", "=x")))
+}

@@ -121,18 +121,16 @@ func (o *BulkOptions) params() *synthient.BulkParams {
 }
 
 // bulkRun runs a bulk lookup in its steps: open the input, refuse an
-// output file that is the input, open the journal, then either plan the
-// run (--dry-run) or run it.
+// output file that is the input or stdout's file, open the journal, then
+// either plan the run (--dry-run) or run it.
 func bulkRun(ctx context.Context, o *BulkOptions) error {
 	in, closeIn, err := openInput(ctx, o)
 	if err != nil {
 		return err
 	}
 	defer closeIn()
-	for _, out := range []struct{ flag, name string }{{"--failed", o.Failed}, {"--unknown", o.Unknown}, {"--journal", o.Journal}} {
-		if err := batch.CheckNotInput(out.flag, out.name, in); err != nil {
-			return err
-		}
+	if err := o.checkOutputs(in); err != nil {
+		return err
 	}
 	if o.DryRun {
 		return planRun(ctx, o, in)
@@ -145,10 +143,10 @@ func bulkRun(ctx context.Context, o *BulkOptions) error {
 	if err != nil {
 		return err
 	}
-	if o.Batch.Journal, err = openJournal(o.Journal, false); err != nil {
+	if o.Batch.Journal, err = openJournal(o.Journal); err != nil {
 		return err
 	}
-	failed, unknown, err := batch.CreateLists(o.Failed, o.Unknown)
+	failed, unknown, err := batch.CreateLists(ctx, o.Failed, o.Unknown)
 	if err != nil {
 		if o.Batch.Journal != nil {
 			// Nothing was written to it but what Open wrote and synced:
@@ -161,25 +159,54 @@ func bulkRun(ctx context.Context, o *BulkOptions) error {
 	return o.Batch.Run(ctx, c, batch.Input{R: in, Total: total}, o.params(), failed, unknown)
 }
 
-// openJournal opens the journal path (nil for ""); with existing, only a
-// journal that exists (a dry run creates none). A journal that cannot be
-// used is a usage error.
-func openJournal(path string, existing bool) (*journal.Journal, error) {
+// checkOutputs refuses an output file that is the input (in), and a
+// --failed or --unknown that is the file stdout writes to.
+func (o *BulkOptions) checkOutputs(in io.Reader) error {
+	for _, out := range []struct{ flag, name string }{{"--failed", o.Failed}, {"--unknown", o.Unknown}, {"--journal", o.Journal}} {
+		err := batch.CheckNotInput(out.flag, out.name, in)
+		if err == nil && out.flag != "--journal" {
+			err = batch.CheckNotStdout(out.flag, out.name, o.IO.RawOut)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// openJournal opens the journal path for a run (nil for ""). A journal
+// that cannot be used is a usage error.
+func openJournal(path string) (*journal.Journal, error) {
 	if path == "" {
 		return nil, nil
 	}
-	if _, err := os.Stat(path); existing && errors.Is(err, fs.ErrNotExist) {
+	return journalUsage(journal.Open(path))
+}
+
+// readJournal reads the journal path for a dry run, which changes
+// nothing on disk: nil for "" or a journal that does not exist.
+func readJournal(path string) (*journal.Journal, error) {
+	if path == "" {
 		return nil, nil
 	}
-	j, err := journal.Open(path)
-	if err != nil {
-		var je *journal.Error
-		if errors.As(err, &je) {
-			return nil, clierr.New(clierr.Usage, err)
-		}
-		return nil, clierr.Usagef("--journal: %v", err)
+	j, err := journal.Read(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
 	}
-	return j, nil
+	return journalUsage(j, err)
+}
+
+// journalUsage returns j, or err as a usage error: a journal that cannot
+// be used.
+func journalUsage(j *journal.Journal, err error) (*journal.Journal, error) {
+	if err == nil {
+		return j, nil
+	}
+	var je *journal.Error
+	if errors.As(err, &je) {
+		return nil, clierr.New(clierr.Usage, err)
+	}
+	return nil, clierr.Usagef("--journal: %v", err)
 }
 
 // openInput opens the input of a bulk lookup: the addresses given as

@@ -17,12 +17,14 @@ import (
 // planRun is --dry-run: it reads and checks the input as a run would,
 // and prints what the run would send and cost (synthient.
 // PlanLookupIPsAll), and, with a key, the credits left. Nothing billed
-// is sent. Invalid lines are reported, and counted, as in a run.
+// is sent, and nothing changes on disk: the journal is read as it is
+// (journal.Read), without its lock. Invalid lines are reported, and
+// counted, as in a run.
 func planRun(ctx context.Context, o *BulkOptions, in io.Reader) error {
 	cfg := o.Batch
 	lines := addrinput.NewReader(ctx, in, cfg.ReportInvalid)
 	defer lines.Close()
-	j, err := openJournal(o.Journal, true)
+	j, err := readJournal(o.Journal)
 	if err != nil {
 		return err
 	}
@@ -31,7 +33,6 @@ func planRun(ctx context.Context, o *BulkOptions, in io.Reader) error {
 		inJournal = new(int64)
 	}
 	if j != nil {
-		defer j.Close() //nolint:errcheck // a dry run writes no record: what Open cut off it synced
 		lines.Skip = func(ip netip.Addr) bool {
 			st := j.State(ip)
 			return st == journal.LookedUp || st == journal.Unknown && !o.ResendUnknown
