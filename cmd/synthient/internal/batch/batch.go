@@ -43,6 +43,10 @@ type Config struct {
 	// Stdout is stdout as it is: a run with a journal that appends to a
 	// file a killed run left in the middle of a line starts a new line.
 	Stdout io.Writer
+	// NoAddress, when not nil, is the error of a run whose input held no
+	// address line at all (empty, or only comments), which is otherwise
+	// a success.
+	NoAddress error
 }
 
 // Input is the addresses of a run: the reader of their lines, and how

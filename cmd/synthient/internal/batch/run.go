@@ -269,6 +269,9 @@ func (r *run) finish(ctx context.Context, stopped bool) error {
 			return err
 		}
 	}
+	if r.tally.Total() == 0 && r.cfg.NoAddress != nil {
+		return r.cfg.NoAddress
+	}
 	if err := r.tally.err(r.failed, r.unknown, r.cfg.InvalidWhere()); err != nil {
 		return err
 	}
