@@ -20,6 +20,7 @@ import (
 
 	"golang.org/x/term"
 
+	"github.com/synthient-go/synthient/cmd/synthient/internal/clierr"
 	"github.com/synthient-go/synthient/cmd/synthient/internal/cmd/root"
 	"github.com/synthient-go/synthient/cmd/synthient/internal/interrupt"
 	"github.com/synthient-go/synthient/cmd/synthient/internal/iostreams"
@@ -27,9 +28,12 @@ import (
 
 func main() {
 	// A closed pipe (synthient ... | head -1) is a write error that the
-	// command handles: it stops, accounts for what it read and says so,
-	// where SIGPIPE would kill it silently.
-	signal.Ignore(syscall.SIGPIPE)
+	// command handles: it stops sending, accounts for what it read, and
+	// only then ends as SIGPIPE would have ended it (exitBrokenPipe). With
+	// SIGPIPE notified (to a channel nobody reads: the signal is dropped),
+	// the Go runtime returns EPIPE for a write to stdout instead of ending
+	// the program there.
+	signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	go func() {
 		// The first Ctrl-C asks the command to stop; a second one, for a
@@ -51,7 +55,21 @@ func main() {
 		ReadPassword: readPassword,
 	})
 	stop()
+	if code == clierr.BrokenPipe {
+		exitBrokenPipe()
+	}
 	os.Exit(code)
+}
+
+// exitBrokenPipe ends the process as SIGPIPE ends a standard tool whose
+// stdout closed, quietly: once SIGPIPE is no longer notified, a write to
+// the closed stdout makes the Go runtime end the program with it. Where
+// that does not end the process (Windows, or SIGPIPE ignored by the
+// parent, which the runtime honours), the caller exits with
+// clierr.BrokenPipe.
+func exitBrokenPipe() {
+	signal.Reset(syscall.SIGPIPE)
+	_, _ = os.Stdout.Write([]byte{'\n'}) // to a stdout that has no reader: nothing is shown
 }
 
 // readPassword reads a line from the terminal on stdin without echoing

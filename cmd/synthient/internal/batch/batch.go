@@ -64,12 +64,13 @@ type Input struct {
 // interrupt would, so that no more credits are spent for output that is
 // lost. failed and unknown are closed.
 func (cfg *Config) Run(ctx context.Context, c *synthient.Client, in Input, p *synthient.BulkParams, failed, unknown *List) error {
-	runCtx, stop := context.WithCancel(ctx)
-	defer stop()
+	runCtx, stop := context.WithCancelCause(ctx)
+	defer stop(nil)
 	lines := addrinput.NewReader(runCtx, in.R, cfg.ReportInvalid)
 	defer lines.Close()
 	r := cfg.newRun(lines, in.Total, failed, unknown, stop)
 	params := *p
+	params.BeforeSend = r.beforeSend
 	if r.jr != nil {
 		if err := endTornLine(cfg.Stdout); err != nil {
 			// Nothing was sent, nor written to the files: the error
@@ -78,7 +79,7 @@ func (cfg *Config) Run(ctx context.Context, c *synthient.Client, in Input, p *sy
 			return err
 		}
 		cfg.journalNote()
-		lines.Skip, params.BeforeSend = r.jr.skip, r.jr.beforeSend
+		lines.Skip = r.jr.skip
 	}
 	for res, err := range c.LookupIPsAll(runCtx, lines.Addrs(), &params) {
 		r.handle(res, err)
@@ -86,7 +87,7 @@ func (cfg *Config) Run(ctx context.Context, c *synthient.Client, in Input, p *sy
 	r.skippedTail()
 	stopped := runCtx.Err() != nil
 	if stopped {
-		r.drain(runCtx.Err())
+		r.drain(context.Cause(runCtx))
 	}
 	return r.finish(ctx, stopped)
 }
