@@ -65,7 +65,7 @@ func (r *run) handle(res synthient.BulkResult, err error) {
 	r.tally.Add(res)
 	r.track(res, err, line)
 	r.file(res, line)
-	r.bar.add()
+	r.bar.add(r.pending > 0)
 }
 
 // lineOf returns the input line of the address the SDK just answered:
@@ -102,7 +102,7 @@ func (r *run) skipped(e addrinput.Entry) {
 		r.unknown.Add(e.IP)
 	}
 	r.track(res, errEarlierRun, e.Line)
-	r.bar.add()
+	r.bar.add(r.pending > 0)
 }
 
 // skippedTail accounts for the settled entries after the last address the
@@ -178,6 +178,7 @@ func (r *run) flushTable() {
 		return
 	}
 	r.jr.flushed()
+	r.bar.release()
 }
 
 // fail stops the run after err, the first error writing stdout: the
@@ -278,7 +279,7 @@ func (r *run) drain(cause error) {
 		r.tally.Add(res)
 		r.track(res, cause, r.lines.Line())
 		r.file(res, r.lines.Line())
-		r.bar.add()
+		r.bar.add(r.pending > 0)
 	}
 }
 
@@ -291,6 +292,7 @@ func (r *run) finish(ctx context.Context, stopped bool) error {
 		r.printErr = err
 	} else if err == nil {
 		r.jr.flushed()
+		r.bar.release()
 	}
 	r.bar.end(stopped, r.tally.Total())
 	fileErr := errors.Join(r.failed.Close(), r.unknown.Close(), r.jr.close())

@@ -204,14 +204,15 @@ func openInput(ctx context.Context, o *BulkOptions) (io.Reader, func(), error) {
 }
 
 // countForBar returns the number of addresses of the input, for the
-// progress bar (bar), when the input is a regular file (see
-// addrinput.Count); else -1, unknown.
+// progress bar (bar), when the input can be read twice: the addresses
+// given as arguments, or a regular file (see addrinput.Count); else -1,
+// unknown.
 func countForBar(in io.Reader, bar bool) (int64, error) {
-	f, ok := in.(*os.File)
+	rs, ok := in.(io.ReadSeeker)
 	if !ok || !bar {
 		return -1, nil
 	}
-	return addrinput.Count(f)
+	return addrinput.Count(rs)
 }
 
 // openInterruptible opens the file name for reading, which blocks for a
