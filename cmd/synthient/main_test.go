@@ -9,14 +9,11 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -95,18 +92,7 @@ func TestClosedStdout(t *testing.T) {
 			t.Parallel()
 			srv := clitest.NewServer(t)
 			credits := srv.Credits(srv.APIKey)
-			release := make(chan struct{})
-			var once sync.Once
-			open := func() { once.Do(func() { close(release) }) }
-			var batches atomic.Int32
-			proxy := clitest.ProxyTo(t, srv, nil)
-			front := clitest.ServeFront(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-				if strings.HasSuffix(r.URL.Path, "/lookup/ips") && batches.Add(1) > 1 {
-					<-release // the second request and later wait for the reader to close
-				}
-				proxy.ServeHTTP(w, r)
-			}))
-			t.Cleanup(open) // before the front closes, which waits for its requests
+			front, release := clitest.HoldLookups(t, srv, 2) // until the reader closed
 			cmd := process(t, srv, "--base-url", front, "-o", output, "lookup", "ips", "--file", "-", "--batch-size", "10", "--concurrency", "1")
 			cmd.Stdin = strings.NewReader(in)
 			var stderr bytes.Buffer
@@ -126,7 +112,7 @@ func TestClosedStdout(t *testing.T) {
 				t.Fatal("no output while the second request was in flight: the first request's results were held back")
 			}
 			require.NoError(t, stdout.Close())
-			open()
+			release()
 			requireSIGPIPE(t, cmd.Wait(), cmd, stderr.String())
 			charged := credits - srv.Credits(srv.APIKey)
 			assert.LessOrEqual(t, charged, int64(18), "credits charged: at most the two requests sent before stdout closed\nstderr:\n%s", stderr.String())
@@ -141,9 +127,7 @@ func TestClosedStdout(t *testing.T) {
 		t.Run(strings.Join(args, " "), func(t *testing.T) {
 			t.Parallel()
 			srv := clitest.NewServer(t)
-			r, w, err := os.Pipe()
-			require.NoError(t, err)
-			require.NoError(t, r.Close())
+			w := clitest.ClosedPipe(t)
 			cmd := process(t, srv, args...)
 			var stderr bytes.Buffer
 			cmd.Stdout, cmd.Stderr = w, &stderr

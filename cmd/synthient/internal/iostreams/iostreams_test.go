@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/synthient-go/synthient/cmd/synthient/internal/clitest"
 	"github.com/synthient-go/synthient/cmd/synthient/internal/iostreams"
 	"github.com/synthient-go/synthient/cmd/synthient/internal/redact"
 )
@@ -22,10 +23,7 @@ import (
 // EPIPE (the SDK's).
 func TestStdoutClosed(t *testing.T) {
 	t.Parallel()
-	r, w, err := os.Pipe()
-	require.NoError(t, err)
-	require.NoError(t, r.Close())
-	t.Cleanup(func() { _ = w.Close() }) // written once below, to a closed reader
+	w := clitest.ClosedPipe(t)
 	s := iostreams.New(iostreams.System{Stdout: w, Stderr: io.Discard}, &redact.Redactor{})
 	_, writeErr := w.Write([]byte("x\n"))
 	require.ErrorIs(t, writeErr, syscall.EPIPE, "a write to a pipe whose reader is closed")

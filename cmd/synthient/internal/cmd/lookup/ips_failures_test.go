@@ -364,12 +364,8 @@ func TestBatchClosedStdout(t *testing.T) {
 			t.Parallel()
 			srv := clitest.NewServer(t)
 			credits := srv.Credits(srv.APIKey)
-			pr, pw, err := os.Pipe()
-			require.NoError(t, err)
-			require.NoError(t, pr.Close())
-			t.Cleanup(func() { _ = pw.Close() }) // the command's stdout: nothing is left to lose
 			c := clitest.BatchCall(srv, in, "--batch-size", "10", "--concurrency", "1")
-			c.Args[3], c.StdoutTo = output, pw // -o output
+			c.Args[3], c.StdoutTo = output, clitest.ClosedPipe(t) // -o output
 			r := c.Run(t)
 			clitest.RequireCode(t, r, clierr.BrokenPipe, c.Args...)
 			assert.Equal(t, int64(9), credits-srv.Credits(srv.APIKey), "credits charged: the first request's 9\nstderr:\n%s", r.Stderr)

@@ -1,12 +1,9 @@
 package lookup_test
 
 import (
-	"net/http"
 	"regexp"
 	"strconv"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -145,18 +142,7 @@ func TestBatchBarNeverAhead(t *testing.T) {
 func TestBatchBarExactAtRest(t *testing.T) {
 	t.Parallel()
 	srv := clitest.NewServer(t)
-	release := make(chan struct{})
-	var once sync.Once
-	open := func() { once.Do(func() { close(release) }) }
-	var batches atomic.Int32
-	proxy := clitest.ProxyTo(t, srv, nil)
-	front := clitest.ServeFront(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if batches.Add(1) == 2 {
-			<-release
-		}
-		proxy.ServeHTTP(w, r)
-	}))
-	t.Cleanup(open) // before the front closes, which waits for its requests
+	front, release := clitest.HoldLookups(t, srv, 2)
 	c := clitest.Against(srv, "--base-url", front, "lookup", "ips", "--batch-size", "50", "--concurrency", "1")
 	c.Stdin, c.Terminal, c.TTYOut = strings.NewReader(strings.Join(clitest.Addrs(120), "\n")+"\n"), true, true
 	term := &clitest.SyncBuffer{}
@@ -169,7 +155,7 @@ func TestBatchBarExactAtRest(t *testing.T) {
 	}
 	// Only a bar that never comes to rest takes a minute.
 	assert.Eventually(t, atRest, time.Minute, 5*time.Millisecond, "the bar at rest; the terminal shows:\n%q", term.String())
-	open()
+	release()
 	r := <-done
 	clitest.RequireCode(t, r, clierr.OK)
 }

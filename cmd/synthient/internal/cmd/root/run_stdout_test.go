@@ -2,7 +2,7 @@ package root_test
 
 import (
 	"context"
-	"os"
+	"io"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -15,10 +15,13 @@ import (
 // line), a reader that is gone (141, quiet).
 
 // A command whose stdout cannot be written exits 1 with one line on
-// stderr, also when it does not check its writes (cobra's help, the
-// demo's narration) or its last line fails (health), and fake-server does
-// not serve when it cannot say where.
-func TestStdoutWriteErrorExits1(t *testing.T) {
+// stderr; one whose stdout's reader is gone (EPIPE: a pipe into head)
+// ends quietly with 141, the status SIGPIPE gives a standard tool (main
+// then ends the process with SIGPIPE itself). Both also when the command
+// does not check its writes (cobra's help, the demo's narration) or its
+// last line fails (health), and fake-server does not serve when it
+// cannot say where.
+func TestStdoutFails(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		name        string
@@ -33,57 +36,29 @@ func TestStdoutWriteErrorExits1(t *testing.T) {
 		{"fake-server", []string{"fake-server", "--listen", "127.0.0.1:0"}, true},
 	}
 	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			c := clitest.Call{Args: tt.args, StdoutTo: clitest.FailWriter{Err: clitest.ErrNoSpace}}
+		run := func(t *testing.T, stdout io.Writer) clitest.Result {
+			t.Helper()
+			c := clitest.Call{Args: tt.args, StdoutTo: stdout}
 			if tt.interrupted {
 				ctx, cancel := context.WithCancel(context.Background())
 				cancel()
 				c.Ctx = ctx
 			}
-			r := c.Run(t)
+			return c.Run(t)
+		}
+		t.Run(tt.name+": a write error", func(t *testing.T) {
+			t.Parallel()
+			r := run(t, clitest.FailWriter{Err: clitest.ErrNoSpace})
 			clitest.RequireCode(t, r, clierr.Failure, tt.args...)
 			ls := clitest.Lines(r.Stderr)
 			require.Len(t, ls, 1, "stderr lines: want one with the write error")
 			assert.Contains(t, ls[0], clitest.ErrNoSpace.Error(), "stderr")
 		})
-	}
-}
-
-// A command whose stdout's reader is gone (EPIPE: a pipe into head)
-// ends quietly with 141, the status SIGPIPE gives a standard tool (main
-// then ends the process with SIGPIPE itself): no line on stderr, also
-// when it does not check its writes (cobra's help, the demo's narration).
-func TestStdoutClosedExits141(t *testing.T) {
-	t.Parallel()
-	tests := []struct {
-		name        string
-		args        []string
-		interrupted bool // run already interrupted: fake-server serves until then
-	}{
-		{"lookup ip", []string{"--fake", "lookup", "ip", "1.1.1.1"}, false},
-		{"health", []string{"--fake", "health"}, false},
-		{"--help", []string{"--help"}, false},
-		{"help account", []string{"help", "account"}, false},
-		{"demo", []string{"demo"}, false},
-		{"fake-server", []string{"fake-server", "--listen", "127.0.0.1:0"}, true},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
+		t.Run(tt.name+": a closed pipe", func(t *testing.T) {
 			t.Parallel()
-			r, w, err := os.Pipe()
-			require.NoError(t, err)
-			require.NoError(t, r.Close())
-			t.Cleanup(func() { _ = w.Close() }) // the command's stdout: nothing is left to lose
-			c := clitest.Call{Args: tt.args, StdoutTo: w}
-			if tt.interrupted {
-				ctx, cancel := context.WithCancel(context.Background())
-				cancel()
-				c.Ctx = ctx
-			}
-			res := c.Run(t)
-			clitest.RequireCode(t, res, clierr.BrokenPipe, tt.args...)
-			assert.Empty(t, res.Stderr, "stderr")
+			r := run(t, clitest.ClosedPipe(t))
+			clitest.RequireCode(t, r, clierr.BrokenPipe, tt.args...)
+			assert.Empty(t, r.Stderr, "stderr")
 		})
 	}
 }
