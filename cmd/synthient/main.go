@@ -37,9 +37,12 @@ var interruptGrace = 3 * time.Second
 
 func main() {
 	// A closed pipe (synthient ... | head -1) is a write error that the
-	// command handles: it stops, accounts for what it read and says so,
-	// where SIGPIPE would kill it silently.
-	signal.Ignore(syscall.SIGPIPE)
+	// command handles: it stops sending, accounts for what it read, and
+	// only then ends as SIGPIPE would have ended it (exitBrokenPipe). With
+	// SIGPIPE notified (to a channel nobody reads: the signal is dropped),
+	// the Go runtime returns EPIPE for a write to stdout instead of ending
+	// the program there.
+	signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
 	ctx, stop := notifyInterrupt(os.Stderr)
 	code := root.Run(ctx, os.Args[1:], root.Env{
 		System: iostreams.System{
@@ -54,6 +57,9 @@ func main() {
 		ReadPassword: readPassword,
 	})
 	stop()
+	if code == clierr.BrokenPipe {
+		exitBrokenPipe()
+	}
 	os.Exit(code)
 }
 
@@ -101,6 +107,17 @@ func exitInterrupted(stderr io.Writer) {
 	case <-time.After(time.Second):
 	}
 	os.Exit(clierr.Interrupt)
+}
+
+// exitBrokenPipe ends the process as SIGPIPE ends a standard tool whose
+// stdout closed, quietly: once SIGPIPE is no longer notified, a write to
+// the closed stdout makes the Go runtime end the program with it. Where
+// that does not end the process (Windows, or SIGPIPE ignored by the
+// parent, which the runtime honours), the caller exits with
+// clierr.BrokenPipe.
+func exitBrokenPipe() {
+	signal.Reset(syscall.SIGPIPE)
+	_, _ = os.Stdout.Write([]byte{'\n'}) // to a stdout that has no reader: nothing is shown
 }
 
 // readPassword reads a line from the terminal on stdin without echoing

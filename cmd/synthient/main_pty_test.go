@@ -23,6 +23,14 @@ import (
 // what the terminal received and the lines it shows.
 func onPTY(t *testing.T, env []string, args ...string) (raw string, screen []string) {
 	t.Helper()
+	return onPTYOut(t, env, nil, args...)
+}
+
+// onPTYOut runs the command with stderr on a pty, and stdout there too,
+// or to stdout when it is not nil (a pipe: | cat), and returns what the
+// terminal received and the lines it shows.
+func onPTYOut(t *testing.T, env []string, stdout io.Writer, args ...string) (raw string, screen []string) {
+	t.Helper()
 	srv := clitest.NewServer(t)
 	ptmx, tty, err := pty.Open()
 	require.NoError(t, err)
@@ -31,6 +39,9 @@ func onPTY(t *testing.T, env []string, args ...string) (raw string, screen []str
 	cmd := process(t, srv, args...)
 	cmd.Env = append(cmd.Env, env...)
 	cmd.Stdout, cmd.Stderr = tty, tty
+	if stdout != nil {
+		cmd.Stdout = stdout
+	}
 	require.NoError(t, cmd.Start())
 	require.NoError(t, tty.Close()) // the child holds it
 	var out bytes.Buffer
@@ -71,4 +82,19 @@ func TestTerminalOutput(t *testing.T) {
 	raw, _ = onPTY(t, []string{"TERM=xterm", "NO_COLOR=1"}, "lookup", "ips", "--file", file, "--no-progress")
 	assert.NotRegexp(t, "\x1b\\[[0-9;]*m", raw, "NO_COLOR: no colour")
 	assert.NotRegexp(t, bar, raw, "--no-progress: no bar")
+}
+
+// With stdout piped (lookup ip A B -o json | cat) and stderr on the
+// terminal, no bar is drawn, as gh does: the terminal gets the summary
+// alone, never a bar that the lines cat prints would run into.
+func TestTerminalStdoutPiped(t *testing.T) {
+	t.Parallel()
+	var out bytes.Buffer
+	args := append([]string{"-o", "json", "lookup", "ip"}, clitest.Addrs(300)...)
+	raw, screen := onPTYOut(t, []string{"TERM=xterm"}, &out, args...)
+	assert.NotContains(t, raw, "looking up", "a bar on the terminal")
+	assert.NotContains(t, raw, "\r\x1b[K", "a line erased on the terminal")
+	require.Len(t, screen, 1, "the terminal's lines")
+	assert.Regexp(t, `^synthient: 300 addresses read: 300 looked up`, screen[0])
+	assert.Len(t, clitest.Lines(out.String()), 300, "the results on stdout")
 }

@@ -80,39 +80,77 @@ func recipe(t *testing.T, srv *synthienttest.Server, script, dir string) *exec.C
 	return sh
 }
 
-// A stdout that closes early (synthient ... | head -1) is a write error,
-// not a silent SIGPIPE death: lookup ips stops spending credits soon
-// after, in every output format, and ends with its summary and exit 1.
+// A stdout that closes early (synthient ... | head -2) ends the command
+// as SIGPIPE ends a standard tool: the process is killed by SIGPIPE (the
+// shell's 141) and prints no error. lookup ips stops sending first: the
+// output of the first request comes before the second is sent (the text
+// table too); its reader reads a byte and closes while the second request
+// is held in flight, and no request after it is charged (the fake's
+// credits), in every output format.
 func TestClosedStdout(t *testing.T) {
 	t.Parallel()
-	var in strings.Builder
-	for i := range 500 {
-		fmt.Fprintf(&in, "10.%d.%d.1\n", i/250, i%250)
-	}
+	in := strings.Join(clitest.Addrs(300), "\n") + "\n"
 	for _, output := range []string{"text", "csv", "json"} {
 		t.Run(output, func(t *testing.T) {
 			t.Parallel()
 			srv := clitest.NewServer(t)
-			cmd := process(t, srv, "-o", output, "lookup", "ips", "--file", "-", "--batch-size", "10", "--concurrency", "1")
-			cmd.Stdin = strings.NewReader(in.String())
+			credits := srv.Credits(srv.APIKey)
+			front, release := clitest.HoldLookups(t, srv, 2) // until the reader closed
+			cmd := process(t, srv, "--base-url", front, "-o", output, "lookup", "ips", "--file", "-", "--batch-size", "10", "--concurrency", "1")
+			cmd.Stdin = strings.NewReader(in)
 			var stderr bytes.Buffer
 			cmd.Stderr = &stderr
 			stdout, err := cmd.StdoutPipe()
 			require.NoError(t, err)
 			require.NoError(t, cmd.Start())
-			first := make([]byte, 1)
-			_, err = stdout.Read(first) // the output began
-			require.NoError(t, err)
+			began := make(chan error, 1)
+			go func() {
+				_, err := stdout.Read(make([]byte, 1))
+				began <- err
+			}()
+			select {
+			case err := <-began:
+				require.NoError(t, err)
+			case <-time.After(time.Minute): // only a hang takes this long
+				t.Fatal("no output while the second request was in flight: the first request's results were held back")
+			}
 			require.NoError(t, stdout.Close())
-			err = cmd.Wait()
-			var exit *exec.ExitError
-			require.ErrorAs(t, err, &exit, "stderr:\n%s", stderr.String())
-			assert.Equal(t, clierr.Failure, exit.ExitCode(), "exit code (-1: killed by a signal); stderr:\n%s", stderr.String())
-			assert.Contains(t, stderr.String(), "broken pipe")
+			release()
+			requireSIGPIPE(t, cmd.Wait(), cmd, stderr.String())
+			charged := credits - srv.Credits(srv.APIKey)
+			assert.LessOrEqual(t, charged, int64(18), "credits charged: at most the two requests sent before stdout closed\nstderr:\n%s", stderr.String())
+			assert.NotContains(t, stderr.String(), "broken pipe")
 			s := clitest.ParseSummary(t, stderr.String())
-			assert.Less(t, s.Credits, int64(100), "credits spent after stdout closed (450 for all)")
+			assert.Equal(t, charged, s.Credits+s.MaybeCredits, "the summary's credits")
 		})
 	}
+	// Any command, its help too, ends so on a stdout whose reader is gone.
+	for _, args := range [][]string{{"--help"}, {"-o", "json", "stream", "proxies", "--max-events", "5"},
+		{"exports", "download", "proxies", "--out", "-"}, {"lookup", "8.8.8.8"}} {
+		t.Run(strings.Join(args, " "), func(t *testing.T) {
+			t.Parallel()
+			srv := clitest.NewServer(t)
+			w := clitest.ClosedPipe(t)
+			cmd := process(t, srv, args...)
+			var stderr bytes.Buffer
+			cmd.Stdout, cmd.Stderr = w, &stderr
+			require.NoError(t, cmd.Start())
+			require.NoError(t, w.Close()) // the child holds it
+			requireSIGPIPE(t, cmd.Wait(), cmd, stderr.String())
+			assert.Empty(t, stderr.String(), "stderr")
+		})
+	}
+}
+
+// requireSIGPIPE stops the test unless the command, whose Wait returned
+// err, was ended by SIGPIPE.
+func requireSIGPIPE(t *testing.T, err error, cmd *exec.Cmd, stderr string) {
+	t.Helper()
+	var exit *exec.ExitError
+	require.ErrorAs(t, err, &exit, "stderr:\n%s", stderr)
+	ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus)
+	require.True(t, ok)
+	require.True(t, ws.Signaled() && ws.Signal() == syscall.SIGPIPE, "ended by SIGPIPE, not %v; stderr:\n%s", cmd.ProcessState, stderr)
 }
 
 // A second Ctrl-C kills a command the first could not stop: a template

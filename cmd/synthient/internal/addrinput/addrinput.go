@@ -20,14 +20,15 @@ import (
 // invalid and skipped.
 const MaxLine = 64 << 10
 
-// Count counts the addresses of a regular file as the run will read them
-// (the words that are not addresses included), and rewinds it; -1 if f is
-// not a regular file.
-func Count(f *os.File) (int64, error) {
-	if !isRegular(f) {
+// Count counts the addresses of in, a regular file or the text of the
+// addresses given as arguments, as the run will read them (the words that
+// are not addresses included), and rewinds it; -1 if in is a file that is
+// not regular (a pipe cannot be read twice).
+func Count(in io.ReadSeeker) (int64, error) {
+	if f, ok := in.(*os.File); ok && !isRegular(f) {
 		return -1, nil
 	}
-	r := &Reader{br: bufio.NewReaderSize(f, MaxLine), report: func(int64, string) {}}
+	r := &Reader{br: bufio.NewReaderSize(in, MaxLine), report: func(int64, string) {}}
 	var n int64
 	for {
 		_, ok, err := r.next()
@@ -42,7 +43,7 @@ func Count(f *os.File) (int64, error) {
 			break
 		}
 	}
-	if _, err := f.Seek(0, io.SeekStart); err != nil {
+	if _, err := in.Seek(0, io.SeekStart); err != nil {
 		return 0, fmt.Errorf("reading the addresses: %w", err)
 	}
 	return n, nil

@@ -45,6 +45,10 @@ type Config struct {
 	// file a killed run left in the middle of a line starts a new line,
 	// and prints no CSV header where the file has one.
 	Stdout io.Writer
+	// NoAddress, when not nil, is the error of a run whose input held no
+	// address line at all (empty, or only comments), which is otherwise
+	// a success.
+	NoAddress error
 }
 
 // Input is the addresses of a run: the reader of their lines, and how
@@ -62,12 +66,13 @@ type Input struct {
 // interrupt would, so that no more credits are spent for output that is
 // lost. failed and unknown are closed.
 func (cfg *Config) Run(ctx context.Context, c *synthient.Client, in Input, p *synthient.BulkParams, failed, unknown *List) error {
-	runCtx, stop := context.WithCancel(ctx)
-	defer stop()
+	runCtx, stop := context.WithCancelCause(ctx)
+	defer stop(nil)
 	lines := addrinput.NewReader(runCtx, in.R, cfg.ReportInvalid)
 	defer lines.Close()
 	r := cfg.newRun(lines, in.Total, failed, unknown, stop)
 	params := *p
+	params.BeforeSend = r.beforeSend
 	if r.jr != nil {
 		if err := endTornLine(cfg.Stdout); err != nil {
 			// Nothing was sent, nor written to the files: the error
@@ -76,7 +81,7 @@ func (cfg *Config) Run(ctx context.Context, c *synthient.Client, in Input, p *sy
 			return err
 		}
 		cfg.journalNote()
-		lines.Skip, params.BeforeSend = r.jr.skip, r.jr.beforeSend
+		lines.Skip = r.jr.skip
 	}
 	for res, err := range c.LookupIPsAll(runCtx, lines.Addrs(), &params) {
 		r.handle(res, err)
@@ -84,7 +89,7 @@ func (cfg *Config) Run(ctx context.Context, c *synthient.Client, in Input, p *sy
 	r.skippedTail()
 	stopped := runCtx.Err() != nil
 	if stopped {
-		r.drain(runCtx.Err())
+		r.drain(context.Cause(runCtx))
 	}
 	return r.finish(ctx, stopped)
 }

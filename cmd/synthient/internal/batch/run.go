@@ -4,12 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-
-	"github.com/schollz/progressbar/v3"
+	"net/netip"
+	"syscall"
 
 	"github.com/synthient-go/synthient"
 	"github.com/synthient-go/synthient/cmd/synthient/internal/addrinput"
-	"github.com/synthient-go/synthient/cmd/synthient/internal/iostreams"
 	"github.com/synthient-go/synthient/cmd/synthient/internal/journal"
 	"github.com/synthient-go/synthient/cmd/synthient/internal/render"
 	"github.com/synthient-go/synthient/cmd/synthient/internal/textsafe"
@@ -24,26 +23,26 @@ type run struct {
 	rows             *render.Stream // the text output; nil for JSON and CSV
 	pending          int            // rows of rows not flushed yet
 	csvRows          *csvOut        // the CSV output; nil for text and JSON
-	bar              *progressbar.ProgressBar
-	total            int64 // the bar's total: the address lines; -1 if unknown
+	bar              *progress      // nil for none
 	failed, unknown  *List
 	lines            *addrinput.Reader
-	stop             func()      // ends the run, as an interrupt does
-	jr               *journalRun // nil without a journal
+	stop             context.CancelCauseFunc // ends the run, as an interrupt does
+	jr               *journalRun             // nil without a journal
 	tally            Tally
 	group            failureGroup
 	printErr, sdkErr error // the first error writing stdout; an error of the SDK's own
+	stopCause        error // why the run stopped after printErr
 }
 
 // newRun starts the output of a run that reads lines: the progress bar
 // of total address lines (-1: unknown), and the table's header in text
 // output. stop ends the run early.
-func (cfg *Config) newRun(lines *addrinput.Reader, total int64, failed, unknown *List, stop func()) *run {
-	r := &run{cfg: cfg, lines: lines, total: total, failed: failed, unknown: unknown, stop: stop,
+func (cfg *Config) newRun(lines *addrinput.Reader, total int64, failed, unknown *List, stop context.CancelCauseFunc) *run {
+	r := &run{cfg: cfg, lines: lines, failed: failed, unknown: unknown, stop: stop,
 		jr: newJournalRun(cfg.Journal, cfg.ResendUnknown)}
 	r.tally.Journal = cfg.Journal != nil
 	if cfg.Bar != nil {
-		r.bar = iostreams.NewCountBar(cfg.Bar, total, "looking up")
+		r.bar = newProgress(cfg.Bar, total)
 	}
 	p := cfg.Printer
 	switch {
@@ -73,16 +72,7 @@ func (r *run) handle(res synthient.BulkResult, err error) {
 	r.tally.Add(res)
 	r.track(res, err, line)
 	r.file(res, line)
-	r.advanceBar()
-}
-
-// advanceBar counts one address on the progress bar, if any. The bar
-// only shows progress: a failure to draw it (stderr gone) stops nothing,
-// and the run's outcome does not depend on it.
-func (r *run) advanceBar() {
-	if r.bar != nil {
-		_ = r.bar.Add(1)
-	}
+	r.bar.add(r.pending > 0)
 }
 
 // lineOf returns the input line of the address the SDK just answered:
@@ -119,7 +109,7 @@ func (r *run) skipped(e addrinput.Entry) {
 		r.unknown.Add(e.IP)
 	}
 	r.track(res, errEarlierRun, e.Line)
-	r.advanceBar()
+	r.bar.add(r.pending > 0)
 }
 
 // skippedTail accounts for the settled entries after the last address the
@@ -149,14 +139,11 @@ func (r *run) file(res synthient.BulkResult, line int64) {
 }
 
 // print writes the lookup of res, from input line, on stdout: a text
-// row (the table is flushed as each request's rows begin, its columns
-// those of the first request's rows), a CSV row (flushed at once) or a
-// JSON document,
-// and records it in the journal once it is written. A failure of --jq or
-// --template on it is reported and the run goes on
-// (output.Printer.Tolerate); the first other error stops the run: the
-// results after it would be lost (and the journal does not hold them as
-// looked up).
+// row (the table is flushed as each request's rows begin, and before each
+// request is sent: beforeSend), a CSV row (flushed at once) or a JSON
+// document, and records it in the journal once it is written. A failure
+// of --jq or --template on it is reported and the run goes on
+// (output.Printer.Tolerate); the first other error stops the run (fail).
 func (r *run) print(res synthient.BulkResult, line int64) {
 	if r.printErr != nil {
 		return
@@ -165,13 +152,14 @@ func (r *run) print(res synthient.BulkResult, line int64) {
 	switch {
 	case r.rows != nil:
 		if res.Credits > 0 && r.pending > 0 { // the first result of a request
-			if err, r.pending = r.rows.Flush(), 0; err == nil {
-				r.jr.flushed()
+			if r.flushTable(); r.printErr != nil {
+				return
 			}
 		}
 		r.rows.Row(render.IPRow(res.Lookup)...)
 		r.jr.print(res.IP)
 		r.pending++
+		return
 	case r.csvRows != nil:
 		err = r.csvRows.row(render.IPCSVRow(res.Lookup))
 	default:
@@ -179,13 +167,57 @@ func (r *run) print(res synthient.BulkResult, line int64) {
 		err = p.Tolerate(p.Emit(res.Lookup), "line", line)
 	}
 	if err != nil {
-		r.printErr = err
-		r.stop()
+		r.fail(err)
 		return
 	}
-	if r.rows == nil {
-		r.jr.done(res.IP, synthient.LookedUp)
+	r.jr.done(res.IP, synthient.LookedUp)
+}
+
+// flushTable writes out the table rows held back, and records them in the
+// journal; an error stops the run (fail).
+func (r *run) flushTable() {
+	err := r.rows.Flush()
+	r.pending = 0
+	if err != nil {
+		r.fail(err)
+		return
 	}
+	r.jr.flushed()
+	r.bar.release()
+}
+
+// fail stops the run after err, the first error writing stdout: the
+// results after it would be lost (and the journal does not hold them as
+// looked up), so no more credits are spent on them. The addresses not
+// sent give the reason (stopCause).
+func (r *run) fail(err error) {
+	r.printErr = err
+	r.stopCause = fmt.Errorf("stopped after an error writing stdout: %w", err)
+	if errors.Is(err, syscall.EPIPE) {
+		r.stopCause = errStdoutClosed
+	}
+	r.stop(r.stopCause)
+}
+
+// errStdoutClosed is why a run whose stdout closed (EPIPE: a pipe into
+// head that exited) sends nothing more.
+var errStdoutClosed = errors.New("stdout was closed by its reader (a pipe into head, say): nothing more is sent")
+
+// beforeSend runs before each request is sent (BulkParams.BeforeSend): it
+// writes out the table rows held back, so that a stdout that closed (a
+// pipe into head) or failed stops the run before the request is sent and
+// charged, then records the request in the journal.
+func (r *run) beforeSend(addrs []netip.Addr) error {
+	if r.rows != nil && r.pending > 0 && r.printErr == nil {
+		r.flushTable()
+	}
+	if r.printErr != nil {
+		return r.stopCause
+	}
+	if r.jr == nil {
+		return nil
+	}
+	return r.jr.beforeSend(addrs)
 }
 
 // csvOut is the CSV output of a run: its header, while it is due, goes
@@ -241,20 +273,20 @@ func (r *run) reportGroup() {
 		lines = fmt.Sprintf("line %d", g.first)
 	}
 	_, _ = fmt.Fprintf(r.cfg.Err, "synthient: %s: %s %s: %s\n",
-		lines, render.Plural(g.n, "address", "addresses"), r.outcomeText(g.outcome), r.cfg.Describe(g.err))
+		lines, render.Plural(g.n, "address", "addresses"), outcomeText(g.outcome, r.failed, r.unknown), r.cfg.Describe(g.err))
 	*g = failureGroup{}
 }
 
 // outcomeText says what an outcome other than LookedUp and Invalid means
-// for the user, and where its addresses went.
-func (r *run) outcomeText(o synthient.BulkOutcome) string {
+// for the user, and where its addresses went: failed or unknown.
+func outcomeText(o synthient.BulkOutcome, failed, unknown *List) string {
 	switch o {
 	case synthient.NotSent:
-		return textsafe.Paint(textsafe.Yellow, "not sent") + ", safe to send again" + r.failed.hint()
+		return textsafe.Paint(textsafe.Yellow, "not sent") + ", safe to send again" + failed.hint()
 	case synthient.Rejected:
-		return textsafe.Paint(textsafe.Yellow, "rejected") + " without a charge, safe to send again once the cause is fixed" + r.failed.hint()
+		return textsafe.Paint(textsafe.Yellow, "rejected") + " without a charge, safe to send again once the cause is fixed" + failed.hint()
 	}
-	return textsafe.Paint(textsafe.Red, "possibly charged") + " (the request may have been processed); do not resend blindly" + r.unknown.hint()
+	return textsafe.Paint(textsafe.Red, "possibly charged") + " (the request may have been processed); do not resend blindly" + unknown.hint()
 }
 
 // drain accounts for the lines the input had already delivered when the
@@ -273,7 +305,7 @@ func (r *run) drain(cause error) {
 		r.tally.Add(res)
 		r.track(res, cause, r.lines.Line())
 		r.file(res, r.lines.Line())
-		r.advanceBar()
+		r.bar.add(r.pending > 0)
 	}
 }
 
@@ -286,14 +318,18 @@ func (r *run) finish(ctx context.Context, stopped bool) error {
 		r.printErr = err
 	} else if err == nil {
 		r.jr.flushed()
+		r.bar.release()
 	}
-	r.endBar(stopped)
+	r.bar.end(stopped, r.tally.Total())
 	fileErr := errors.Join(r.failed.Close(), r.unknown.Close(), r.jr.close())
 	r.printSummary(stopped)
 	for _, err := range []error{ctx.Err(), r.sdkErr, r.lines.End(), r.printErr, fileErr} {
 		if err != nil {
 			return err
 		}
+	}
+	if r.tally.Total() == 0 && r.cfg.NoAddress != nil {
+		return r.cfg.NoAddress
 	}
 	if err := r.tally.err(r.failed, r.unknown, r.cfg.InvalidWhere()); err != nil {
 		return err
@@ -311,21 +347,6 @@ func (r *run) flushRows() error {
 		return r.csvRows.Flush()
 	}
 	return nil
-}
-
-// endBar ends the progress bar, which the terminal erases: the summary
-// follows it. Once the input ended, a bar of an unknown total learns it,
-// and shows 100%.
-func (r *run) endBar(stopped bool) {
-	if r.bar == nil {
-		return
-	}
-	if n := r.tally.Total(); !stopped && n > 0 && r.total < 0 {
-		r.bar.ChangeMax64(n)
-		_ = r.bar.Finish() // the bar only shows progress: see advanceBar
-	}
-	_ = r.bar.Exit()
-	_, _ = fmt.Fprintln(r.cfg.Bar)
 }
 
 // printSummary prints the counts on stderr and, for a run stopped early,

@@ -20,6 +20,11 @@ const (
 	API        = 3   // the API answered with an error (or addresses of a batch were not looked up)
 	Connection = 4   // connection and timeout errors
 	Interrupt  = 130 // Ctrl-C or SIGTERM
+	// BrokenPipe is the code of a command whose stdout closed early (a
+	// pipe into head): 128 + SIGPIPE, the status a shell shows for a
+	// standard tool that SIGPIPE ended. The command prints nothing for it,
+	// and main ends the process with SIGPIPE itself.
+	BrokenPipe = 141
 )
 
 // Error carries an exit code with the error to print; Hint asks for the

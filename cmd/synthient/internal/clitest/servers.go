@@ -8,8 +8,11 @@ import (
 	"net/http/httptest"
 	"net/http/httputil"
 	"net/url"
+	"os"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -185,4 +188,37 @@ func AssertNoForgedLine(t *testing.T, what, out string) {
 	for _, l := range Lines(out) {
 		assert.False(t, strings.HasPrefix(l, "synthient: forged"), "a server string forged a line of its own on %s:\n%s", what, out)
 	}
+}
+
+// HoldLookups serves a front of srv that holds the bulk lookups from the
+// from-th on (counting from 1) until release is called, and returns its
+// base URL (with /api/v4) and release. The test's end releases them
+// before the front closes, which waits for its requests.
+func HoldLookups(t testing.TB, srv *synthienttest.Server, from int32) (base string, release func()) {
+	t.Helper()
+	held := make(chan struct{})
+	var once sync.Once
+	release = func() { once.Do(func() { close(held) }) }
+	var n atomic.Int32
+	proxy := ProxyTo(t, srv, nil)
+	base = ServeFront(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasSuffix(r.URL.Path, "/lookup/ips") && n.Add(1) >= from {
+			<-held
+		}
+		proxy.ServeHTTP(w, r)
+	}))
+	t.Cleanup(release) // runs before the front's Close, registered earlier
+	return base, release
+}
+
+// ClosedPipe returns the write end of a pipe whose reader is closed: a
+// stdout whose reader is gone (a pipe into head that exited). Every write
+// fails with EPIPE. It is closed when the test ends.
+func ClosedPipe(t testing.TB) *os.File {
+	t.Helper()
+	r, w, err := os.Pipe()
+	require.NoError(t, err)
+	require.NoError(t, r.Close())
+	t.Cleanup(func() { _ = w.Close() }) // a second close of a child's stdout fails harmlessly
+	return w
 }

@@ -163,10 +163,13 @@ func (f *Factory) Describe(err error) string {
 	return d.Describe(err)
 }
 
-// ShowProgress reports whether to draw a progress bar: on a terminal,
-// unless --no-progress or --quiet.
+// ShowProgress reports whether to draw a progress bar: when stdout and
+// stderr are both terminals, as gh does, unless --no-progress or
+// --quiet. With stdout piped (| cat, | jq) the bar could not keep a line
+// of its own among the lines the reader of the pipe prints on the same
+// screen.
 func (f *Factory) ShowProgress() bool {
-	return !f.Flags.Quiet && !f.Flags.NoProgress && f.IO.StderrIsTerminal()
+	return !f.Flags.Quiet && !f.Flags.NoProgress && f.IO.StdoutIsTerminal() && f.IO.StderrIsTerminal()
 }
 
 // Context returns cmd's context, or the background one when it has none

@@ -4,7 +4,11 @@
 package iostreams
 
 import (
+	"errors"
 	"io"
+	"io/fs"
+	"os"
+	"syscall"
 
 	"github.com/synthient-go/synthient/cmd/synthient/internal/redact"
 	"github.com/synthient-go/synthient/cmd/synthient/internal/textsafe"
@@ -96,6 +100,16 @@ func (s *IOStreams) StdoutIsTerminal() bool { return s.stdoutTTY }
 
 // StderrIsTerminal reports whether stderr is a terminal.
 func (s *IOStreams) StderrIsTerminal() bool { return s.stderrTTY }
+
+// StdoutClosed reports whether err is the error of a write to stdout
+// whose reader is gone (EPIPE: a pipe into head that exited), as a
+// closed pipe is told from a full disk or any other failure, and from a
+// network write the SDK made.
+func (s *IOStreams) StdoutClosed(err error) bool {
+	f, ok := s.RawOut.(*os.File)
+	var pe *fs.PathError
+	return ok && errors.As(err, &pe) && pe.Op == "write" && pe.Path == f.Name() && errors.Is(pe.Err, syscall.EPIPE)
+}
 
 // Flush writes what Out and ErrOut hold back (an unfinished last line)
 // and returns the first error writing stdout, of this or any earlier

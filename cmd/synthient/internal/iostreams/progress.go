@@ -2,6 +2,7 @@ package iostreams
 
 import (
 	"io"
+	"sync"
 	"time"
 
 	"github.com/schollz/progressbar/v3"
@@ -18,14 +19,86 @@ func NewBytesBar(w io.Writer, total int64, desc string) *progressbar.ProgressBar
 	)
 }
 
-// NewCountBar returns a progress bar on w that counts up to total (-1:
-// unknown), drawing no spinner of its own.
-func NewCountBar(w io.Writer, total int64, desc string) *progressbar.ProgressBar {
-	return progressbar.NewOptions64(total,
+// barInterval is the shortest time between two frames of a CountBar.
+const barInterval = 50 * time.Millisecond
+
+// CountBar is a progress bar that counts up to a total. It draws a frame
+// at most every 50 ms, and draws a count it held back once counting
+// pauses that long, so that a bar at rest (waiting for an answer, say)
+// shows the exact count. Its methods are safe for concurrent use.
+type CountBar struct {
+	mu      sync.Mutex
+	bar     *progressbar.ProgressBar
+	total   int64       // -1: unknown
+	n       int64       // the count
+	drawn   int64       // the count last drawn
+	last    time.Time   // when it was drawn
+	pending *time.Timer // the draw of a count held back; nil for none
+	ended   bool
+}
+
+// NewCountBar returns a bar on w that counts up to total (-1: unknown),
+// drawing no spinner of its own.
+func NewCountBar(w io.Writer, total int64, desc string) *CountBar {
+	return &CountBar{total: total, bar: progressbar.NewOptions64(total,
 		progressbar.OptionSetWriter(w),
 		progressbar.OptionSetDescription(desc),
 		progressbar.OptionShowCount(),
-		progressbar.OptionThrottle(50*time.Millisecond),
 		progressbar.OptionSetSpinnerChangeInterval(0), // no spinner goroutine
-	)
+	)}
+}
+
+// Add counts n more. An error drawing the bar is dropped: the bar only
+// shows progress, and a stderr that is gone stops nothing.
+func (b *CountBar) Add(n int64) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.ended {
+		return
+	}
+	b.n += n
+	if wait := barInterval - time.Since(b.last); wait > 0 {
+		if b.pending == nil {
+			b.pending = time.AfterFunc(wait, b.drawHeld)
+		}
+		return
+	}
+	b.draw()
+}
+
+// drawHeld draws the count that Add held back.
+func (b *CountBar) drawHeld() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.pending = nil
+	if !b.ended && b.drawn != b.n {
+		b.draw()
+	}
+}
+
+// draw draws the count; b.mu is held.
+func (b *CountBar) draw() {
+	_ = b.bar.Set64(b.n) // see Add
+	b.drawn, b.last = b.n, time.Now()
+}
+
+// End draws the count held back, if any, and stops the bar: nothing is
+// drawn after it. When total is not -1, a bar of an unknown total learns
+// it, and shows 100% first. The caller erases the bar (a newline on the
+// terminal's bar writer).
+func (b *CountBar) End(total int64) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.pending != nil {
+		b.pending.Stop() // drawHeld, if it runs anyway, sees ended
+	}
+	if b.drawn != b.n {
+		b.draw()
+	}
+	if total > 0 && b.total < 0 {
+		b.bar.ChangeMax64(total)
+		_ = b.bar.Finish() // see Add
+	}
+	b.ended = true
+	_ = b.bar.Exit() // see Add
 }

@@ -5,15 +5,17 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
 )
 
 // DecisionHandler prints the SDK's retry-decision events as one readable
-// line each:
+// line each, and each pacing hold in the words of --trace:
 //
 //	attempt 1/3 GET /lookup/ip/{ip}: 429, Retry-After 1s -> retry in 1s
+//	hold 8ms before attempt 1 (lookup rate limit)
 type DecisionHandler struct {
 	mu    *sync.Mutex
 	w     io.Writer
@@ -38,18 +40,28 @@ func (h *DecisionHandler) WithAttrs([]slog.Attr) slog.Handler { return h }
 // group.
 func (h *DecisionHandler) WithGroup(string) slog.Handler { return h }
 
-// Handle writes the record as one line, in its steps: the attempt and its
-// route, what the attempt came to (writeOutcome), the decision
+// pacingMessage is the message of the SDK's records of a pacing hold.
+const pacingMessage = "synthient: pacing"
+
+// Handle writes the record as one line. A pacing hold is written as
+// --trace writes it (holdLine); an attempt in its steps: the attempt and
+// its route, what the attempt came to (writeOutcome), the decision
 // (writeDecision), and the time left before the deadline.
 func (h *DecisionHandler) Handle(_ context.Context, r slog.Record) error {
 	v := recordAttrs(r)
 	var b strings.Builder
 	b.WriteString(h.Indent)
-	fmt.Fprintf(&b, "attempt %s/%s %s %s: ", v.str("attempt"), v.str("max_attempts"), v.str("method"), v.str("route"))
-	v.writeOutcome(&b)
-	v.writeDecision(&b, r.Message)
-	if left, ok := v.dur("time_left"); ok {
-		fmt.Fprintf(&b, " (%s left before the deadline)", left.Round(time.Millisecond))
+	if r.Message == pacingMessage {
+		wait, _ := v.dur("wait")
+		attempt, _ := strconv.Atoi(v.str("attempt"))
+		b.WriteString(holdLine(v.str("bucket"), attempt, wait, v.str("reason")))
+	} else {
+		fmt.Fprintf(&b, "attempt %s/%s %s %s: ", v.str("attempt"), v.str("max_attempts"), v.str("method"), v.str("route"))
+		v.writeOutcome(&b)
+		v.writeDecision(&b, r.Message)
+		if left, ok := v.dur("time_left"); ok {
+			fmt.Fprintf(&b, " (%s left before the deadline)", left.Round(time.Millisecond))
+		}
 	}
 	b.WriteByte('\n')
 	h.mu.Lock()

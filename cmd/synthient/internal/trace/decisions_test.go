@@ -1,9 +1,12 @@
 package trace_test
 
 import (
+	"regexp"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 	"github.com/synthient-go/synthient/cmd/synthient/internal/clierr"
 	"github.com/synthient-go/synthient/cmd/synthient/internal/clitest"
 	"github.com/synthient-go/synthient/synthienttest"
@@ -44,4 +47,35 @@ func TestVerbose(t *testing.T) {
 	r = clitest.RunSrv(t, srv, "account")
 	clitest.RequireCode(t, r, 0)
 	assert.Empty(t, r.Stderr, "stderr without -v")
+}
+
+// -v prints each pacing hold as --trace does ("hold 8ms before attempt 1
+// (lookup rate limit)"), one line per hold: the same lines, as many, in
+// one run with both.
+func TestVerboseHolds(t *testing.T) {
+	t.Parallel()
+	// A real clock, and a lookup limit that a run of 40 requests passes:
+	// pacing holds them.
+	srv := synthienttest.NewServer(synthienttest.WithRateLimit(synthienttest.BucketLookup, 20, 20))
+	t.Cleanup(srv.Close)
+	c := clitest.BatchCall(srv, strings.Join(clitest.Addrs(40), "\n")+"\n", "--batch-size", "1", "--concurrency", "4")
+	c.Args = append([]string{"-v", "--trace", "--quiet"}, c.Args...)
+	r := c.Run(t)
+	clitest.RequireCode(t, r, 0)
+	verbose := regexp.MustCompile(`^(attempt \d+/\d+ POST /lookup/ips: \d+, request id \S+ -> \w+.*|hold [0-9.]+[µm]?s before attempt \d+ \(lookup rate limit\)(: stop, \w+)?)$`)
+	var vHolds, traceHolds []string
+	for _, l := range clitest.Lines(r.Stderr) {
+		switch {
+		case strings.HasPrefix(l, "  hold "):
+			traceHolds = append(traceHolds, strings.TrimPrefix(l, "  "))
+		case strings.HasPrefix(l, "trace "), strings.HasPrefix(l, "  "):
+		default:
+			require.Regexp(t, verbose, l, "a line of -v")
+			if strings.HasPrefix(l, "hold ") {
+				vHolds = append(vHolds, l)
+			}
+		}
+	}
+	require.NotEmpty(t, traceHolds, "no hold in the run: stderr:\n%s", r.Stderr)
+	assert.ElementsMatch(t, traceHolds, vHolds, "the holds of -v and of --trace")
 }

@@ -120,11 +120,18 @@ func (tr *Tracer) Hold(ctx context.Context, h synthient.PacingHold) {
 	if call == nil {
 		return
 	}
-	line := fmt.Sprintf("hold %s before attempt %d (%s rate limit)", round(h.Wait), h.Attempt, h.Bucket)
-	if h.Stop != "" {
-		line += ": stop, " + string(h.Stop)
+	call.nodes = append(call.nodes, holdLine(h.Bucket, h.Attempt, h.Wait, string(h.Stop)))
+}
+
+// holdLine is a pacing hold as --trace and -v print it: "hold 8ms before
+// attempt 1 (lookup rate limit)", and ": stop, REASON" when the call
+// stops instead of waiting (stop is not empty).
+func holdLine(bucket string, attempt int, wait time.Duration, stop string) string {
+	line := fmt.Sprintf("hold %s before attempt %d (%s rate limit)", round(wait), attempt, bucket)
+	if stop != "" {
+		line += ": stop, " + stop
 	}
-	call.nodes = append(call.nodes, line)
+	return line
 }
 
 // EndCall prints the call's tree on w: its outcome, attempts and

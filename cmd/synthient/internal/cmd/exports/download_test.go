@@ -316,16 +316,23 @@ func TestDownloadExistingFile(t *testing.T) {
 		"the file is not the export (%d bytes, starts %q)", len(b), b[:min(8, len(b))])
 }
 
-// With stderr on a terminal, a download draws a progress bar there, and
-// stdout is as without one.
+// With stdout and stderr on a terminal, a download draws a progress bar
+// on stderr, and stdout is as without one; with stdout piped, no bar is
+// drawn.
 func TestDownloadProgressOnTerminal(t *testing.T) {
 	t.Parallel()
 	srv := clitest.NewServer(t)
 	out := filepath.Join(t.TempDir(), "f.parquet")
 	c := clitest.Against(srv, "exports", "download", "proxies", "latest", "--out", out)
-	c.Terminal = true
+	c.Terminal, c.TTYOut = true, true
 	r := c.Run(t)
 	clitest.RequireCode(t, r, 0)
 	assert.Contains(t, r.Stderr, "downloading", "no progress bar on stderr")
 	assert.True(t, strings.HasPrefix(r.Stdout, "wrote "), "stdout: %q", r.Stdout)
+
+	c = clitest.Against(srv, "exports", "download", "proxies", "latest", "--out", out, "--force")
+	c.Terminal = true
+	r = c.Run(t)
+	clitest.RequireCode(t, r, 0)
+	assert.NotContains(t, r.Stderr, "downloading", "a progress bar with stdout piped")
 }

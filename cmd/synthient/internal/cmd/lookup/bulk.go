@@ -44,6 +44,10 @@ type BulkOptions struct {
 	Concurrency, BatchSize   int
 	KeepDuplicates, DryRun   bool
 	ResendUnknown            bool
+	// NeedsAddress refuses an input with no address line at all (empty,
+	// or only comments) as a usage error, where lookup ip and lookup ips
+	// succeed: synthient lookup, which acts on whatever is piped in.
+	NeedsAddress bool
 }
 
 // addBulkFlags adds the flags of a bulk lookup to fs, bound to o.
@@ -227,14 +231,15 @@ func openInput(ctx context.Context, o *BulkOptions) (io.Reader, func(), error) {
 }
 
 // countForBar returns the number of addresses of the input, for the
-// progress bar (bar), when the input is a regular file (see
-// addrinput.Count); else -1, unknown.
+// progress bar (bar), when the input can be read twice: the addresses
+// given as arguments, or a regular file (see addrinput.Count); else -1,
+// unknown.
 func countForBar(in io.Reader, bar bool) (int64, error) {
-	f, ok := in.(*os.File)
+	rs, ok := in.(io.ReadSeeker)
 	if !ok || !bar {
 		return -1, nil
 	}
-	return addrinput.Count(f)
+	return addrinput.Count(rs)
 }
 
 // openInterruptible opens the file name for reading, which blocks for a
@@ -258,6 +263,10 @@ func newBulkOptions(f *cmdutil.Factory, command string) *BulkOptions {
 // ready sets what the options take from f once the flags are parsed.
 func (o *BulkOptions) ready(f *cmdutil.Factory) {
 	o.IO, o.Batch, o.KeyFromStdin = f.IO, batchConfig(f), f.Flags.APIKeyFile == "-"
+	if o.NeedsAddress {
+		o.Batch.NoAddress = &clierr.Error{Code: clierr.Usage, Hint: true, Err: fmt.Errorf(
+			"synthient %s read no address: give addresses (synthient %s 8.8.8.8 1.1.1.1), or pipe them in", o.Command, o.Command)}
+	}
 }
 
 // batchConfig is how a bulk lookup of f's command line prints.
@@ -282,6 +291,6 @@ func isFile(arg string) bool {
 // fileArg is the usage error for the argument name of command, a file
 // given where addresses go.
 func fileArg(command, name string) error {
-	return clierr.Usagef("%q is a file, not an IP address: read it with synthient %s --file %s (or synthient %s - < %s)",
-		name, command, name, command, name)
+	return clierr.Usagef("%q is a file, not an IP address: read it with synthient lookup ips --file %s (or synthient %s - < %s)",
+		name, name, command, name)
 }

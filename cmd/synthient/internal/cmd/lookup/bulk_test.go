@@ -3,6 +3,7 @@ package lookup_test
 import (
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -111,12 +112,13 @@ func TestBulkJournalIsInput(t *testing.T) {
 }
 
 // A file given where addresses go (lookup ips addrs.txt) is a usage error
-// that says how to read it, and nothing is sent; a file whose name is an
-// address is that address.
+// that says how to read it, with a command that does, and nothing is
+// sent; a file whose name is an address is that address.
 func TestFileGivenAsAddress(t *testing.T) {
 	t.Parallel()
 	file := filepath.Join(t.TempDir(), "addrs.txt")
 	require.NoError(t, os.WriteFile(file, []byte("1.1.1.1\n"), 0o600))
+	hint := regexp.MustCompile(`read it with synthient (lookup ips --file \S+) \(or synthient ([a-z ]+ -) < \S+\)`)
 	tests := []struct {
 		name, command string
 		args          []string
@@ -132,8 +134,18 @@ func TestFileGivenAsAddress(t *testing.T) {
 			srv := clitest.NewServer(t)
 			r := clitest.RunSrv(t, srv, tt.args...)
 			clitest.RequireCode(t, r, clierr.Usage, tt.args...)
-			assert.Contains(t, r.Stderr, `"`+file+`" is a file, not an IP address: read it with synthient `+tt.command+` --file `+file)
+			assert.Contains(t, r.Stderr, `"`+file+`" is a file, not an IP address: read it with synthient lookup ips --file `+file+
+				` (or synthient `+tt.command+` - < `+file+`)`)
 			assert.Zero(t, srv.Arrivals(synthienttest.RouteLookupIPs)+srv.Arrivals(synthienttest.RouteLookupIP), "lookups sent")
+			m := hint.FindStringSubmatch(r.Stderr)
+			require.NotNil(t, m, "the hint")
+			// The commands of the hint read the file.
+			r = clitest.RunSrv(t, srv, strings.Fields(m[1])...)
+			clitest.RequireCode(t, r, 0, m[1])
+			c := clitest.Against(srv, strings.Fields(m[2])...)
+			c.Stdin = strings.NewReader("1.1.1.1\n")
+			r = c.Run(t)
+			clitest.RequireCode(t, r, 0, m[2])
 		})
 	}
 }

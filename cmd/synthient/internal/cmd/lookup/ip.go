@@ -26,8 +26,7 @@ type IPOptions struct {
 // view), or many, looked up as lookup ips does. runF and bulkF, when not
 // nil, run in place of the command's own run functions.
 func NewCmdIP(f *cmdutil.Factory, runF func(context.Context, *IPOptions) error, bulkF func(context.Context, *BulkOptions) error) *cobra.Command {
-	opts := &IPOptions{Client: f.Client}
-	bulk := newBulkOptions(f, "lookup ip")
+	ip := newIPRunner(f, "lookup ip", runF, bulkF)
 	cmd := &cobra.Command{
 		Use:   "ip [ADDR... | -]",
 		Short: "Look up IP addresses (1 credit each; 0.9 in batches)",
@@ -37,31 +36,54 @@ lookup ips makes it.
 
 ` + bulkHelp,
 		Args: cobra.ArbitraryArgs,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if len(args) == 1 && args[0] != "-" && !anyChanged(cmd, bulkFlags) {
-				opts.Printer, opts.Addr = f.Printer, args[0]
-				if runF != nil {
-					return runF(cmd.Context(), opts)
-				}
-				return ipRun(cmd.Context(), opts)
-			}
-			bulk.ready(f)
-			if err := bulk.setInput(args, "ADDR... or - (stdin)"); err != nil {
-				return err
-			}
-			if err := bulk.check(); err != nil {
-				return err
-			}
-			if bulkF != nil {
-				return bulkF(cmd.Context(), bulk)
-			}
-			return bulkRun(cmd.Context(), bulk)
-		},
+		RunE: ip.run,
 	}
-	addBulkFlags(cmd.Flags(), bulk)
+	addBulkFlags(cmd.Flags(), ip.bulk)
 	cmdutil.SetExamples(cmd, "synthient lookup ip 8.8.8.8", "synthient lookup ip 2001:4860:4860::8888 -o json",
 		"synthient lookup ip 8.8.8.8 --jq .network.asn", "synthient lookup ip 1.1.1.1 8.8.8.8 9.9.9.9")
 	return cmd
+}
+
+// ipRunner runs lookup ip, and the lookup group given addresses, which
+// acts as lookup ip: one address alone, many (or stdin) as a bulk lookup.
+type ipRunner struct {
+	f     *cmdutil.Factory
+	opts  *IPOptions
+	bulk  *BulkOptions
+	usage string // the arguments, for the error of a command without any
+	runF  func(context.Context, *IPOptions) error
+	bulkF func(context.Context, *BulkOptions) error
+}
+
+// newIPRunner returns the runner of command ("lookup ip"), whose own run
+// functions runF and bulkF replace when not nil.
+func newIPRunner(f *cmdutil.Factory, command string, runF func(context.Context, *IPOptions) error, bulkF func(context.Context, *BulkOptions) error) *ipRunner {
+	return &ipRunner{f: f, opts: &IPOptions{Client: f.Client}, bulk: newBulkOptions(f, command),
+		usage: "ADDR... or - (stdin)", runF: runF, bulkF: bulkF}
+}
+
+// run runs the command line cmd was given, args its arguments; cmd holds
+// the bulk flags.
+func (r *ipRunner) run(cmd *cobra.Command, args []string) error {
+	if len(args) == 1 && args[0] != "-" && !anyChanged(cmd, bulkFlags) {
+		r.opts.Printer, r.opts.Addr = r.f.Printer, args[0]
+		if r.runF != nil {
+			return r.runF(cmd.Context(), r.opts)
+		}
+		return ipRun(cmd.Context(), r.opts)
+	}
+	bulk := r.bulk
+	bulk.ready(r.f)
+	if err := bulk.setInput(args, r.usage); err != nil {
+		return err
+	}
+	if err := bulk.check(); err != nil {
+		return err
+	}
+	if r.bulkF != nil {
+		return r.bulkF(cmd.Context(), bulk)
+	}
+	return bulkRun(cmd.Context(), bulk)
 }
 
 // anyChanged reports whether any of the flags names was given to cmd.

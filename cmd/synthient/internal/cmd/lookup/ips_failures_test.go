@@ -349,3 +349,32 @@ func TestBatchListNotCreatable(t *testing.T) {
 		})
 	}
 }
+
+// A stdout whose reader is gone (EPIPE: a pipe into head that exited)
+// stops the run before another request is sent: with the pipe's reader
+// closed before the run, the fake charges the first request only (the
+// text table is written out before the next request goes, not after its
+// answer), in every output format. The command ends with 141, SIGPIPE's
+// status, printing no error; the summary accounts for every address.
+func TestBatchClosedStdout(t *testing.T) {
+	t.Parallel()
+	in := strings.Join(clitest.Addrs(200), "\n") + "\n"
+	for _, output := range []string{"text", "csv", "json"} {
+		t.Run(output, func(t *testing.T) {
+			t.Parallel()
+			srv := clitest.NewServer(t)
+			credits := srv.Credits(srv.APIKey)
+			c := clitest.BatchCall(srv, in, "--batch-size", "10", "--concurrency", "1")
+			c.Args[3], c.StdoutTo = output, clitest.ClosedPipe(t) // -o output
+			r := c.Run(t)
+			clitest.RequireCode(t, r, clierr.BrokenPipe, c.Args...)
+			assert.Equal(t, int64(9), credits-srv.Credits(srv.APIKey), "credits charged: the first request's 9\nstderr:\n%s", r.Stderr)
+			assert.Equal(t, 1, srv.Arrivals(synthienttest.RouteLookupIPs), "requests")
+			assert.NotContains(t, r.Stderr, "broken pipe")
+			s := clitest.ParseSummary(t, r.Stderr)
+			assert.Equal(t, int64(9), s.Credits, "the summary's credits spent")
+			assert.Zero(t, s.Unknown, "possibly charged")
+			assert.Contains(t, r.Stderr, "not sent, safe to send again: stdout was closed by its reader")
+		})
+	}
+}

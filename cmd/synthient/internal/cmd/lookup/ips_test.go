@@ -114,16 +114,17 @@ func TestBatch2500FromStdin(t *testing.T) {
 	assert.Equal(t, clitest.Summary{Read: 2500, LookedUp: 2500, Credits: spent}, s, "summary")
 }
 
-// With stderr on a terminal, a batch draws a progress bar there that
-// counts every address line, invalid ones included, and so reaches its
-// total; stdout is as without one. (Run with -race: the bar must not race
-// the batch.)
+// With stdout and stderr on a terminal, a batch draws a progress bar on
+// stderr that counts every address line, invalid ones included, and so
+// reaches its total; stdout is as without one. (Run with -race: the bar
+// must not race the batch.)
 func TestBatchProgressOnTerminal(t *testing.T) {
 	t.Parallel()
 	srv := clitest.NewServer(t)
 	c := clitest.Against(srv, "-o", "json", "lookup", "ips", "--file", "-")
-	c.Terminal = true
-	c.Stdin = strings.NewReader(strings.Join(clitest.Addrs(1500), "\n"))
+	c.Terminal, c.TTYOut = true, true
+	// A pipe, which cannot be read twice: the total is unknown.
+	c.Stdin = io.MultiReader(strings.NewReader(strings.Join(clitest.Addrs(1500), "\n")))
 	r := c.Run(t)
 	clitest.RequireCode(t, r, 0)
 	assert.Len(t, clitest.NDJSONIPs(t, r.Stdout), 1500, "results")
@@ -136,7 +137,7 @@ func TestBatchProgressOnTerminal(t *testing.T) {
 	require.NoError(t, os.WriteFile(file, []byte("\ufeff"+strings.Join(clitest.Addrs(1500), "\n")+"\nnope\n# end\n"+
 		strings.Repeat("x", addrinput.MaxLine+10)+"\n"), 0o600))
 	c = clitest.Against(srv, "-o", "json", "lookup", "ips", "--file", file)
-	c.Terminal = true
+	c.Terminal, c.TTYOut = true, true
 	r = c.Run(t)
 	clitest.RequireCode(t, r, clierr.OK)
 	assert.Len(t, clitest.NDJSONIPs(t, r.Stdout), 1500, "results from a file")
@@ -344,7 +345,7 @@ func TestBatchQuietAndNoProgress(t *testing.T) {
 			t.Parallel()
 			srv := clitest.NewServer(t)
 			c := clitest.Against(srv, append(tt.flags, "-o", "json", "lookup", "ips", "--file", "-")...)
-			c.Terminal = true
+			c.Terminal, c.TTYOut = true, true
 			c.Stdin = strings.NewReader(in)
 			r := c.Run(t)
 			clitest.RequireCode(t, r, clierr.OK)

@@ -56,6 +56,9 @@ func planRun(ctx context.Context, o *BulkOptions, in io.Reader) error {
 	if err := writePlan(cfg, plan, inJournal, creditsLeft(ctx, o)); err != nil {
 		return err
 	}
+	if plan.Addresses+deref(inJournal) == 0 && cfg.NoAddress != nil {
+		return cfg.NoAddress
+	}
 	if err := batch.NoAddressError(plan.Invalid, plan.Addresses+deref(inJournal), cfg.InvalidWhere()); err != nil {
 		return err
 	}

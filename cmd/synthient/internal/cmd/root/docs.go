@@ -13,6 +13,8 @@ import (
 // root the table of commands.
 var docsAnchors = map[string]string{
 	"synthient":                  "#commands",
+	"synthient lookup":           "#synthient-lookup",
+	"synthient lookup domain":    "#commands",
 	"synthient lookup ip":        "#batches",
 	"synthient lookup ips":       "#batches",
 	"synthient exports download": "#downloads",

@@ -29,7 +29,7 @@ func addGlobalFlags(root *cobra.Command, fl *cmdutil.GlobalFlags) {
 	f.StringVarP(&fl.Output, "output", "o", "text", "output format: text, json (NDJSON for batches and streams) or csv (lookups, export listings and rows)")
 	f.StringVar(&fl.JQ, "jq", "", "print what this jq expression makes of each JSON result (strings raw, one value per line)")
 	f.StringVar(&fl.Template, "template", "", "print each JSON result through this Go template (text/template)")
-	f.BoolVarP(&fl.Verbose, "verbose", "v", false, "log every retry decision on stderr")
+	f.BoolVarP(&fl.Verbose, "verbose", "v", false, "log every retry decision and rate-limit hold on stderr")
 	f.BoolVar(&fl.Trace, "trace", false, "print the tree of each call on stderr: attempts, waits, holds, stop reasons, durations")
 	f.BoolVarP(&fl.Quiet, "quiet", "q", false, "print nothing on stderr but the final error (and what -v or --trace ask for): no progress bar, invalid lines, reports or summary")
 	f.BoolVar(&fl.NoProgress, "no-progress", false, "draw no progress bar, also on a terminal")

@@ -49,7 +49,9 @@ func Run(ctx context.Context, args []string, env Env) int {
 	}
 	f := &cmdutil.Factory{IO: io, Secrets: secrets, Getenv: getenv, Keychain: kc, WorkDir: env.Dir, ReadPassword: env.ReadPassword}
 	code := execute(ctx, f, args)
-	if err := io.Flush(); err != nil && code == clierr.OK {
+	if err := io.Flush(); err != nil && code == clierr.OK && io.StdoutClosed(err) {
+		code = clierr.BrokenPipe // quiet: see execute
+	} else if err != nil && code == clierr.OK {
 		// The command did not see it fail (cobra's help, the demo's
 		// narration, fake-server's notice do not check their writes),
 		// or the final line failed.
@@ -76,6 +78,11 @@ func execute(ctx context.Context, f *cmdutil.Factory, args []string) int {
 		return clierr.OK
 	}
 	code := clierr.ExitCode(err)
+	if f.IO.StdoutClosed(err) {
+		// The reader of stdout is gone (a pipe into head): the command
+		// stopped, and ends quietly, as a standard tool that SIGPIPE ends.
+		return clierr.BrokenPipe
+	}
 	if code == clierr.Interrupt {
 		_, _ = fmt.Fprintln(f.IO.ErrOut, "synthient: interrupted") // stderr: see Run
 		return code

@@ -354,39 +354,3 @@ func TestErrorLineHasOnePrefix(t *testing.T) {
 		})
 	}
 }
-
-// A command whose stdout cannot be written exits 1 with one line on
-// stderr, also when it does not check its writes (cobra's help, the
-// demo's narration) or its last line fails (health), and fake-server does
-// not serve when it cannot say where.
-func TestStdoutWriteErrorExits1(t *testing.T) {
-	t.Parallel()
-	tests := []struct {
-		name        string
-		args        []string
-		interrupted bool // run already interrupted: fake-server serves until then
-	}{
-		{"lookup ip", []string{"--fake", "lookup", "ip", "1.1.1.1"}, false},
-		{"health", []string{"--fake", "health"}, false},
-		{"--help", []string{"--help"}, false},
-		{"help account", []string{"help", "account"}, false},
-		{"demo", []string{"demo"}, false},
-		{"fake-server", []string{"fake-server", "--listen", "127.0.0.1:0"}, true},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			c := clitest.Call{Args: tt.args, StdoutTo: clitest.FailWriter{Err: clitest.ErrNoSpace}}
-			if tt.interrupted {
-				ctx, cancel := context.WithCancel(context.Background())
-				cancel()
-				c.Ctx = ctx
-			}
-			r := c.Run(t)
-			clitest.RequireCode(t, r, clierr.Failure, tt.args...)
-			ls := clitest.Lines(r.Stderr)
-			require.Len(t, ls, 1, "stderr lines: want one with the write error")
-			assert.Contains(t, ls[0], clitest.ErrNoSpace.Error(), "stderr")
-		})
-	}
-}
