@@ -307,3 +307,35 @@ func TestCallerContextDoesNotCoolDown(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, []byte("v"), v)
 }
+
+// TestPanicIsAFailure: a panic in go-redis (here on a connection the
+// client opened before New, which the guard does not check, answered with
+// a string of 2^62 bytes) fails the call, whether go-redis runs on the
+// caller's goroutine or on the cache's own, and starts a cool-down: the
+// process lives.
+func TestPanicIsAFailure(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name       string
+		ctxTimeout bool
+	}{
+		{"ContextTimeoutEnabled", true},
+		{"a client that ignores the context", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			h := startHostile(t, map[string]string{"GET": "$" + lenPanic + "\r\n"})
+			rdb := goredis.NewClient(&goredis.Options{Addr: h.addr, ContextTimeoutEnabled: tc.ctxTimeout,
+				PoolSize: 1, MaxRetries: -1, ReadTimeout: 2 * time.Second, WriteTimeout: 2 * time.Second})
+			t.Cleanup(func() { _ = rdb.Close() })
+			require.NoError(t, rdb.Ping(callCtx(t)).Err(), "the connection opened before New")
+			cache, err := synthredis.New(rdb, synthredis.WithTimeout(2*time.Second), synthredis.WithCooldown(time.Hour))
+			require.NoError(t, err)
+
+			_, err = cache.Get(callCtx(t), "k")
+			require.ErrorContains(t, err, "synthient/redis: GET: go-redis panicked: runtime error: makeslice")
+			_, err = cache.Get(callCtx(t), "k")
+			require.ErrorIs(t, err, synthredis.ErrUnavailable, "a cool-down")
+		})
+	}
+}
