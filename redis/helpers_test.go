@@ -73,7 +73,7 @@ func freeAddr() (string, error) {
 	return ln.Addr().String(), nil
 }
 
-// run starts the process and waits, up to 10 s, for it to answer.
+// run starts the process and waits, up to a minute, for it to answer.
 func (s *server) run(path string) error {
 	host, port, _ := net.SplitHostPort(s.addr)
 	cmd := exec.Command(path, "--bind", host, "--port", port, "--save", "", "--appendonly", "no", //nolint:gosec,noctx // redis-server from PATH with the test's arguments; it lives until the test stops it, past any context
@@ -91,7 +91,7 @@ func (s *server) run(path string) error {
 	s.mu.Unlock()
 	rdb := goredis.NewClient(&goredis.Options{Addr: s.addr, MaxRetries: -1, DialTimeout: 100 * time.Millisecond})
 	defer rdb.Close() //nolint:errcheck // a probe client of the test: nothing to lose
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(time.Minute)
 	for {
 		ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
 		err := rdb.Ping(ctx).Err()
@@ -158,8 +158,8 @@ func redisClient(t testing.TB, s *server) *goredis.Client {
 		Addr:                  s.addr,
 		ContextTimeoutEnabled: true,
 		DialTimeout:           100 * time.Millisecond,
-		ReadTimeout:           2 * time.Second,
-		WriteTimeout:          2 * time.Second,
+		ReadTimeout:           time.Minute,
+		WriteTimeout:          time.Minute,
 		MaxRetries:            -1,
 		DialerRetries:         1,
 	})
@@ -176,9 +176,9 @@ func newCache(t testing.TB, s *server, opts ...synthredis.Option) (*synthredis.C
 	t.Helper()
 	rdb := redisClient(t, s)
 	prefix := fmt.Sprintf("test:%s:%d:", t.Name(), prefixes.Add(1))
-	// A timeout that a loaded machine under -race keeps to, unless opts
-	// set one: a timeout is a failure, which starts a cool-down.
-	c, err := synthredis.New(rdb, append([]synthredis.Option{synthredis.WithPrefix(prefix), synthredis.WithTimeout(2 * time.Second)}, opts...)...)
+	// A timeout that only a hang outlasts, unless opts set one: a timeout
+	// is a failure, which starts a cool-down.
+	c, err := synthredis.New(rdb, append([]synthredis.Option{synthredis.WithPrefix(prefix), synthredis.WithTimeout(time.Minute)}, opts...)...)
 	require.NoError(t, err)
 	return c, rdb, prefix
 }
@@ -228,9 +228,10 @@ func client(t testing.TB, srv *synthienttest.Server, cache synthient.Cache) (*sy
 	return c, e
 }
 
-// callCtx is the context of a call under test: a watchdog of 10 s.
+// callCtx is the context of a call under test: a watchdog of 2 minutes,
+// which only a hang outlasts.
 func callCtx(t testing.TB) context.Context {
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	t.Cleanup(cancel)
 	return ctx
 }
