@@ -6,7 +6,6 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"testing/synctest"
@@ -74,12 +73,13 @@ func TestTimeoutStartsAtTheWrite(t *testing.T) {
 // which a synctest bubble's fake time can run.
 type pipeListener struct {
 	conns chan net.Conn
-	done  chan struct{}
-	once  sync.Once
+	done  <-chan struct{}
+	close context.CancelFunc
 }
 
 func newPipeListener() *pipeListener {
-	return &pipeListener{conns: make(chan net.Conn), done: make(chan struct{})}
+	ctx, cancel := context.WithCancel(context.Background())
+	return &pipeListener{conns: make(chan net.Conn), done: ctx.Done(), close: cancel}
 }
 
 // dial returns the client's end of a new connection, once the server
@@ -104,7 +104,7 @@ func (l *pipeListener) Accept() (net.Conn, error) {
 }
 
 func (l *pipeListener) Close() error {
-	l.once.Do(func() { close(l.done) })
+	l.close()
 	return nil
 }
 
