@@ -35,7 +35,7 @@ func TestTimeoutStartsAtTheWrite(t *testing.T) {
 				return
 			}
 			_, _ = io.WriteString(w, "{}")
-		})}
+		}), ReadHeaderTimeout: time.Hour}
 		ln := newPipeListener()
 		go func() { _ = srv.Serve(ln) }()
 		defer srv.Close() //nolint:errcheck // the test's server: nothing to lose
