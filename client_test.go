@@ -261,8 +261,9 @@ func TestCloseWithCallsInProgress(t *testing.T) {
 		}
 		writeJSON(w, http.StatusOK, fmt.Sprintf(`{"ip":%q}`, strings.TrimPrefix(r.URL.Path, "/api/v4/lookup/ip/")))
 	})
-	// Without pacing every call's first request goes out at once.
-	c := newClient(t, srv.Base, synthient.WithoutPacing())
+	// Without pacing every call's first request goes out at once; a
+	// connection Close forgot would idle 90 s (RequireNoConnOpen).
+	c := newClient(t, srv.Base, synthient.WithoutPacing(), synthient.WithTimeout(time.Hour))
 
 	var wg sync.WaitGroup
 	results := make([]*synthient.IPLookup, lookups)
@@ -456,11 +457,11 @@ func openFiles(t *testing.T) int {
 	return len(ents)
 }
 
-// settle waits (up to 10 s, polling) until f() <= want, and returns f().
-// Not require.Eventually: it runs each poll in a goroutine of its own,
-// which a count of goroutines would see.
+// settle waits (up to a minute, polling) until f() <= want, and returns
+// f(). Not require.Eventually: it runs each poll in a goroutine of its
+// own, which a count of goroutines would see.
 func settle(f func() int, want int) int {
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(time.Minute)
 	for n := f(); ; n = f() {
 		if n <= want || time.Now().After(deadline) {
 			return n

@@ -209,6 +209,7 @@ func TestCoalescingCancelOneCaller(t *testing.T) {
 				}
 				close(open)
 				wg.Wait()
+				synctest.Wait() // the flight ends a leader's call that left after the callers go
 				for _, cancel := range cancels {
 					cancel()
 				}

@@ -142,32 +142,6 @@ func TestLoopbackBodyTimeout(t *testing.T) {
 	})
 }
 
-// TestLoopbackTimeoutStartsAtTheWrite: on a reused keep-alive connection,
-// whose read for the next answer began while it sat idle, Timeout bounds
-// the wait from when the request was written, not from when it went idle.
-// (Idle 1.2 s plus an answer after 1.3 s passes a 2 s bound counted from
-// the idle read; each wait alone is well within it.)
-//
-//nolint:paralleltest // it measures real time: its margin is 0.7 s
-func TestLoopbackTimeoutStartsAtTheWrite(t *testing.T) {
-	srv := newAPIServer(t, func(n int, w http.ResponseWriter, r *http.Request) {
-		if n == 2 {
-			select {
-			case <-time.After(1300 * time.Millisecond):
-			case <-r.Context().Done():
-				return
-			}
-		}
-		writeJSON(w, http.StatusOK, sampleAccountJSON)
-	})
-	c, _ := loggedClient(t, srv.Base, synthient.WithTimeout(2*time.Second), synthient.WithMaxRetries(0))
-	ctx := callCtx(t)
-	require.NoError(t, callAccount(ctx, c), "first Account")
-	time.Sleep(1200 * time.Millisecond) // the connection idles, its read pending
-	require.NoError(t, callAccount(ctx, c), "Account on the reused connection")
-	assert.Equal(t, 1, srv.NewConns(), "connections: the second call must reuse the first's")
-}
-
 // TestLoopbackOpenTimeout: OpenTimeout bounds the TLS handshake: a peer
 // that accepts TCP and never answers the ClientHello.
 func TestLoopbackOpenTimeout(t *testing.T) {
@@ -179,7 +153,7 @@ func TestLoopbackOpenTimeout(t *testing.T) {
 	err := callLookupIP(callCtx(t), c)
 	_ = requireConnErr(t, err, true, true)
 	_ = requireStop(t, err, 1, retry.NotRetryable)
-	require.Eventually(t, func() bool { return srv.Accepted() >= 1 }, 5*time.Second, 2*time.Millisecond, "the accept")
+	require.Eventually(t, func() bool { return srv.Accepted() >= 1 }, time.Minute, 2*time.Millisecond, "the accept")
 	srv.Close()
 	assert.Equal(t, 1, srv.Accepted(), "connections opened")
 	assert.Zero(t, srv.Arrivals(), "requests the server read")

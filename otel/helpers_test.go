@@ -74,9 +74,10 @@ func newClientHarness(t *testing.T, clientOpts []synthient.Option, opts ...synth
 	return h
 }
 
-// ctx is the context of a call under test: a watchdog of 10 s.
+// ctx is the context of a call under test: a watchdog of 2 minutes, which
+// only a hang outlasts.
 func ctx(t *testing.T) context.Context {
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	t.Cleanup(cancel)
 	return ctx
 }

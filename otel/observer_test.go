@@ -243,10 +243,13 @@ func TestStreamOpenedAndBrokenOutOf(t *testing.T) {
 // count, and nothing is sent.
 func TestPacingHoldStopsTheCall(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t, synthienttest.WithRateLimit(synthienttest.BucketAccount, 0.1, 1))
+	// A token every 1000 s, a turn held up to 2 hours; a deadline a
+	// minute away, which only a hang reaches.
+	h := newClientHarness(t, []synthient.Option{synthient.WithMaxRetryAfter(2 * time.Hour)},
+		synthienttest.WithRateLimit(synthienttest.BucketAccount, 0.001, 1))
 	_, err := h.c.Account(ctx(t))
 	require.NoError(t, err, "the call that spends the bucket")
-	short, cancel := context.WithTimeout(ctx(t), 50*time.Millisecond)
+	short, cancel := context.WithTimeout(ctx(t), time.Minute)
 	defer cancel()
 	// Before a 429 confirms the model, a call whose turn would come after
 	// its deadline goes, to probe it; the bucket answers 429.

@@ -35,6 +35,19 @@
 // failure to its observer (synthient.CallEnd.CacheErr) and logs them at
 // most once a minute.
 //
+// go-redis allocates what a reply announces (a string of 64 GiB, an array
+// of 2^40 elements) before it reads it, and panics on some lengths; no
+// recover survives an allocation the runtime cannot make. So New adds a
+// hook to rdb (to each node of a cluster or ring) that checks what Redis
+// sends on each connection rdb dials from then on, and fails the
+// connection at a reply with a string over 64 MiB, over about a million
+// elements announced in arrays, sets and maps, aggregates nested over 64
+// deep, or a line over 64 KiB: far above what the cache gets from a real
+// Redis, which may be less than other uses of rdb need; give the cache a
+// client of its own for those. Create the cache before rdb is used: a
+// connection opened earlier is not checked. A panic in go-redis is a
+// failure like the others.
+//
 // Give the cache a *goredis.Client with ContextTimeoutEnabled, as the
 // example does: it then bounds each command by the cache's timeout itself,
 // and the cache calls it on the lookup's goroutine; with any other client
@@ -144,8 +157,9 @@ func WithCooldown(d time.Duration) Option {
 }
 
 // New returns a Cache on rdb (a *goredis.Client, a cluster or a ring).
-// It does no I/O. The Cache does not own rdb: close rdb when done with it.
-// A nil rdb or an invalid option is an error.
+// It does no I/O; it adds to rdb the hook that checks Redis's replies (see
+// Failures). The Cache does not own rdb: close rdb when done with it. A
+// nil rdb or an invalid option is an error.
 func New(rdb goredis.UniversalClient, opts ...Option) (*Cache, error) {
 	if rdb == nil {
 		return nil, errors.New("synthient/redis: the Redis client is nil")
@@ -162,6 +176,7 @@ func New(rdb goredis.UniversalClient, opts ...Option) (*Cache, error) {
 			return nil, err
 		}
 	}
+	guard(rdb)
 	return c, nil
 }
 
@@ -267,10 +282,10 @@ func (c *Cache) call(ctx context.Context, cmd string, fn func(context.Context) e
 	defer cancel()
 	var err error
 	if c.direct {
-		err = fn(ctx)
+		err = safe(ctx, fn)
 	} else {
 		done := make(chan error, 1)
-		go func() { done <- fn(ctx) }()
+		go func() { done <- safe(ctx, fn) }()
 		select {
 		case err = <-done:
 		case <-ctx.Done():
@@ -293,6 +308,17 @@ func (c *Cache) call(ctx context.Context, cmd string, fn func(context.Context) e
 	}
 	c.downUntil.Store(0)
 	return nil
+}
+
+// safe returns what fn returns, or an error when it panics: go-redis
+// panics on some replies of a server that answers garbage.
+func safe(ctx context.Context, fn func(context.Context) error) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("go-redis panicked: %v", r)
+		}
+	}()
+	return fn(ctx)
 }
 
 // enter returns ErrUnavailable during a cool-down. The first call after

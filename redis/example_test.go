@@ -23,15 +23,14 @@ func Example() {
 	rdb := goredis.NewClient(&goredis.Options{
 		Addr:                  shared.addr, // your Redis, as "cache.internal:6379"
 		ContextTimeoutEnabled: true,        // free a connection when the cache gives up on a call
-		DialTimeout:           100 * time.Millisecond,
-		ReadTimeout:           100 * time.Millisecond,
-		WriteTimeout:          100 * time.Millisecond,
 		MaxRetries:            -1,
 	})
 	defer rdb.Close()                                                //nolint:errcheck // the program ends: nothing is lost whatever Close says
 	defer rdb.Del(context.Background(), "example:v1:ip:203.0.113.7") // so that the example runs the same each time
 
-	cache, err := redis.New(rdb, redis.WithPrefix("example:"))
+	// Each call to Redis is bounded by the cache's timeout, 50 ms by
+	// default; this one is for a test machine however loaded.
+	cache, err := redis.New(rdb, redis.WithPrefix("example:"), redis.WithTimeout(time.Minute))
 	if err != nil {
 		fmt.Println(err)
 		return

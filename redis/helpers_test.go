@@ -6,12 +6,16 @@ package redis_test
 // fake API with clients that cache in Redis.
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"os"
 	"os/exec"
+	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -69,7 +73,7 @@ func freeAddr() (string, error) {
 	return ln.Addr().String(), nil
 }
 
-// run starts the process and waits, up to 10 s, for it to answer.
+// run starts the process and waits, up to a minute, for it to answer.
 func (s *server) run(path string) error {
 	host, port, _ := net.SplitHostPort(s.addr)
 	cmd := exec.Command(path, "--bind", host, "--port", port, "--save", "", "--appendonly", "no", //nolint:gosec,noctx // redis-server from PATH with the test's arguments; it lives until the test stops it, past any context
@@ -87,7 +91,7 @@ func (s *server) run(path string) error {
 	s.mu.Unlock()
 	rdb := goredis.NewClient(&goredis.Options{Addr: s.addr, MaxRetries: -1, DialTimeout: 100 * time.Millisecond})
 	defer rdb.Close() //nolint:errcheck // a probe client of the test: nothing to lose
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(time.Minute)
 	for {
 		ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
 		err := rdb.Ping(ctx).Err()
@@ -154,8 +158,8 @@ func redisClient(t testing.TB, s *server) *goredis.Client {
 		Addr:                  s.addr,
 		ContextTimeoutEnabled: true,
 		DialTimeout:           100 * time.Millisecond,
-		ReadTimeout:           2 * time.Second,
-		WriteTimeout:          2 * time.Second,
+		ReadTimeout:           time.Minute,
+		WriteTimeout:          time.Minute,
 		MaxRetries:            -1,
 		DialerRetries:         1,
 	})
@@ -172,9 +176,9 @@ func newCache(t testing.TB, s *server, opts ...synthredis.Option) (*synthredis.C
 	t.Helper()
 	rdb := redisClient(t, s)
 	prefix := fmt.Sprintf("test:%s:%d:", t.Name(), prefixes.Add(1))
-	// A timeout that a loaded machine under -race keeps to, unless opts
-	// set one: a timeout is a failure, which starts a cool-down.
-	c, err := synthredis.New(rdb, append([]synthredis.Option{synthredis.WithPrefix(prefix), synthredis.WithTimeout(2 * time.Second)}, opts...)...)
+	// A timeout that only a hang outlasts, unless opts set one: a timeout
+	// is a failure, which starts a cool-down.
+	c, err := synthredis.New(rdb, append([]synthredis.Option{synthredis.WithPrefix(prefix), synthredis.WithTimeout(time.Minute)}, opts...)...)
 	require.NoError(t, err)
 	return c, rdb, prefix
 }
@@ -224,12 +228,158 @@ func client(t testing.TB, srv *synthienttest.Server, cache synthient.Cache) (*sy
 	return c, e
 }
 
-// callCtx is the context of a call under test: a watchdog of 10 s.
+// callCtx is the context of a call under test: a watchdog of 2 minutes,
+// which only a hang outlasts.
 func callCtx(t testing.TB) context.Context {
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	t.Cleanup(cancel)
 	return ctx
 }
 
 // isUnavailable reports whether err is the cache's cool-down error.
 func isUnavailable(err error) bool { return errors.Is(err, synthredis.ErrUnavailable) }
+
+// hostile is a TCP server that passes for a Redis until a command named in
+// its garbage comes: it answers that one with the raw bytes given (or, for
+// endless, a line that never ends). Otherwise it answers as a Redis 5
+// does to a client of RESP3 (HELLO refused, so the client speaks RESP2):
+// CLIENT and SELECT with OK, PING with PONG, GET with nil, SET with OK.
+type hostile struct {
+	addr    string
+	garbage map[string]string // command (upper case) → the raw reply
+	ln      net.Listener
+	wg      sync.WaitGroup
+	mu      sync.Mutex
+	conns   []net.Conn
+}
+
+// endless is the garbage of a line that never ends: "+aaaa…", sent until
+// the client hangs up.
+const endless = "\x00endless"
+
+// startHostile starts a hostile server with garbage, stopped (its
+// connections closed) when the test ends.
+func startHostile(t testing.TB, garbage map[string]string) *hostile {
+	t.Helper()
+	ln, err := new(net.ListenConfig).Listen(context.Background(), "tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	h := &hostile{addr: ln.Addr().String(), garbage: garbage, ln: ln}
+	h.wg.Go(h.accept)
+	t.Cleanup(h.stop)
+	return h
+}
+
+func (h *hostile) accept() {
+	for {
+		conn, err := h.ln.Accept()
+		if err != nil {
+			return
+		}
+		h.mu.Lock()
+		h.conns = append(h.conns, conn)
+		h.mu.Unlock()
+		h.wg.Go(func() { h.serve(conn) })
+	}
+}
+
+// stop closes the listener and every connection, and waits for their
+// goroutines.
+func (h *hostile) stop() {
+	_ = h.ln.Close()
+	h.mu.Lock()
+	for _, c := range h.conns {
+		_ = c.Close()
+	}
+	h.mu.Unlock()
+	h.wg.Wait()
+}
+
+// serve answers the commands of one connection until it closes.
+func (h *hostile) serve(conn net.Conn) {
+	defer conn.Close() //nolint:errcheck // the test's server: nothing to lose
+	rd := bufio.NewReader(conn)
+	for {
+		name, err := readCommand(rd)
+		if err != nil {
+			return
+		}
+		reply, ok := h.garbage[name]
+		switch {
+		case ok && reply == endless:
+			sendEndless(conn)
+			return
+		case !ok:
+			reply = normalReply(name)
+		}
+		if _, err := io.WriteString(conn, reply); err != nil {
+			return
+		}
+	}
+}
+
+// normalReply is what the hostile server answers to name when it is not
+// among its garbage.
+func normalReply(name string) string {
+	switch name {
+	case "HELLO":
+		return "-ERR unknown command 'HELLO'\r\n"
+	case "PING":
+		return "+PONG\r\n"
+	case "GET":
+		return "$-1\r\n"
+	}
+	return "+OK\r\n"
+}
+
+// sendEndless writes "+" and then 'a's until the client hangs up.
+func sendEndless(conn net.Conn) {
+	if _, err := io.WriteString(conn, "+"); err != nil {
+		return
+	}
+	chunk := []byte(strings.Repeat("a", 32<<10))
+	for {
+		if _, err := conn.Write(chunk); err != nil {
+			return
+		}
+	}
+}
+
+// readCommand reads one command, an array of bulk strings, and returns
+// its name in upper case.
+func readCommand(rd *bufio.Reader) (string, error) {
+	n, err := readHeader(rd, '*')
+	if err != nil {
+		return "", err
+	}
+	var name string
+	for i := range n {
+		size, err := readHeader(rd, '$')
+		if err != nil {
+			return "", err
+		}
+		arg := make([]byte, size+2)
+		if _, err := io.ReadFull(rd, arg); err != nil {
+			return "", err
+		}
+		if i == 0 {
+			name = strings.ToUpper(string(arg[:size]))
+		}
+	}
+	return name, nil
+}
+
+// readHeader reads a line "<kind><n>\r\n" and returns n (at most 1 MiB).
+func readHeader(rd *bufio.Reader, kind byte) (int, error) {
+	line, err := rd.ReadString('\n')
+	if err != nil {
+		return 0, err
+	}
+	if len(line) < 4 || line[0] != kind {
+		return 0, fmt.Errorf("not a %q header: %q", kind, line)
+	}
+	n, err := strconv.Atoi(strings.TrimSuffix(line[1:], "\r\n"))
+	if err != nil || n < 0 || n > 1<<20 {
+		return 0, fmt.Errorf("bad header %q", line)
+	}
+	return n, nil
+}

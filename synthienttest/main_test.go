@@ -39,6 +39,10 @@ func newServer(t testing.TB, opts ...synthienttest.Option) (*synthienttest.Serve
 	return srv, clk
 }
 
+// hang bounds a wait of the tests on real time: minutes, which only a
+// hang outlasts, whatever the load of the machine.
+const hang = 2 * time.Minute
+
 // fastBackoff keeps the retries of a test short.
 var fastBackoff = synthient.WithBackoff(time.Millisecond, 2*time.Millisecond)
 

@@ -122,7 +122,7 @@ func TestCloseLeavesNoGoroutines(t *testing.T) {
 	go func() { defer wg.Done(); _, _ = c.DownloadExport(ctx, synthient.FeedProxies, "latest", io.Discard) }()
 	require.Eventually(t, func() bool {
 		return srv.Arrivals(synthienttest.RouteAccount) == 1 && srv.Arrivals(synthienttest.RouteStorage) == 1
-	}, 3*time.Second, 5*time.Millisecond, "the requests arrive")
+	}, hang, 5*time.Millisecond, "the requests arrive")
 
 	srv.Close()
 	wg.Wait()
@@ -142,7 +142,7 @@ func TestConcurrentUse(t *testing.T) {
 	failures := 0
 	for range calls {
 		wg.Go(func() {
-			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			ctx, cancel := context.WithTimeout(context.Background(), hang)
 			defer cancel()
 			_, err := c.Account(ctx)
 			_ = srv.Requests()

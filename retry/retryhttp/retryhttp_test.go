@@ -156,14 +156,15 @@ func TestClient429(t *testing.T) {
 
 // TestClientDeadline: a context deadline shorter than the backoff stops
 // the call at once with the last response, instead of a shortened wait.
+// The deadline is minutes away, which only a hang reaches.
 func TestClientDeadline(t *testing.T) {
 	t.Parallel()
 	srv, arrivals := countingServer(t, func(n int32, w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusServiceUnavailable)
 	})
 	p := retry.New(retry.Standard)
-	p.Base, p.Max = 10*time.Second, 10*time.Second // a 7.5 s to 10 s backoff
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	p.Base, p.Max = 10*time.Minute, 10*time.Minute // a 7.5 to 10 minute backoff
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	call := p.Start()
 	status, _, err := doGet(t, call, testHTTPClient(t, nil), ctx, srv.URL)
@@ -173,7 +174,7 @@ func TestClientDeadline(t *testing.T) {
 	d := call.Last()
 	assert.Equal(t, retry.BackoffExceedsDeadline, d.Reason, "Last().Reason")
 	assert.True(t, d.HasDeadline, "Last().HasDeadline")
-	assert.GreaterOrEqual(t, d.Wait, 7500*time.Millisecond, "Last().Wait: the full wait")
+	assert.GreaterOrEqual(t, d.Wait, 7*time.Minute+30*time.Second, "Last().Wait: the full wait")
 }
 
 func TestClientNetworkFailure(t *testing.T) {

@@ -114,7 +114,7 @@ func TestJournalInterruptedInFlight(t *testing.T) {
 	c.Ctx = ctx
 	done := make(chan clitest.Result, 1)
 	go func() { done <- c.Run(t) }()
-	require.Eventually(t, func() bool { return srv.Arrivals(synthienttest.RouteLookupIPs) == 1 }, 10*time.Second, 10*time.Millisecond)
+	require.Eventually(t, func() bool { return srv.Arrivals(synthienttest.RouteLookupIPs) == 1 }, 2*time.Minute, 10*time.Millisecond)
 	cancel()
 	clitest.RequireCode(t, <-done, clierr.Interrupt)
 

@@ -275,7 +275,8 @@ func NDJSONIPs(t testing.TB, out string) []string {
 }
 
 // Events checks that stdout holds between lo and hi event lines in text,
-// each its time and fields (EventLineRe), printed within 10 s.
+// each its time and fields (EventLineRe), printed within 2 minutes: a
+// bound that only a hang outlasts.
 func Events(lo, hi int) func(t *testing.T, r Result) {
 	return func(t *testing.T, r Result) {
 		t.Helper()
@@ -284,7 +285,7 @@ func Events(lo, hi int) func(t *testing.T, r Result) {
 		for _, l := range ls {
 			assert.Regexp(t, EventLineRe, l, "event line")
 		}
-		assert.LessOrEqual(t, r.Elapsed, 10*time.Second, "took too long")
+		assert.Less(t, r.Elapsed, 2*time.Minute, "the stream hangs")
 	}
 }
 

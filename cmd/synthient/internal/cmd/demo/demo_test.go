@@ -34,7 +34,7 @@ func TestDemo(t *testing.T) {
 		assert.Contains(t, r.Stdout, want, "demo output")
 	}
 	assert.Empty(t, r.Stderr, "stderr")
-	assert.LessOrEqual(t, r.Elapsed, 30*time.Second, "the demo took too long")
+	assert.Less(t, r.Elapsed, 5*time.Minute, "the demo hangs") // a bound only a hang outlasts
 }
 
 // Every line of the demo fits 100 columns; it counts in words that agree

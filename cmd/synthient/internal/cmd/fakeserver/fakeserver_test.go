@@ -57,11 +57,11 @@ func TestFakeServer(t *testing.T) {
 			require.Eventually(t, func() bool {
 				_, _, ok := fakeServerNotice(c.Stdout.String(), output)
 				return ok
-			}, 10*time.Second, 10*time.Millisecond, "the base URL")
+			}, 2*time.Minute, 10*time.Millisecond, "the base URL")
 			base, key, _ := fakeServerNotice(c.Stdout.String(), output)
 			assert.True(t, strings.HasPrefix(base, "http://127.0.0.1:") && strings.HasSuffix(base, "/api/v4"), "base URL %q", base)
 
-			hc := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}, Timeout: 5 * time.Second}
+			hc := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}, Timeout: 2 * time.Minute}
 			get := func(path, key string) (int, string) {
 				t.Helper()
 				req, err := http.NewRequestWithContext(t.Context(), http.MethodGet, base+path, nil)
@@ -96,8 +96,8 @@ func TestFakeServer(t *testing.T) {
 			case r := <-done:
 				clitest.RequireCode(t, r, 0)
 				assert.Empty(t, r.Stderr, "stderr")
-			case <-time.After(10 * time.Second):
-				require.FailNow(t, "fake-server did not stop within 10s of the interrupt")
+			case <-time.After(2 * time.Minute):
+				require.FailNow(t, "fake-server did not stop within 2 minutes of the interrupt")
 			}
 			req, err := http.NewRequestWithContext(t.Context(), http.MethodGet, base+"/health", nil)
 			require.NoError(t, err)

@@ -32,7 +32,7 @@ func serve(t *testing.T, flags ...string) (base, key string) {
 	require.Eventually(t, func() bool {
 		_, _, ok := fakeServerNotice(c.Stdout.String(), "text")
 		return ok
-	}, 10*time.Second, 10*time.Millisecond, "the notice")
+	}, 2*time.Minute, 10*time.Millisecond, "the notice")
 	base, key, _ = fakeServerNotice(c.Stdout.String(), "text")
 	assert.Contains(t, c.Stdout.String(), "setup:       credits ", "the notice says how it is set up")
 	return base, key

@@ -381,7 +381,7 @@ func TestBatchOutputAsItComes(t *testing.T) {
 			_, err := io.WriteString(pw, tt.lines)
 			require.NoError(t, err)
 			assert.Eventually(t, func() bool { return strings.Contains(c.Stdout.String(), "1.1.1.1") },
-				10*time.Second, 10*time.Millisecond, "the first row while the input is open")
+				2*time.Minute, 10*time.Millisecond, "the first row while the input is open")
 			require.NoError(t, pw.Close())
 			r := <-done
 			clitest.RequireCode(t, r, clierr.OK)
