@@ -13,6 +13,7 @@ import (
 
 	"github.com/synthient-go/synthient"
 	"github.com/synthient-go/synthient/cmd/synthient/internal/render"
+	"github.com/synthient-go/synthient/cmd/synthient/internal/textsafe"
 )
 
 // maxIPs is the most addresses one lookup_ip call takes: one request's
@@ -210,6 +211,9 @@ func (o *lookupIPOut) text() string {
 			continue
 		}
 		row := render.IPRow(r.Lookup)
+		for i := range row {
+			row[i] = textsafe.Unpaint(row[i]) // a table measures its cells' marks: they go
+		}
 		t.Row(append(append([]string{r.IP, r.Outcome}, row[1:]...), r.source())...)
 	}
 	_ = t.Flush() // as above

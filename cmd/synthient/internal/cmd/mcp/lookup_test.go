@@ -2,6 +2,7 @@ package mcp_test
 
 import (
 	"context"
+	"strings"
 	"sync"
 	"testing"
 
@@ -190,4 +191,26 @@ func chargedIPs(srv *synthienttest.Server) []string {
 		out = append(out, a.String())
 	}
 	return out
+}
+
+// The text of a bulk lookup is a table whose columns line up, a risk
+// score (which the CLI colours) included.
+func TestBulkTextAligned(t *testing.T) {
+	t.Parallel()
+	srv := newFake(t)
+	cs, _ := startStdio(t, srv)
+	res := call(t, cs, "lookup_ip", ips("203.0.113.7", "1.1.1.1"))
+	require.False(t, res.IsError, "%s", text(res))
+	lines := strings.Split(text(res), "\n")
+	require.GreaterOrEqual(t, len(lines), 3, "%s", text(res))
+	for _, col := range []string{"RISK", "CATEGORIES", "ANSWER"} {
+		at := strings.Index(lines[0], col)
+		require.Positive(t, at, col)
+		for _, l := range lines[1:3] {
+			require.Greater(t, len(l), at, "%s: a line shorter than its header:\n%s", col, text(res))
+			assert.NotEqual(t, " ", l[at:at+1], "%s: the column does not start at %d:\n%s", col, at, text(res))
+			assert.Equal(t, "  ", l[at-2:at], "%s: the column does not start at %d:\n%s", col, at, text(res))
+		}
+	}
+	assert.NotContains(t, text(res), "\ue000", "a colour mark")
 }

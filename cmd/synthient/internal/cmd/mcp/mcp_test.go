@@ -79,6 +79,13 @@ func TestToolsList(t *testing.T) {
 		assert.True(t, tl.Annotations.ReadOnlyHint, "%s: readOnlyHint", tl.Name)
 		assert.Equal(t, !billed, tl.Annotations.IdempotentHint, "%s: idempotentHint", tl.Name)
 		assert.NotNil(t, tl.OutputSchema, "%s: no output schema", tl.Name)
+		// An optional field is left out when empty, never null: one type.
+		var out struct {
+			Properties map[string]struct{ Type any } `json:"properties"`
+		}
+		remarshal(t, tl.OutputSchema, &out)
+		assert.Equal(t, "integer", out.Properties["credits_left"].Type, "%s: credits_left", tl.Name)
+		assert.Equal(t, "object", out.Properties["error"].Type, "%s: error", tl.Name)
 		if billed {
 			assert.Regexp(t, `Cost: 1 credit`, tl.Description, tl.Name)
 		} else {

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"net/netip"
 	"reflect"
+	"slices"
 
 	"github.com/google/jsonschema-go/jsonschema"
 )
@@ -66,8 +67,26 @@ func outputSchema[Out any]() *jsonschema.Schema {
 	if err != nil {
 		panic(err) // as in inputSchema
 	}
+	optionalNotNull(s)
 	success := s.Required
 	s.Required = nil
 	s.AnyOf = []*jsonschema.Schema{{Required: success}, {Required: []string{"credits_spent", "error"}}}
 	return s
+}
+
+// optionalNotNull gives each optional property of s, and of the objects
+// within it, its one type, not null as well: an omitempty pointer, list
+// or map is left out when it has nothing, never null. (A single type is
+// also what more clients take.)
+func optionalNotNull(s *jsonschema.Schema) {
+	if s == nil {
+		return
+	}
+	for name, p := range s.Properties {
+		if len(p.Types) == 2 && p.Types[0] == "null" && !slices.Contains(s.Required, name) {
+			p.Type, p.Types = p.Types[1], nil
+		}
+		optionalNotNull(p)
+	}
+	optionalNotNull(s.Items)
 }
