@@ -39,38 +39,3 @@ func TestListFeedStreams(t *testing.T) {
 	assert.Equal(t, "honeypot_https", output[struct{ Stream string }](t, res).Stream, "an alias")
 	assert.Empty(t, srv.Requests()[:len(srv.Requests())-1], "list_feed_streams sent a request")
 }
-
-// A bad argument of a feed tool is an error that names it; nothing is
-// sent.
-func TestFeedBadArguments(t *testing.T) {
-	t.Parallel()
-	srv := newFake(t)
-	cs, _ := startStdio(t, srv)
-	tests := []struct {
-		tool, argument string
-		args           map[string]any
-	}{
-		{"list_feed_snapshots", "stream", map[string]any{"stream": "proxys"}},
-		{"list_feed_snapshots", "limit", map[string]any{"stream": "proxies", "limit": 501}},
-		{"list_feed_snapshots", "limit", map[string]any{"stream": "proxies", "limit": 0}},
-		{"list_feed_snapshots", "stream", map[string]any{"limit": 5}},
-		{"feed_snapshot_meta", "date", map[string]any{"stream": "proxies", "date": "yesterday"}},
-		{"feed_snapshot_meta", "date", map[string]any{"stream": "proxies", "date": "2026-06-10/24"}},
-		{"feed_snapshot_meta", "stream", map[string]any{"stream": "", "date": "latest"}},
-		{"sample_stream", "count", map[string]any{"stream": "proxies", "count": 501}},
-		{"sample_stream", "timeout_seconds", map[string]any{"stream": "proxies", "timeout_seconds": 121}},
-		{"sample_stream", "stream", map[string]any{"stream": "grpc"}},
-		{"get_account", "verbose", map[string]any{"verbose": true}},
-	}
-	for _, tt := range tests {
-		t.Run(tt.tool+" "+jsonOf(t, tt.args), func(t *testing.T) {
-			res := call(t, cs, tt.tool, tt.args)
-			require.True(t, res.IsError, "%s", text(res))
-			e := output[credits](t, res).Error
-			require.NotNil(t, e)
-			assert.Equal(t, tt.argument, e.Argument, "%s", text(res))
-			assert.Contains(t, e.Hint, "nothing was sent")
-		})
-	}
-	assert.Empty(t, srv.Requests(), "requests sent")
-}

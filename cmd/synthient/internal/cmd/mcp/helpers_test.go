@@ -8,7 +8,6 @@ package mcp_test
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -141,8 +140,7 @@ func startHTTP(t *testing.T, srv *synthienttest.Server, args ...string) *httpSer
 			return err
 		case <-time.After(30 * time.Second):
 			_ = cmd.Process.Kill()
-			<-exited
-			return errors.New("synthient mcp --http did not stop within 30s of an interrupt")
+			return fmt.Errorf("synthient mcp --http did not stop within 30s of an interrupt; killed: %w", <-exited)
 		}
 	})
 	t.Cleanup(func() {
@@ -153,6 +151,17 @@ func startHTTP(t *testing.T, srv *synthienttest.Server, args ...string) *httpSer
 		"no address on stderr:\n%s", h.stderr)
 	h.url = servingRe.FindStringSubmatch(h.stderr.String())[1]
 	return h
+}
+
+// start runs synthient mcp args against srv on transport, stdio or http,
+// and returns a client session of it and its stderr.
+func start(t *testing.T, transport string, srv *synthienttest.Server, args ...string) (*gomcp.ClientSession, *clitest.SyncBuffer) {
+	t.Helper()
+	if transport == "stdio" {
+		return startStdio(t, srv, args...)
+	}
+	h := startHTTP(t, srv, args...)
+	return h.connect(t, nil), h.stderr
 }
 
 // connect returns a client session of h, closed at the test's end.
@@ -215,7 +224,7 @@ func checkResult(t *testing.T, cs *gomcp.ClientSession, name string, res *gomcp.
 	require.NotNil(t, res.StructuredContent, "%s: no structured content", name)
 	var v any
 	remarshal(t, res.StructuredContent, &v)
-	assert.NoError(t, r.Validate(v), "%s: its structured content does not validate: %s", name, jsonOf(t, v))
+	require.NoError(t, r.Validate(v), "%s: its structured content does not validate: %s", name, jsonOf(t, v))
 	require.Len(t, res.Content, 1, "%s: its content", name)
 	text, ok := res.Content[0].(*gomcp.TextContent)
 	require.True(t, ok, "%s: its content is not text", name)

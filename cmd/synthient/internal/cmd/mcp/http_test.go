@@ -83,7 +83,7 @@ func TestHostAndOrigin(t *testing.T) {
 // it is served.
 func TestBearerToken(t *testing.T) {
 	t.Parallel()
-	const token = "4f6c1d0e9b8a7c6d5e4f3a2b1c0d9e8f"
+	const token = "4f6c1d0e9b8a7c6d5e4f3a2b1c0d9e8f" //nolint:gosec // the test's own token
 	file := filepath.Join(t.TempDir(), "token")
 	require.NoError(t, os.WriteFile(file, []byte(token+"\n"), 0o600))
 	h := startHTTP(t, nil, "--fake", "--token-file", file)

@@ -160,11 +160,10 @@ func (o *Options) notice(format string, args ...any) {
 func serveStdio(ctx context.Context, srv *gomcp.Server, o *Options) error {
 	t := &gomcp.IOTransport{Reader: stdinReader{o.IO.In}, Writer: nopWriteCloser{o.IO.RawOut}}
 	o.notice("serving MCP on stdio until stdin closes")
-	err := srv.Run(ctx, t)
-	if ctx.Err() != nil {
-		return nil // interrupted: a clean stop
+	if err := srv.Run(ctx, t); err != nil && ctx.Err() == nil {
+		return err
 	}
-	return err
+	return nil // stdin closed, or interrupted: a clean stop
 }
 
 // stdinReader is the command's stdin (not os.Stdin itself: a test runs

@@ -4,7 +4,6 @@ import (
 	"context"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"testing"
 
@@ -58,7 +57,7 @@ func TestFlagsRefused(t *testing.T) {
 			clitest.RequireCode(t, r, clierr.Usage, args...)
 			assert.Contains(t, r.Stderr, tt.want)
 			assert.Empty(t, r.Stdout, "stdout")
-			assert.Zero(t, len(srv.Requests()), "requests sent")
+			assert.Empty(t, srv.Requests(), "requests sent")
 		})
 	}
 }
@@ -105,12 +104,7 @@ func TestEveryTool(t *testing.T) {
 		t.Run(transport, func(t *testing.T) {
 			t.Parallel()
 			srv := newFake(t)
-			var cs *gomcp.ClientSession
-			if transport == "stdio" {
-				cs, _ = startStdio(t, srv)
-			} else {
-				cs = startHTTP(t, srv).connect(t, nil)
-			}
+			cs, _ := start(t, transport, srv)
 			var total int64
 			for _, c := range everyCall {
 				t.Run(c.name, func(t *testing.T) {
@@ -204,5 +198,5 @@ func TestFake(t *testing.T) {
 	res = call(t, cs, "lookup_ip", ips("203.0.113.7"))
 	require.False(t, res.IsError, "%s", text(res))
 	assert.Equal(t, int64(1), output[credits](t, res).CreditsSpent)
-	assert.Regexp(t, regexp.MustCompile(`(?m)^synthient mcp: serving MCP on stdio`), stderr.String())
+	assert.Regexp(t, `(?m)^synthient mcp: serving MCP on stdio`, stderr.String())
 }

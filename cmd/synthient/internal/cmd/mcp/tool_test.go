@@ -34,14 +34,7 @@ func TestCancelledCall(t *testing.T) {
 			t.Run(transport+"/"+tt.name, func(t *testing.T) {
 				t.Parallel()
 				srv := newFake(t)
-				var cs *gomcp.ClientSession
-				var stderr *clitest.SyncBuffer
-				if transport == "stdio" {
-					cs, stderr = startStdio(t, srv)
-				} else {
-					h := startHTTP(t, srv)
-					cs, stderr = h.connect(t, nil), h.stderr
-				}
+				cs, stderr := start(t, transport, srv)
 				// The API holds its answer for 10 minutes: only a call that
 				// stops when cancelled logs within the wait below.
 				srv.Inject(tt.route, 1, synthienttest.Fault{Kind: synthienttest.FaultSlowHeaders, Delay: 10 * time.Minute})
@@ -54,7 +47,7 @@ func TestCancelledCall(t *testing.T) {
 				}()
 				require.Eventually(t, func() bool { return srv.Arrivals(tt.route) == 1 }, time.Minute, 5*time.Millisecond, "the request reached the fake")
 				cancel()
-				assert.ErrorIs(t, <-done, context.Canceled)
+				require.ErrorIs(t, <-done, context.Canceled)
 				require.Eventually(t, func() bool { return assert.ObjectsAreEqual(true, containsLine(stderr.String(), tt.want)) },
 					time.Minute, 10*time.Millisecond, "stderr:\n%s", stderr)
 

@@ -3,7 +3,6 @@ package mcp_test
 import (
 	"testing"
 
-	gomcp "github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -43,12 +42,7 @@ func TestFaults(t *testing.T) {
 		t.Run(transport, func(t *testing.T) {
 			t.Parallel()
 			srv := newFake(t)
-			var cs *gomcp.ClientSession
-			if transport == "stdio" {
-				cs, _ = startStdio(t, srv, "--max-retries", "0") // the account's 503 is not waited out
-			} else {
-				cs = startHTTP(t, srv, "--max-retries", "0").connect(t, nil)
-			}
+			cs, _ := start(t, transport, srv, "--max-retries", "0") // the account's 503 is not waited out
 			for _, tt := range tests {
 				t.Run(tt.name, func(t *testing.T) {
 					srv.Inject(tt.route, 1, tt.fault)
@@ -76,6 +70,51 @@ func TestFaults(t *testing.T) {
 				})
 			}
 			assert.Zero(t, spent(srv), "the fake charged a fault")
+		})
+	}
+}
+
+// A bad argument is an error that names it; nothing is sent.
+func TestBadArguments(t *testing.T) {
+	t.Parallel()
+	srv := newFake(t)
+	cs, _ := startStdio(t, srv)
+	t.Cleanup(func() { assert.Empty(t, srv.Requests(), "requests sent") }) // after the subtests
+	tests := []struct {
+		tool, argument string
+		args           any
+	}{
+		{"lookup_ip", "ips[0]", ips("999.1.1.1")},
+		{"lookup_ip", "ips[0]", ips("fe80::1%eth0")},
+		{"lookup_ip", "ips[0]", ips("bad", "worse")},
+		{"lookup_ip", "ips", ips()},
+		{"lookup_ip", "ips", map[string]any{"ips": []string{}}},
+		{"lookup_ip", "ips", map[string]any{"ips": "8.8.8.8"}},
+		{"lookup_domain", "domain", map[string]any{"domain": "a/b"}},
+		{"lookup_domain", "limit", map[string]any{"domain": "example.com", "limit": 1001}},
+		{"list_feed_snapshots", "stream", map[string]any{"stream": "proxys"}},
+		{"list_feed_snapshots", "limit", map[string]any{"stream": "proxies", "limit": 501}},
+		{"list_feed_snapshots", "limit", map[string]any{"stream": "proxies", "limit": 0}},
+		{"list_feed_snapshots", "stream", map[string]any{"limit": 5}},
+		{"feed_snapshot_meta", "date", map[string]any{"stream": "proxies", "date": "yesterday"}},
+		{"feed_snapshot_meta", "date", map[string]any{"stream": "proxies", "date": "2026-06-10/24"}},
+		{"feed_snapshot_meta", "stream", map[string]any{"stream": "", "date": "latest"}},
+		{"sample_stream", "count", map[string]any{"stream": "proxies", "count": 501}},
+		{"sample_stream", "timeout_seconds", map[string]any{"stream": "proxies", "timeout_seconds": 121}},
+		{"sample_stream", "stream", map[string]any{"stream": "grpc"}},
+		{"get_account", "verbose", map[string]any{"verbose": true}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.tool+" "+jsonOf(t, tt.args), func(t *testing.T) {
+			t.Parallel()
+			res := call(t, cs, tt.tool, tt.args)
+			require.True(t, res.IsError, "%s", text(res))
+			out := output[credits](t, res)
+			require.NotNil(t, out.Error)
+			assert.Equal(t, tt.argument, out.Error.Argument, "%s", text(res))
+			assert.Contains(t, out.Error.Hint, "nothing was sent")
+			assert.False(t, out.Error.MayHaveBeenCharged)
+			assert.Zero(t, out.CreditsSpent)
 		})
 	}
 }
