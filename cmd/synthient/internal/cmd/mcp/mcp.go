@@ -79,7 +79,7 @@ in-process fake API, to try an agent without a key.`,
 	fl.StringVar(&opts.HTTP, "http", "", "serve streamable HTTP at http://ADDR/mcp instead of stdio (ADDR as :8080 listens on loopback)")
 	fl.StringVar(&opts.TokenFile, "token-file", "", "with --http: a file holding the bearer token every request must send (needed off loopback)")
 	fl.StringArrayVar(&opts.AllowHosts, "allow-host", nil, "with --http: a host name the server is reached by, accepted in Host and Origin (repeatable)")
-	fl.Int64Var(&opts.MaxCreditsPerSession, "max-credits-per-session", 0, "the credits each session may spend (0: no budget)")
+	fl.Int64Var(&opts.MaxCreditsPerSession, "max-credits-per-session", 0, "the credits each session may spend: not available yet, refused (see docs/mcp.md)")
 	fl.DurationVar(&opts.CacheTTL, "cache-ttl", time.Hour, "keep lookup answers this long for every session (0: no cache; at most 24h, 1h for domains)")
 	cmdutil.SetExamples(cmd, "synthient mcp --fake", "synthient mcp --http 127.0.0.1:8765", "synthient mcp --http 0.0.0.0:8765 --token-file token.txt")
 	return cmd
