@@ -41,6 +41,10 @@ func WithCSV(cmd *cobra.Command, rows string) *cobra.Command {
 	return cmd
 }
 
+// StdinAnnotation marks a command that reads stdin itself (its value
+// says what it reads there), which --api-key-file - cannot share.
+const StdinAnnotation = "synthient/stdin"
+
 // TakesFeed readies cmd, whose first argument is a feed: its help lists
 // the feed names, and shell completion offers them. It returns cmd.
 func TakesFeed(cmd *cobra.Command) *cobra.Command {

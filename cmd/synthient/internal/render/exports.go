@@ -1,6 +1,7 @@
 package render
 
 import (
+	"fmt"
 	"io"
 	"strconv"
 	"time"
@@ -45,4 +46,24 @@ func WriteExportsCSV(w io.Writer, exports []synthient.Export) error {
 		rows[i] = ExportCSVRow(&exports[i])
 	}
 	return WriteCSV(w, ExportCSVHeader, rows...)
+}
+
+// WriteExportMeta prints an export's meta as a two-column table.
+func WriteExportMeta(w io.Writer, m *synthient.ExportMeta) error {
+	t := NewTable(w)
+	t.Row("Stream", m.Stream)
+	t.Row("ID", m.ID)
+	t.Row("Kind", m.Kind)
+	t.Row("Format", m.Format)
+	t.Row("Date", UnixDate(m.Date))
+	t.Row("Created", UnixTime(m.CreatedAt))
+	t.Row("Size", fmt.Sprintf("%s (%d bytes)", BytesHuman(m.Size), m.Size))
+	t.Row("Rows", strconv.FormatInt(m.Rows, 10))
+	t.Row("SHA-256", m.Checksum)
+	var cols []string
+	for _, f := range m.Schema.Fields {
+		cols = append(cols, f.Name+" "+f.Type)
+	}
+	t.Row("Columns", List(cols))
+	return t.Flush()
 }

@@ -4,10 +4,6 @@ package account
 
 import (
 	"context"
-	"fmt"
-	"strconv"
-	"strings"
-	"time"
 
 	"github.com/spf13/cobra"
 
@@ -56,15 +52,5 @@ func run(ctx context.Context, opts *Options) error {
 	if p.JSON() {
 		return p.Emit(acct)
 	}
-	t := render.NewTable(p.Out)
-	t.Row("Name", strings.TrimSpace(acct.FirstName+" "+acct.LastName))
-	t.Row("Email", acct.Email)
-	t.Row("Organization", fmt.Sprintf("%s (%s, %s)", acct.Organization.Name, render.OrDash(acct.Organization.Relation), render.OrDash(acct.Organization.ID)))
-	t.Row("Scopes", render.List(acct.Scopes))
-	t.Row("Credits", strconv.FormatInt(acct.LookupQuota.Credits, 10))
-	t.Row("Credits reset in", render.HumanDuration(acct.LookupQuota.ResetsInDuration()))
-	if k := acct.APIKey; k != nil {
-		t.Row("API key", fmt.Sprintf("%s (%s, created %s)", k.Name, k.ID, k.CreatedAt.UTC().Format(time.DateOnly)))
-	}
-	return t.Flush()
+	return render.WriteAccount(p.Out, acct)
 }

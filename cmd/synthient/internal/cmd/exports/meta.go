@@ -2,8 +2,6 @@ package exports
 
 import (
 	"context"
-	"fmt"
-	"strconv"
 
 	"github.com/spf13/cobra"
 
@@ -57,20 +55,5 @@ func metaRun(ctx context.Context, o *MetaOptions) error {
 	if p.JSON() {
 		return p.Emit(m)
 	}
-	t := render.NewTable(p.Out)
-	t.Row("Stream", m.Stream)
-	t.Row("ID", m.ID)
-	t.Row("Kind", m.Kind)
-	t.Row("Format", m.Format)
-	t.Row("Date", render.UnixDate(m.Date))
-	t.Row("Created", render.UnixTime(m.CreatedAt))
-	t.Row("Size", fmt.Sprintf("%s (%d bytes)", render.BytesHuman(m.Size), m.Size))
-	t.Row("Rows", strconv.FormatInt(m.Rows, 10))
-	t.Row("SHA-256", m.Checksum)
-	var cols []string
-	for _, f := range m.Schema.Fields {
-		cols = append(cols, f.Name+" "+f.Type)
-	}
-	t.Row("Columns", render.List(cols))
-	return t.Flush()
+	return render.WriteExportMeta(p.Out, m)
 }

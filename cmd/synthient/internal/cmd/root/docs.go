@@ -22,6 +22,7 @@ var docsAnchors = map[string]string{
 	"synthient auth":             "#logging-in-and-configuration",
 	"synthient api":              "#synthient-api",
 	"synthient fake-server":      "#the-fake-server",
+	"synthient mcp":              "#agents",
 }
 
 // docsLink returns the address of the documentation of cmd.

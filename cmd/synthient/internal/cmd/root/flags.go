@@ -51,6 +51,7 @@ var unusedFlags = map[string][]string{
 	"completion":  {"api-key", "api-key-file", "profile", "base-url", "fake", "max-retries", "timeout", "open-timeout", "verbose", "output", "format", "jq", "template", "trace"},
 	"version":     {"api-key", "api-key-file", "profile", "base-url", "fake", "max-retries", "timeout", "open-timeout", "verbose", "trace"},
 	"auth":        {"fake"},
+	"mcp":         {"output", "format", "jq", "template"},
 }
 
 // UnusedFlags returns the global flags each command refuses, by the
@@ -195,6 +196,9 @@ func checkKeyFlags(cmd *cobra.Command, f *cmdutil.Factory) error {
 	}
 	if in := cmd.Flags().Lookup("file"); f.Flags.APIKeyFile == "-" && in != nil && in.Value.String() == "-" {
 		return clierr.Usagef("--api-key-file - and --file - cannot both read stdin")
+	}
+	if what, ok := cmd.Annotations[cmdutil.StdinAnnotation]; ok && f.Flags.APIKeyFile == "-" {
+		return clierr.Usagef("--api-key-file - cannot read stdin: %s reads %s there (give a file, or SYNTHIENT_API_KEY)", cmd.Name(), what)
 	}
 	return nil
 }

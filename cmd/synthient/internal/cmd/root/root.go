@@ -15,6 +15,7 @@ import (
 	"github.com/synthient-go/synthient/cmd/synthient/internal/cmd/fakeserver"
 	"github.com/synthient-go/synthient/cmd/synthient/internal/cmd/health"
 	"github.com/synthient-go/synthient/cmd/synthient/internal/cmd/lookup"
+	"github.com/synthient-go/synthient/cmd/synthient/internal/cmd/mcp"
 	"github.com/synthient-go/synthient/cmd/synthient/internal/cmd/stream"
 	"github.com/synthient-go/synthient/cmd/synthient/internal/cmd/version"
 	"github.com/synthient-go/synthient/cmd/synthient/internal/cmdutil"
@@ -81,6 +82,7 @@ API key is printed as [redacted].`,
 		exports.NewCmdOfficialDownload(f, nil),
 		stream.NewCmdStream(f, nil),
 		fakeserver.NewCmdFakeServer(f, nil),
+		mcp.NewCmdMCP(f, nil),
 		version.NewCmdVersion(f, nil),
 	)
 	refuseUnknownShells(root)

@@ -61,8 +61,8 @@ func TestEveryCommandHasExamples(t *testing.T) {
 // (a configuration directory and a keychain), the examples of auth login
 // first and those of auth logout last; a redirection of stdin from a file
 // (< key.txt) is followed, and auth login's prompt is answered. The demo
-// (TestDemo) and fake-server (which serves until interrupted;
-// TestFakeServer*) have tests of their own.
+// (TestDemo), fake-server and mcp (which serve until interrupted;
+// TestFakeServer*, package mcp) have tests of their own.
 func TestExamplesRun(t *testing.T) {
 	dir := t.TempDir()
 	t.Chdir(dir)                // not parallel: a download without --out writes to the current directory
@@ -113,7 +113,7 @@ func exampleLines(t *testing.T) []string {
 	var first, middle, last []string
 	for path, lines := range examples(clitest.Root()) {
 		switch path {
-		case "synthient demo", "synthient fake-server":
+		case "synthient demo", "synthient fake-server", "synthient mcp":
 		case "synthient auth login":
 			first = append(first, lines...)
 		case "synthient auth logout":
