@@ -33,8 +33,11 @@ const (
 	minTokenLen = 16
 	// sessionTimeout closes a session idle this long.
 	sessionTimeout = 30 * time.Minute
-	// shutdownWait is how long an interrupt waits for the calls in flight.
-	shutdownWait = 3 * time.Second
+	// shutdownWait is how long an interrupt waits for the calls in flight:
+	// well within the 3 s the command has after the signal before the
+	// process exits 130 all the same (main.go, interruptGrace), so that the
+	// server closes its sessions and reports itself.
+	shutdownWait = time.Second
 )
 
 // serveHTTP serves srv's streamable HTTP at /mcp on --http until ctx
