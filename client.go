@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/hashicorp/go-retryablehttp"
+	"github.com/synthient-go/synthient/internal/flight"
 	"github.com/synthient-go/synthient/retry"
 )
 
@@ -65,8 +66,8 @@ type Client struct {
 	streams   openStreams // the streams open, which Close ends
 
 	cache         *lookupCache // nil without WithCache
-	ipFlights     flights[*IPLookup]
-	domainFlights flights[*DomainLookup]
+	ipFlights     flight.Group[*IPLookup]
+	domainFlights flight.Group[*DomainLookup]
 }
 
 // Option configures a Client. An invalid value makes NewClient return an

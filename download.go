@@ -575,11 +575,11 @@ func (c *Client) sendStorage(ctx context.Context, m meta, loc *url.URL) (*http.R
 	req, reqCtx := oc.startStorage(req, loc)
 	resp, err := c.hc.Do(req)
 	if err == nil {
-		oc.endStorage(reqCtx, resp, retry.Failure{}, nil) //nolint:contextcheck // reqCtx is req's context, derived from ctx by startStorage
+		oc.endStorage(reqCtx, m.attempts, resp, retry.Failure{}, nil) //nolint:contextcheck // reqCtx is req's context, derived from ctx by startStorage
 		return resp, nil
 	}
 	f, cause := transportCause(err)
-	oc.endStorage(reqCtx, nil, f, cause) //nolint:contextcheck // as above
+	oc.endStorage(reqCtx, m.attempts, nil, f, cause) //nolint:contextcheck // as above
 	// The API leg was answered, so the call reached the server whatever
 	// became of this request: NotSent false, never sent again, worded
 	// after this request's own fate.
