@@ -2,12 +2,12 @@ package synthient
 
 // Tests of cachevalue.go from inside: the binary form of an IPLookup
 // round-trips every field, and its decoder refuses whatever it did not
-// make, never panicking. (The client's use of a cache is tested from
-// outside, in cache_test.go.)
+// make, never panicking. (The encoding's envelope and fields are tested in
+// internal/cachevalue; the client's use of a cache from outside, in
+// cache_test.go.)
 
 import (
 	"encoding/json"
-	"hash/crc32"
 	"math"
 	"math/rand/v2"
 	"net/netip"
@@ -17,6 +17,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	cv "github.com/synthient-go/synthient/internal/cachevalue"
 )
 
 // fullIP is an IPLookup with every field set.
@@ -162,7 +164,7 @@ func TestIPValueRefused(t *testing.T) {
 	}{
 		{"another key", ipKey(netip.MustParseAddr("192.0.2.1")), good},
 		{"another version", key, mutate(func(b []byte) []byte { b[0]++; return b })},
-		{"a domain's kind", key, mutate(func(b []byte) []byte { b[1] = kindDomain; return b })},
+		{"a domain's kind", key, mutate(func(b []byte) []byte { b[1] = cv.KindDomain; return b })},
 		{"a byte changed", key, mutate(func(b []byte) []byte { b[len(b)/2] ^= 1; return b })},
 		{"the checksum changed", key, mutate(func(b []byte) []byte { b[len(b)-1] ^= 0x80; return b })},
 		{"cut", key, good[:len(good)-1]},
@@ -221,20 +223,11 @@ func FuzzReadIP(f *testing.F) {
 func FuzzDecodeIP(f *testing.F) {
 	key := ipKey(fullIP().IP)
 	f.Add(encodeIP(fullIP(), time.UnixMilli(1)))
-	f.Add([]byte{cacheFormat, kindIP, 0, 0, 0, 0, 0})
+	f.Add([]byte{cv.Format, cv.KindIP, 0, 0, 0, 0, 0})
 	f.Fuzz(func(t *testing.T, v []byte) {
 		l, _, err := decodeIP(key, v)
 		if err == nil {
 			require.Equal(t, fullIP().IP, l.IP, "only a value made for the key decodes")
 		}
 	})
-}
-
-// TestUpdateString: the checksum of a key is crc32.Update's over its
-// bytes.
-func TestUpdateString(t *testing.T) {
-	t.Parallel()
-	for _, s := range []string{"", "v1:ip:203.0.113.7", "v1:domain:0:xn--bcher-kva.example", "\xff\x00"} {
-		assert.Equal(t, crc32.Update(7, castagnoli, []byte(s)), updateString(7, castagnoli, s), "%q", s)
-	}
 }
