@@ -17,6 +17,7 @@ import (
 
 	"github.com/hashicorp/go-retryablehttp"
 	"github.com/synthient-go/synthient/internal/flight"
+	"github.com/synthient-go/synthient/internal/transport"
 	"github.com/synthient-go/synthient/retry"
 )
 
@@ -465,7 +466,7 @@ func NewClient(apiKey string, opts ...Option) (*Client, error) {
 	}
 	rt := s.transport
 	if rt == nil {
-		c.owned = newTransport(s.timeout, s.openTimeout, s.tlsConfig)
+		c.owned = transport.New(s.timeout, s.openTimeout, s.tlsConfig)
 		rt = c.owned
 	}
 	c.hc = newHTTPClient(rt)

@@ -1,0 +1,96 @@
+package transport_test
+
+// Tests of transport.go: a connection is opened within the open timeout,
+// TLS handshake included, and each read on it is bounded by the timeout.
+// They wait for real timeouts of a few milliseconds, on a loopback
+// listener that accepts and then says nothing; they assert on the errors,
+// never on the time taken.
+
+import (
+	"context"
+	"errors"
+	"net"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/synthient-go/synthient/internal/transport"
+)
+
+// silent returns the address of a loopback listener that accepts
+// connections and never writes to them; they are closed when the test
+// ends.
+func silent(t *testing.T) string {
+	t.Helper()
+	ln, err := (&net.ListenConfig{}).Listen(t.Context(), "tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		var conns []net.Conn
+		defer func() {
+			for _, c := range conns {
+				_ = c.Close()
+			}
+		}()
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			conns = append(conns, c)
+		}
+	}()
+	t.Cleanup(func() {
+		_ = ln.Close()
+		<-done
+	})
+	return ln.Addr().String()
+}
+
+// TestHandshakeWithinTheOpenTimeout: a TLS handshake that gets no answer
+// fails when the open timeout runs out, as a dial error that says so
+// (os.ErrDeadlineExceeded, as net.Dialer's own timeout); when the caller's
+// context ends first, the error is the context's.
+func TestHandshakeWithinTheOpenTimeout(t *testing.T) {
+	t.Parallel()
+	addr := silent(t)
+	tr := transport.New(time.Minute, 20*time.Millisecond, nil)
+	defer tr.CloseIdleConnections()
+
+	_, err := tr.DialTLSContext(context.Background(), "tcp", addr)
+	var op *net.OpError
+	require.ErrorAs(t, err, &op)
+	assert.Equal(t, "dial", op.Op, "a failed handshake is a dial error: nothing was sent")
+	assert.ErrorIs(t, err, os.ErrDeadlineExceeded, "the open timeout")
+
+	tr = transport.New(time.Minute, time.Minute, nil)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
+	defer cancel()
+	_, err = tr.DialTLSContext(ctx, "tcp", addr)
+	require.ErrorAs(t, err, &op)
+	assert.Equal(t, "dial", op.Op)
+	assert.ErrorIs(t, err, context.DeadlineExceeded, "the caller's deadline")
+	assert.NotErrorIs(t, err, os.ErrDeadlineExceeded, "not the open timeout")
+}
+
+// TestReadWithinTheTimeout: a read that gets nothing fails when the
+// timeout runs out, on a plain connection and after a write.
+func TestReadWithinTheTimeout(t *testing.T) {
+	t.Parallel()
+	addr := silent(t)
+	tr := transport.New(20*time.Millisecond, time.Minute, nil)
+	conn, err := tr.DialContext(context.Background(), "tcp", addr)
+	require.NoError(t, err)
+	defer conn.Close()
+	_, err = conn.Write([]byte("GET / HTTP/1.1\r\n\r\n"))
+	require.NoError(t, err)
+	_, err = conn.Read(make([]byte, 1))
+	var ne net.Error
+	require.ErrorAs(t, err, &ne)
+	assert.True(t, ne.Timeout(), "a read timeout: %v", err)
+	assert.True(t, errors.Is(err, os.ErrDeadlineExceeded))
+}
