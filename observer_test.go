@@ -24,6 +24,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/synthient-go/synthient"
+	"github.com/synthient-go/synthient/internal/nettest"
 	"github.com/synthient-go/synthient/retry"
 	"github.com/synthient-go/synthient/synthienttest"
 )
@@ -530,7 +531,7 @@ func TestObserverStorageFailure(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			loc := "http://" + deadAddr(t) + presignObject + "?" + presignQuery
+			loc := "http://" + nettest.DeadAddr(t) + presignObject + "?" + presignQuery
 			if tc.status != 0 {
 				storage := newAPIServer(t, func(_ int, w http.ResponseWriter, _ *http.Request) { w.WriteHeader(tc.status) })
 				loc = presigned(storage.URL)

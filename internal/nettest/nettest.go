@@ -1,8 +1,9 @@
 // Package nettest holds the loopback servers and clients that the tests of
 // several packages share, so that none of them keeps a copy: a server
-// that counts the requests it gets, a client whose idle connections close
-// with the test, and an address nothing listens on. It is for tests only;
-// each function closes what it opens when the test ends.
+// that counts the requests it gets, a listener that accepts and never
+// speaks, a client whose idle connections close with the test, and an
+// address nothing listens on. It is for tests only; each function closes
+// what it opens when the test ends.
 package nettest
 
 import (
@@ -12,6 +13,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"sync"
 	"sync/atomic"
 	"testing"
 
@@ -68,4 +70,66 @@ func DeadAddr(t testing.TB) string {
 	addr := ln.Addr().String()
 	require.NoError(t, ln.Close())
 	return addr
+}
+
+// Silent is a loopback listener that accepts connections and never reads
+// from them nor writes to them: a TLS handshake with it is never answered,
+// nor a request. It is safe for concurrent use.
+type Silent struct {
+	// Addr is the listener's address, host:port.
+	Addr string
+
+	ln       net.Listener
+	accepted atomic.Int32
+	onAccept func(n int)
+	done     chan struct{}
+	once     sync.Once
+	mu       sync.Mutex
+	conns    []net.Conn
+}
+
+// NewSilent starts a Silent, closed when the test ends. onAccept, when not
+// nil, is called with the 1-based number of each connection accepted.
+func NewSilent(t testing.TB, onAccept func(n int)) *Silent {
+	t.Helper()
+	ln, err := (&net.ListenConfig{}).Listen(t.Context(), "tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	s := &Silent{Addr: ln.Addr().String(), ln: ln, onAccept: onAccept, done: make(chan struct{})}
+	go s.accept()
+	t.Cleanup(s.Close)
+	return s
+}
+
+func (s *Silent) accept() {
+	defer close(s.done)
+	for {
+		c, err := s.ln.Accept()
+		if err != nil {
+			return
+		}
+		s.mu.Lock()
+		s.conns = append(s.conns, c)
+		s.mu.Unlock()
+		n := int(s.accepted.Add(1))
+		if s.onAccept != nil {
+			s.onAccept(n)
+		}
+	}
+}
+
+// Accepted returns the number of connections accepted so far.
+func (s *Silent) Accepted() int { return int(s.accepted.Load()) }
+
+// Close closes the listener and every connection it accepted; once it
+// returned, Accepted is final. It is safe to call more than once.
+func (s *Silent) Close() {
+	s.once.Do(func() {
+		_ = s.ln.Close()
+		<-s.done
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		for _, c := range s.conns {
+			_ = c.Close()
+		}
+	})
 }

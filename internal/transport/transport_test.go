@@ -3,8 +3,8 @@ package transport_test
 // Tests of transport.go: a connection is opened within the open timeout,
 // TLS handshake included, and each read on it is bounded by the timeout.
 // They wait for real timeouts of a few milliseconds, on a loopback
-// listener that accepts and then says nothing; they assert on the errors,
-// never on the time taken.
+// listener that accepts and then says nothing (nettest.Silent); they
+// assert on the errors, never on the time taken.
 
 import (
 	"context"
@@ -17,39 +17,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/synthient-go/synthient/internal/nettest"
 	"github.com/synthient-go/synthient/internal/transport"
 )
-
-// silent returns the address of a loopback listener that accepts
-// connections and never writes to them; they are closed when the test
-// ends.
-func silent(t *testing.T) string {
-	t.Helper()
-	ln, err := (&net.ListenConfig{}).Listen(t.Context(), "tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		var conns []net.Conn
-		defer func() {
-			for _, c := range conns {
-				_ = c.Close()
-			}
-		}()
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			conns = append(conns, c)
-		}
-	}()
-	t.Cleanup(func() {
-		_ = ln.Close()
-		<-done
-	})
-	return ln.Addr().String()
-}
 
 // TestHandshakeWithinTheOpenTimeout: a TLS handshake that gets no answer
 // fails when the open timeout runs out, as a dial error that says so
@@ -57,7 +27,7 @@ func silent(t *testing.T) string {
 // context ends first, the error is the context's.
 func TestHandshakeWithinTheOpenTimeout(t *testing.T) {
 	t.Parallel()
-	addr := silent(t)
+	addr := nettest.NewSilent(t, nil).Addr
 	tr := transport.New(time.Minute, 20*time.Millisecond, nil)
 	defer tr.CloseIdleConnections()
 
@@ -81,7 +51,7 @@ func TestHandshakeWithinTheOpenTimeout(t *testing.T) {
 // timeout runs out, on a plain connection and after a write.
 func TestReadWithinTheTimeout(t *testing.T) {
 	t.Parallel()
-	addr := silent(t)
+	addr := nettest.NewSilent(t, nil).Addr
 	tr := transport.New(20*time.Millisecond, time.Minute, nil)
 	conn, err := tr.DialContext(context.Background(), "tcp", addr)
 	require.NoError(t, err)
