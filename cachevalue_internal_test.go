@@ -12,6 +12,7 @@ import (
 	"math/rand/v2"
 	"net/netip"
 	"reflect"
+	"slices"
 	"testing"
 	"time"
 
@@ -178,6 +179,31 @@ func TestIPValueRefused(t *testing.T) {
 			assert.ErrorIs(t, err, errBadValue)
 		})
 	}
+}
+
+// TestReadIPRefuses: the binary form reads only as appendIP wrote it:
+// not with a byte more or less, nor with a flag it does not know.
+func TestReadIPRefuses(t *testing.T) {
+	t.Parallel()
+	good := appendIP(nil, fullIP())
+	bare := appendIP(nil, &IPLookup{IP: netip.MustParseAddr("192.0.2.1")})
+	unknownFlag := slices.Clone(bare)
+	unknownFlag[len(unknownFlag)-1] |= hasAbusePhone << 1
+	for _, tc := range []struct {
+		name string
+		p    []byte
+	}{
+		{"a byte more", append(slices.Clone(good), 0)},
+		{"a byte less", good[:len(good)-1]},
+		{"an unknown flag", unknownFlag},
+		{"no flags", bare[:len(bare)-1]},
+		{"empty", nil},
+	} {
+		_, ok := readIP(tc.p)
+		assert.False(t, ok, tc.name)
+	}
+	_, ok := readIP(bare)
+	assert.True(t, ok, "the address alone")
 }
 
 // TestDomainValueRoundTrip: a domain's answer round-trips through its
