@@ -18,11 +18,11 @@ import (
 	"net/http"
 	"net/http/httptrace"
 	"net/url"
-	"slices"
 	"time"
 
 	"github.com/hashicorp/go-retryablehttp"
 	"github.com/synthient-go/synthient/internal/flight"
+	"github.com/synthient-go/synthient/internal/observe"
 	"github.com/synthient-go/synthient/retry"
 	"github.com/synthient-go/synthient/retry/retryhttp"
 )
@@ -309,25 +309,8 @@ func (cl *call) startRequest(r *http.Request) *http.Request {
 		Attempt: cl.attempt(),
 		Header:  http.Header{},
 	}
-	cl.reqCtx = derived(r.Context(), oc.obs.StartRequest(r.Context(), s))
-	return withContext(cl.reqCtx, r, s.Header) //nolint:contextcheck // derived keeps r.Context()'s deadline and cancellation, taking only values from the observer's
-}
-
-// withContext returns a copy of r with ctx, and with each header of added
-// that r does not carry: r itself is left as it is, for the next attempt.
-func withContext(ctx context.Context, r *http.Request, added http.Header) *http.Request {
-	own := r.WithContext(ctx)
-	if len(added) == 0 {
-		return own
-	}
-	own.Header = r.Header.Clone()
-	for k, v := range added {
-		k = http.CanonicalHeaderKey(k)
-		if _, ok := own.Header[k]; !ok {
-			own.Header[k] = slices.Clone(v)
-		}
-	}
-	return own
+	cl.reqCtx = observe.Context(r.Context(), oc.obs.StartRequest(r.Context(), s))
+	return observe.Request(cl.reqCtx, r, s.Header) //nolint:contextcheck // observe.Context keeps r.Context()'s deadline and cancellation, taking only values from the observer's
 }
 
 // attempt returns the number of the call's next attempt within its leg,

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/synthient-go/synthient/internal/observe"
 	"github.com/synthient-go/synthient/retry"
 )
 
@@ -236,36 +237,9 @@ func (c *Client) startCall(ctx context.Context, name string, class retry.Class) 
 		return ctx, nil
 	}
 	oc := &observedCall{obs: c.observer, op: name}
-	ctx = derived(ctx, c.observer.StartCall(ctx, CallStart{Operation: name, Class: class}))
+	ctx = observe.Context(ctx, c.observer.StartCall(ctx, CallStart{Operation: name, Class: class}))
 	oc.ctx = context.WithValue(ctx, observedKey{}, oc)
 	return oc.ctx, oc
-}
-
-// derived returns the context a call or request goes on with, given what
-// an observer returned for ctx: its values, looked up first, with ctx's
-// deadline and cancellation whatever it returned (an observer that
-// returned context.Background would otherwise free the call of its
-// deadline); ctx itself when it returned nil or ctx.
-func derived(ctx, returned context.Context) context.Context {
-	if returned == nil || returned == ctx {
-		return ctx
-	}
-	return observerContext{Context: ctx, values: returned}
-}
-
-// observerContext is the context given to an observer (the embedded one:
-// its deadline, cancellation and values) with the values of the one the
-// observer returned looked up first.
-type observerContext struct {
-	context.Context
-	values context.Context
-}
-
-func (c observerContext) Value(key any) any {
-	if v := c.values.Value(key); v != nil {
-		return v
-	}
-	return c.Context.Value(key)
 }
 
 // observed returns the call that ctx carries; nil when the client has no
@@ -374,7 +348,7 @@ func (oc *observedCall) startStorage(req *http.Request, loc *url.URL) (*http.Req
 	}
 	bare := url.URL{Scheme: loc.Scheme, Host: loc.Host, Path: loc.Path, RawPath: loc.RawPath}
 	s := RequestStart{Method: req.Method, URL: bare.String(), Attempt: 1, Storage: true, Header: http.Header{}}
-	ctx := derived(req.Context(), oc.obs.StartRequest(req.Context(), s))
+	ctx := observe.Context(req.Context(), oc.obs.StartRequest(req.Context(), s))
 	return req.WithContext(ctx), ctx
 }
 
