@@ -95,26 +95,9 @@ const (
 // appendIP appends the binary form of l to b.
 func appendIP(b []byte, l *IPLookup) []byte {
 	b = cv.AppendAddr(b, l.IP)
-	var flags byte
-	n := l.Network
-	opt := [4]*string{}
-	if n != nil {
-		flags |= hasNetwork
-		opt = [4]*string{n.Org, n.Domain, n.AbuseEmail, n.AbusePhone}
-		for i, s := range opt {
-			if s != nil {
-				flags |= hasOrg << i
-			}
-		}
-	}
-	if l.Location != nil {
-		flags |= hasLocation
-	}
-	if l.Intelligence != nil {
-		flags |= hasIntelligence
-	}
+	flags, opt := ipFlags(l)
 	b = append(b, flags)
-	if n != nil {
+	if n := l.Network; n != nil {
 		b = cv.AppendInt(b, int64(n.ASN))
 		b = cv.AppendString(cv.AppendString(b, n.ISP), n.Type)
 		for _, s := range opt {
@@ -134,6 +117,27 @@ func appendIP(b []byte, l *IPLookup) []byte {
 		b = appendIntelligence(b, in)
 	}
 	return b
+}
+
+// ipFlags returns the flags of l's binary form, and the optional fields
+// of its Network, in the order of the flags from hasOrg.
+func ipFlags(l *IPLookup) (flags byte, opt [4]*string) {
+	if n := l.Network; n != nil {
+		flags |= hasNetwork
+		opt = [4]*string{n.Org, n.Domain, n.AbuseEmail, n.AbusePhone}
+		for i, s := range opt {
+			if s != nil {
+				flags |= hasOrg << i
+			}
+		}
+	}
+	if l.Location != nil {
+		flags |= hasLocation
+	}
+	if l.Intelligence != nil {
+		flags |= hasIntelligence
+	}
+	return flags, opt
 }
 
 func appendIntelligence(b []byte, in *Intelligence) []byte {
