@@ -1211,7 +1211,7 @@ func TestLoopbackNotSentDescribesTheCall(t *testing.T) {
 				srv = newAPIServer(t, func(_ int, _ http.ResponseWriter, r *http.Request) {
 					cancel()
 					<-r.Context().Done()
-				}, atAddr(addr))
+				}, atAddr(t, addr))
 			}
 			return 0
 		})

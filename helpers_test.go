@@ -535,7 +535,7 @@ type serverOption func(*serverConfig)
 
 type serverConfig struct {
 	tls, http2, noLog bool
-	addr              string
+	ln                net.Listener
 }
 
 // options applies opts.
@@ -561,7 +561,12 @@ func withoutLog() serverOption { return func(c *serverConfig) { c.noLog = true }
 
 // atAddr listens on addr, host:port, such as a port that refused an
 // earlier connection.
-func atAddr(addr string) serverOption { return func(c *serverConfig) { c.addr = addr } }
+func atAddr(t testing.TB, addr string) serverOption {
+	t.Helper()
+	ln, err := (&net.ListenConfig{}).Listen(t.Context(), "tcp", addr)
+	require.NoError(t, err, "listen on %s", addr)
+	return func(c *serverConfig) { c.ln = ln }
+}
 
 // connKey is the context key of a connection's 1-based number.
 type connKey struct{}
@@ -580,11 +585,9 @@ func newAPIServer(t testing.TB, h func(n int, w http.ResponseWriter, r *http.Req
 	cfg := options(opts)
 	s := &apiServer{handler: h, noLog: cfg.noLog, quit: make(chan struct{}), connMoved: make(chan struct{}, 1)}
 	s.Server = httptest.NewUnstartedServer(http.HandlerFunc(s.serve))
-	if cfg.addr != "" {
+	if cfg.ln != nil {
 		_ = s.Listener.Close()
-		ln, err := (&net.ListenConfig{}).Listen(t.Context(), "tcp", cfg.addr)
-		require.NoError(t, err, "listen on %s", cfg.addr)
-		s.Listener = ln
+		s.Listener = cfg.ln
 	}
 	s.Config.ConnContext = func(ctx context.Context, _ net.Conn) context.Context {
 		return context.WithValue(ctx, connKey{}, s.newConns.Add(1))
@@ -671,7 +674,8 @@ func (s *apiServer) serve(w http.ResponseWriter, r *http.Request) {
 // handler returns. Reset ends it with an RST instead of a FIN.
 func takeOver(t testing.TB, w http.ResponseWriter, r *http.Request) *wire {
 	conn, _, err := http.NewResponseController(w).Hijack()
-	if !assert.NoError(t, err, "hijack") {
+	if err != nil {
+		t.Errorf("hijack: %v", err)
 		panic(http.ErrAbortHandler)
 	}
 	r.Context().Value(takenKey{}).(*taken).conn = conn

@@ -107,7 +107,7 @@ func (s *Seen) Settle(ip netip.Addr, outcome uint8, errID uint32) {
 // occurrence.
 func (s *Seen) First(ip netip.Addr) (index int64, outcome uint8, errID uint32) {
 	v, _ := s.get(ip)
-	return int64(v >> (errIDBits + outcomeBits)), uint8(v & MaxOutcome), uint32(v >> outcomeBits & MaxErrID) //nolint:gosec // the fields of a packed value: each fits its type
+	return int64(v >> (errIDBits + outcomeBits)), uint8(v & MaxOutcome), uint32(v >> outcomeBits & MaxErrID)
 }
 
 func (s *Seen) get(ip netip.Addr) (uint64, bool) {

@@ -36,7 +36,7 @@ func TestDistinct(t *testing.T) {
 func TestErrors(t *testing.T) {
 	t.Parallel()
 	var errs bulk.Errors
-	assert.NoError(t, errs.Get(0))
+	require.NoError(t, errs.Get(0))
 	first, second := errors.New("first"), errors.New("second")
 	require.Equal(t, uint32(1), errs.Add(first))
 	require.Equal(t, uint32(2), errs.Add(second))

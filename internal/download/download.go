@@ -77,7 +77,7 @@ type readErrReader struct {
 
 func (r *readErrReader) Read(p []byte) (int, error) {
 	n, err := r.r.Read(p)
-	if err != nil && err != io.EOF { //nolint:errorlint // io.EOF itself, as io.Reader returns it
+	if err != nil && err != io.EOF {
 		r.err = err
 	}
 	return n, err

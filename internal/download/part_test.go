@@ -22,7 +22,7 @@ func TestCreatePart(t *testing.T) {
 	path := filepath.Join(dir, "out.parquet")
 	f, err := download.CreatePart(path)
 	require.NoError(t, err)
-	defer f.Close()
+	defer func() { _ = f.Close() }()
 	assert.Equal(t, dir, filepath.Dir(f.Name()), "beside the target")
 	assert.True(t, strings.HasPrefix(filepath.Base(f.Name()), "out.parquet.") && strings.HasSuffix(f.Name(), ".part"), "named after the target: %s", f.Name())
 	fi, err := f.Stat()
@@ -31,13 +31,13 @@ func TestCreatePart(t *testing.T) {
 	assert.Zero(t, fi.Mode().Perm()&^0o644, "mode 0644 at most")
 	g, err := download.CreatePart(path)
 	require.NoError(t, err)
-	defer g.Close()
+	defer func() { _ = g.Close() }()
 	assert.NotEqual(t, f.Name(), g.Name(), "each download a file of its own")
 
 	long := filepath.Join(dir, strings.Repeat("n", download.MaxNameLen))
 	h, err := download.CreatePart(long)
 	require.NoError(t, err)
-	defer h.Close()
+	defer func() { _ = h.Close() }()
 	assert.True(t, strings.HasPrefix(filepath.Base(h.Name()), ".synthient-"), "a name too long for the suffix: %s", h.Name())
 	assert.LessOrEqual(t, len(filepath.Base(h.Name())), download.MaxNameLen)
 
@@ -69,7 +69,7 @@ func TestCommit(t *testing.T) {
 			}
 			err := download.Commit(part, path, tc.overwrite)
 			require.ErrorIs(t, err, tc.err)
-			got, rerr := os.ReadFile(path)
+			got, rerr := os.ReadFile(path) //nolint:gosec // a file of the test, under t.TempDir()
 			require.NoError(t, rerr)
 			assert.Equal(t, tc.want, string(got))
 			_, serr := os.Stat(part)

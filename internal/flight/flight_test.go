@@ -311,8 +311,8 @@ func TestDoLastLeaves(t *testing.T) {
 				}
 				cancels[tc.callers-1](last)
 				synctest.Wait()
-				assert.ErrorIs(t, fetchCtx.Err(), context.Canceled, "the request is cancelled with the last caller's context's error")
-				assert.NotErrorIs(t, fetchCtx.Err(), last, "Err is the context's error, not its cause")
+				require.ErrorIs(t, fetchCtx.Err(), context.Canceled, "the request is cancelled with the last caller's context's error")
+				require.NotErrorIs(t, fetchCtx.Err(), last, "Err is the context's error, not its cause")
 				assert.Equal(t, outcome{}, outs[tc.callers-1], "the last waits for the request to stop")
 
 				// A caller that comes now starts afresh.

@@ -37,7 +37,7 @@ func TestContext(t *testing.T) {
 	assert.Equal(t, want, got)
 	cancel()
 	<-ctx.Done()
-	assert.ErrorIs(t, ctx.Err(), context.Canceled, "the given context's cancellation")
+	require.ErrorIs(t, ctx.Err(), context.Canceled, "the given context's cancellation")
 	assert.NoError(t, returned.Err())
 }
 

@@ -8,7 +8,6 @@ package transport_test
 
 import (
 	"context"
-	"errors"
 	"net"
 	"os"
 	"testing"
@@ -35,7 +34,7 @@ func TestHandshakeWithinTheOpenTimeout(t *testing.T) {
 	var op *net.OpError
 	require.ErrorAs(t, err, &op)
 	assert.Equal(t, "dial", op.Op, "a failed handshake is a dial error: nothing was sent")
-	assert.ErrorIs(t, err, os.ErrDeadlineExceeded, "the open timeout")
+	require.ErrorIs(t, err, os.ErrDeadlineExceeded, "the open timeout")
 
 	tr = transport.New(time.Minute, time.Minute, nil)
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
@@ -43,7 +42,7 @@ func TestHandshakeWithinTheOpenTimeout(t *testing.T) {
 	_, err = tr.DialTLSContext(ctx, "tcp", addr)
 	require.ErrorAs(t, err, &op)
 	assert.Equal(t, "dial", op.Op)
-	assert.ErrorIs(t, err, context.DeadlineExceeded, "the caller's deadline")
+	require.ErrorIs(t, err, context.DeadlineExceeded, "the caller's deadline")
 	assert.NotErrorIs(t, err, os.ErrDeadlineExceeded, "not the open timeout")
 }
 
@@ -55,12 +54,12 @@ func TestReadWithinTheTimeout(t *testing.T) {
 	tr := transport.New(20*time.Millisecond, time.Minute, nil)
 	conn, err := tr.DialContext(context.Background(), "tcp", addr)
 	require.NoError(t, err)
-	defer conn.Close()
+	defer func() { _ = conn.Close() }()
 	_, err = conn.Write([]byte("GET / HTTP/1.1\r\n\r\n"))
 	require.NoError(t, err)
 	_, err = conn.Read(make([]byte, 1))
 	var ne net.Error
 	require.ErrorAs(t, err, &ne)
 	assert.True(t, ne.Timeout(), "a read timeout: %v", err)
-	assert.True(t, errors.Is(err, os.ErrDeadlineExceeded))
+	assert.ErrorIs(t, err, os.ErrDeadlineExceeded)
 }
