@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"sync/atomic"
 
+	"github.com/synthient-go/synthient/internal/bulk"
 	"github.com/synthient-go/synthient/retry"
 )
 
@@ -255,7 +256,7 @@ func PlanLookupIPsAll(addrs iter.Seq[netip.Addr], p *BulkParams) (*BulkPlan, err
 		return nil, err
 	}
 	var plan BulkPlan
-	seen := newDistinctSet(!cfg.KeepDuplicates)
+	seen := bulk.New(!cfg.KeepDuplicates)
 	batch := make(map[netip.Addr]struct{}, cfg.BatchSize) // distinct addresses of the batch being gathered, unmapped
 	size := 0
 	for ip := range addrs {
@@ -264,7 +265,7 @@ func PlanLookupIPsAll(addrs iter.Seq[netip.Addr], p *BulkParams) (*BulkPlan, err
 		case checkAddr("", ip) != nil:
 			plan.Invalid++
 			continue
-		case seen.repeats(ip, plan.Addresses):
+		case seen.Repeats(ip, plan.Addresses):
 			plan.Duplicates++
 			continue
 		}
@@ -285,13 +286,7 @@ func PlanLookupIPsAll(addrs iter.Seq[netip.Addr], p *BulkParams) (*BulkPlan, err
 // add counts a request of n distinct addresses.
 func (p *BulkPlan) add(n int) {
 	p.Requests++
-	p.Credits += int64(batchCost(n))
-}
-
-// batchCost is what a LookupIPs request of n distinct addresses costs:
-// ceil(0.9 n).
-func batchCost(n int) int {
-	return (9*n + 9) / 10
+	p.Credits += int64(bulk.Cost(n))
 }
 
 // How one bulk lookup runs.
@@ -328,7 +323,7 @@ type bulkBatch struct {
 	outcome BulkOutcome         // of the addresses that have no result
 	err     error               // the request's error
 	next    int                 // the next result to hand out, in order
-	id      uint32              // err's place in the run's errorTable; 0 until placed
+	id      uint32              // err's number in the run's bulk.Errors; 0 until numbered
 	repeats bool                // addrs may repeat an address (KeepDuplicates)
 }
 
@@ -365,14 +360,14 @@ type bulkRun struct {
 	queue    []bulkEntry // read, not yielded; queue[head:] is live
 	head     int         // the first live entry
 	cur      *bulkBatch  // the batch being gathered
-	seen     distinctSet // first occurrences, and their outcome once yielded
+	seen     bulk.Seen   // first occurrences, and their outcome once yielded
 	inflight int         // batches sent and not received
 	finished chan *bulkBatch
-	errs     errorTable // the errors of settled addresses, for their duplicates
-	stopErr  error      // set once nothing more is to be sent
-	stopID   uint32     // stopErr's place in errs
-	broken   bool       // the caller broke out of the loop
-	refused  refusal    // set by a batch's goroutine (see How one bulk lookup runs)
+	errs     bulk.Errors // the errors of settled addresses, for their duplicates
+	stopErr  error       // set once nothing more is to be sent
+	stopID   uint32      // stopErr's place in errs
+	broken   bool        // the caller broke out of the loop
+	refused  refusal     // set by a batch's goroutine (see How one bulk lookup runs)
 
 	// With a cache: the addresses waiting to be looked for in it
 	// (entryProbing), and their indices.
@@ -407,7 +402,7 @@ func newBulkRun(ctx context.Context, c *Client, cfg BulkParams, yield func(BulkR
 		cfg:      cfg,
 		yield:    yield,
 		cur:      &bulkBatch{repeats: cfg.KeepDuplicates},
-		seen:     newDistinctSet(!cfg.KeepDuplicates),
+		seen:     bulk.New(!cfg.KeepDuplicates),
 		finished: make(chan *bulkBatch, cfg.Concurrency), // a sender never blocks
 	}
 }
@@ -466,7 +461,7 @@ func (r *bulkRun) add(ip netip.Addr) {
 	switch {
 	case checkAddr("LookupIPsAll", ip) != nil:
 		e.kind = entryInvalid
-	case r.seen.repeats(ip, e.index):
+	case r.seen.Repeats(ip, e.index):
 		e.kind = entryDuplicate
 	case r.c.cache != nil:
 		e.kind = entryProbing
@@ -627,7 +622,7 @@ func ctxStop(ctx context.Context) error {
 // stop makes err the error of every address not sent yet.
 func (r *bulkRun) stop(err error) {
 	if r.stopErr == nil {
-		r.stopErr, r.stopID = err, r.errs.add(err)
+		r.stopErr, r.stopID = err, r.errs.Add(err)
 	}
 	if len(r.cur.addrs) > 0 {
 		r.cur.settle(NotSent, r.stopErr)
@@ -675,10 +670,12 @@ func (r *bulkRun) result(e *bulkEntry) (BulkResult, error) {
 		res.Outcome = Invalid
 		return res, fmt.Errorf("%w (index %d)", checkAddr("LookupIPsAll", e.ip), e.index)
 	case entryDuplicate:
+		var o uint8
 		var id uint32
 		res.Duplicate = true
-		res.FirstIndex, res.Outcome, id = r.seen.outcome(e.ip)
-		return res, r.errs.get(id)
+		res.FirstIndex, o, id = r.seen.First(e.ip)
+		res.Outcome = BulkOutcome(o)
+		return res, r.errs.Get(id)
 	case entryStopped:
 		res.Outcome, err, errID = NotSent, r.stopErr, r.stopID
 	case entryCached:
@@ -692,7 +689,7 @@ func (r *bulkRun) result(e *bulkEntry) (BulkResult, error) {
 			res.Credits = e.batch.charged()
 		}
 	}
-	r.seen.settle(e.ip, res.Outcome, errID)
+	r.seen.Settle(e.ip, uint8(res.Outcome), errID)
 	return res, err
 }
 
@@ -756,9 +753,9 @@ func (b *bulkBatch) charged() int {
 	}
 	n := len(b.addrs)
 	if b.repeats {
-		n = len(distinctAddrs(b.addrs))
+		n = bulk.Distinct(b.addrs)
 	}
-	return batchCost(n)
+	return bulk.Cost(n)
 }
 
 // creditPos returns the place in addrs of the address that carries the
@@ -773,22 +770,12 @@ func creditPos(addrs []netip.Addr, missing map[netip.Addr]bool) int {
 	return 0
 }
 
-// errID returns the place of the batch's error in t, adding it once.
-func (b *bulkBatch) errID(t *errorTable) uint32 {
+// errID returns the number of the batch's error in t, adding it once.
+func (b *bulkBatch) errID(t *bulk.Errors) uint32 {
 	if b.id == 0 {
-		b.id = t.add(b.err)
+		b.id = t.Add(b.err)
 	}
 	return b.id
-}
-
-// distinctAddrs returns the set of addrs, an IPv4-mapped address as the
-// IPv4 address it maps (which LookupIPs sends).
-func distinctAddrs(addrs []netip.Addr) map[netip.Addr]struct{} {
-	set := make(map[netip.Addr]struct{}, len(addrs))
-	for _, ip := range addrs {
-		set[ip.Unmap()] = struct{}{}
-	}
-	return set
 }
 
 // failedOutcome returns the outcome of the addresses of a request that
@@ -840,108 +827,6 @@ func stopsRun(err error) bool {
 	return false
 }
 
-// errorTable numbers the errors of a run, from 1, so that the distinct
-// set records one number per address rather than an error.
-type errorTable struct {
-	errs []error
-}
-
-// add appends err and returns its number.
-func (t *errorTable) add(err error) uint32 {
-	t.errs = append(t.errs, err)
-	return uint32(min(len(t.errs), maxErrID))
-}
-
-// get returns the error numbered id; nil for 0.
-func (t *errorTable) get(id uint32) error {
-	if id == 0 {
-		return nil
-	}
-	return t.errs[id-1]
-}
-
-// The packing of a distinctSet value: the first occurrence's index, the
-// number of its error, and its outcome (0 until it is yielded).
-const (
-	outcomeBits = 3
-	errIDBits   = 21
-	// maxErrID is the largest error number a value holds: a run with more
-	// failed requests gives the duplicates of the later ones the error of
-	// the last numbered.
-	maxErrID = 1<<errIDBits - 1
-)
-
-// distinctSet records the first occurrence of each distinct address of a
-// run and, once yielded, its outcome: 8 bytes per address, keyed by 4
-// bytes for IPv4 and 16 for IPv6, so that a run of millions of addresses
-// stays small. An IPv4-mapped IPv6 address is keyed as the IPv4 address
-// it maps: the two spellings are one address. A disabled set
-// (KeepDuplicates) records nothing.
-type distinctSet struct {
-	on bool
-	v4 map[uint32]uint64
-	v6 map[[16]byte]uint64
-}
-
-func newDistinctSet(on bool) distinctSet {
-	if !on {
-		return distinctSet{}
-	}
-	return distinctSet{on: true, v4: map[uint32]uint64{}, v6: map[[16]byte]uint64{}}
-}
-
-// repeats reports whether ip occurred before; if not, it records index as
-// its first occurrence.
-func (s *distinctSet) repeats(ip netip.Addr, index int64) bool {
-	if !s.on {
-		return false
-	}
-	if _, ok := s.get(ip); ok {
-		return true
-	}
-	s.put(ip, uint64(index)<<(errIDBits+outcomeBits)) //nolint:gosec // an index counts the run's addresses from 0; 2^40 of them is beyond any run
-	return false
-}
-
-// settle records the outcome and error number of ip's first occurrence.
-func (s *distinctSet) settle(ip netip.Addr, o BulkOutcome, errID uint32) {
-	if !s.on {
-		return
-	}
-	v, _ := s.get(ip)
-	index := v >> (errIDBits + outcomeBits)
-	s.put(ip, index<<(errIDBits+outcomeBits)|uint64(errID)<<outcomeBits|uint64(o))
-}
-
-// outcome returns the index, outcome and error number of ip's first
-// occurrence.
-func (s *distinctSet) outcome(ip netip.Addr) (int64, BulkOutcome, uint32) {
-	v, _ := s.get(ip)
-	return int64(v >> (errIDBits + outcomeBits)), BulkOutcome(v & (1<<outcomeBits - 1)), uint32(v >> outcomeBits & maxErrID)
-}
-
-func (s *distinctSet) get(ip netip.Addr) (uint64, bool) {
-	if ip = ip.Unmap(); ip.Is4() {
-		v, ok := s.v4[ip4Key(ip)]
-		return v, ok
-	}
-	v, ok := s.v6[ip.As16()]
-	return v, ok
-}
-
-func (s *distinctSet) put(ip netip.Addr, v uint64) {
-	if ip = ip.Unmap(); ip.Is4() {
-		s.v4[ip4Key(ip)] = v
-		return
-	}
-	s.v6[ip.As16()] = v
-}
-
-func ip4Key(ip netip.Addr) uint32 {
-	b := ip.As4()
-	return uint32(b[0])<<24 | uint32(b[1])<<16 | uint32(b[2])<<8 | uint32(b[3])
-}
-
 // bulkCached looks for addrs in the cache, for a bulk lookup: a call of its
 // own for the observer, named LookupIPsAll, that sends nothing. It returns
 // the answers found, in order (nil for a miss), or nil.
@@ -951,6 +836,6 @@ func (c *Client) bulkCached(ctx context.Context, addrs []netip.Addr) []*IPLookup
 	defer call.end(&err)
 	found, hits, cerr := c.cache.ips(ctx, "LookupIPsAll", addrs)
 	call.cacheFailed(cerr)
-	call.cacheHit(hits, batchCost(hits))
+	call.cacheHit(hits, bulk.Cost(hits))
 	return found
 }

@@ -59,8 +59,7 @@ func TestLookupIPsAllAnswersEveryAddressOnce(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			srv := fakeServer(t)
-			c := fakeClient(t, srv)
+			c, srv := setup(t)
 
 			run := runBulk(callCtx(t), c, slices.Values(tt.addrs), tt.p)
 
@@ -424,8 +423,7 @@ func TestLookupIPsAllReadAheadWindow(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			srv := fakeServer(t)
-			c := fakeClient(t, srv)
+			c, srv := setup(t)
 			window := 2 * (tt.p.Concurrency + 1) * tt.p.BatchSize
 			addrs := testAddrs(tt.valid)
 			for len(addrs) < 3*window {
@@ -459,8 +457,7 @@ func TestLookupIPsAllReadAheadWindow(t *testing.T) {
 // back, with its request's outcome or not sent.
 func TestLookupIPsAllCancel(t *testing.T) {
 	t.Parallel()
-	srv := fakeServer(t)
-	c := fakeClient(t, srv)
+	c, srv := setup(t)
 	ctx, cancel := context.WithCancel(callCtx(t))
 	defer cancel()
 	pulled := 0
@@ -496,8 +493,7 @@ func TestLookupIPsAllCancel(t *testing.T) {
 // than the address that showed it.
 func TestLookupIPsAllEndedContext(t *testing.T) {
 	t.Parallel()
-	srv := fakeServer(t)
-	c := fakeClient(t, srv)
+	c, srv := setup(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	pulled := 0
@@ -516,8 +512,7 @@ func TestLookupIPsAllEndedContext(t *testing.T) {
 // requests in flight are waited for, not leaked.
 func TestLookupIPsAllBreak(t *testing.T) {
 	t.Parallel()
-	srv := fakeServer(t)
-	c := fakeClient(t, srv)
+	c, srv := setup(t)
 	pulled := 0
 	n := 0
 	for range c.LookupIPsAll(callCtx(t), counted(testAddrs(50_000), &pulled), &synthient.BulkParams{BatchSize: 10, Concurrency: 3}) { //nolint:errcheck // the loop counts items and breaks: what they hold is not this test's
@@ -535,8 +530,7 @@ func TestLookupIPsAllBreak(t *testing.T) {
 // A closed client sends nothing: every address comes back not sent.
 func TestLookupIPsAllClosedClient(t *testing.T) {
 	t.Parallel()
-	srv := fakeServer(t)
-	c := fakeClient(t, srv)
+	c, srv := setup(t)
 	require.NoError(t, c.Close())
 
 	run := runBulk(callCtx(t), c, slices.Values(testAddrs(30)), &synthient.BulkParams{BatchSize: 10})
@@ -552,8 +546,7 @@ func TestLookupIPsAllClosedClient(t *testing.T) {
 // Bad parameters are refused before anything is read.
 func TestLookupIPsAllInvalidParams(t *testing.T) {
 	t.Parallel()
-	srv := fakeServer(t)
-	c := fakeClient(t, srv)
+	c, srv := setup(t)
 	tests := []struct {
 		name  string
 		addrs iter.Seq[netip.Addr]
@@ -595,8 +588,7 @@ func TestLookupIPsAllParamsAtTheirBounds(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			srv := fakeServer(t)
-			c := fakeClient(t, srv)
+			c, srv := setup(t)
 
 			run := runBulk(callCtx(t), c, slices.Values(testAddrs(3)), &tt.p)
 
@@ -684,8 +676,7 @@ func TestLookupIPsAllPartialAnswer(t *testing.T) {
 // memory: the address is sent once, in a batch sent before it is full.
 func TestLookupIPsAllRepeatedAddress(t *testing.T) {
 	t.Parallel()
-	srv := fakeServer(t)
-	c := fakeClient(t, srv)
+	c, srv := setup(t)
 	ip := testAddr(9)
 	repeated := func(yield func(netip.Addr) bool) {
 		for range 30_000 {
@@ -722,8 +713,7 @@ func TestLookupIPsAllBeforeSend(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			srv := fakeServer(t)
-			c := fakeClient(t, srv)
+			c, srv := setup(t)
 			addrs := append(testAddrs(25), testAddr(0)) // the last repeats the first
 			var seen [][]netip.Addr
 			p := &synthient.BulkParams{BatchSize: 10, Concurrency: 1, BeforeSend: func(batch []netip.Addr) error {
@@ -1006,8 +996,7 @@ func TestLookupIPsAllCacheFailing(t *testing.T) {
 	t.Parallel()
 	spy := newSpyCache()
 	spy.fail = errors.New("store down")
-	srv := fakeServer(t)
-	c := fakeClient(t, srv, synthient.WithCache(spy))
+	c, srv := setup(t, synthient.WithCache(spy))
 	run := runBulk(callCtx(t), c, slices.Values(testAddrs(1500)), nil)
 	run.requireInOrder(t, 1500)
 	assert.Equal(t, 1500, run.outcomes()[synthient.LookedUp])
@@ -1047,8 +1036,7 @@ func TestLookupIPsAllCacheAfterRefusal(t *testing.T) {
 // midway still yields every address read, once, in order.
 func TestLookupIPsAllCacheCancel(t *testing.T) {
 	t.Parallel()
-	srv := fakeServer(t)
-	c := fakeClient(t, srv, synthient.WithCache(synthient.NewMemoryCache(10_000, time.Hour)))
+	c, _ := setup(t, synthient.WithCache(synthient.NewMemoryCache(10_000, time.Hour)))
 	all, cached := interleaved(400)
 	runBulk(callCtx(t), c, slices.Values(cached), nil)
 	ctx, cancel := context.WithCancel(callCtx(t))
@@ -1067,6 +1055,65 @@ func TestLookupIPsAllCacheCancel(t *testing.T) {
 	for i, r := range run.results {
 		if r.Outcome == synthient.NotSent {
 			assert.ErrorIs(t, run.errs[i], context.Canceled, "address %d", i)
+		}
+	}
+}
+
+// ---- The runs of the tests ----
+
+// testAddr6 returns the i-th of 2^16 distinct IPv6 addresses of the
+// documentation range 2001:db8::/32.
+func testAddr6(i int) netip.Addr {
+	return netip.AddrFrom16([16]byte{0x20, 0x01, 0x0d, 0xb8, 14: byte(i >> 8), 15: byte(i)}) //nolint:gosec // i's low two bytes, cut on purpose
+}
+
+// bulkRun is the outcome of one range over LookupIPsAll.
+type bulkRun struct {
+	results []synthient.BulkResult
+	errs    []error // by result
+}
+
+// runBulk ranges over LookupIPsAll of addrs to the end.
+func runBulk(ctx context.Context, c *synthient.Client, addrs iter.Seq[netip.Addr], p *synthient.BulkParams) bulkRun {
+	var run bulkRun
+	for r, err := range c.LookupIPsAll(ctx, addrs, p) {
+		run.results = append(run.results, r)
+		run.errs = append(run.errs, err)
+	}
+	return run
+}
+
+// outcomes counts the results by outcome.
+func (run bulkRun) outcomes() map[synthient.BulkOutcome]int {
+	n := map[synthient.BulkOutcome]int{}
+	for _, r := range run.results {
+		n[r.Outcome]++
+	}
+	return n
+}
+
+// credits sums the Credits of the results with outcome o.
+func (run bulkRun) credits(o synthient.BulkOutcome) int {
+	n := 0
+	for _, r := range run.results {
+		if r.Outcome == o {
+			n += r.Credits
+		}
+	}
+	return n
+}
+
+// requireInOrder checks that the results are the n addresses read, in
+// order, each with an error exactly when it was not looked up.
+func (run bulkRun) requireInOrder(t testing.TB, n int) {
+	t.Helper()
+	require.Len(t, run.results, n, "one result per address read")
+	for i, r := range run.results {
+		require.EqualValues(t, i, r.Index, "result %d out of order", i)
+		if r.Outcome == synthient.LookedUp {
+			require.NoError(t, run.errs[i], "result %d", i)
+		} else {
+			require.Error(t, run.errs[i], "result %d (%s)", i, r.Outcome)
 		}
 	}
 }

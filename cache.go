@@ -6,6 +6,8 @@ import (
 	"net/netip"
 	"sync/atomic"
 	"time"
+
+	"github.com/synthient-go/synthient/internal/memcache"
 )
 
 // Cache is a store of lookup answers for a Client: see WithCache.
@@ -118,7 +120,7 @@ func newLookupCache(c Cache, logger *slog.Logger) *lookupCache {
 	}
 	lc := &lookupCache{store: c, logger: logger, now: time.Now}
 	lc.batch, _ = c.(BatchCache)
-	_, lc.expires = c.(*memoryCache)
+	_, lc.expires = c.(*memcache.Cache)
 	return lc
 }
 

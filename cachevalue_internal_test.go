@@ -2,21 +2,24 @@ package synthient
 
 // Tests of cachevalue.go from inside: the binary form of an IPLookup
 // round-trips every field, and its decoder refuses whatever it did not
-// make, never panicking. (The client's use of a cache is tested from
-// outside, in cache_test.go.)
+// make, never panicking. (The encoding's envelope and fields are tested in
+// internal/cachevalue; the client's use of a cache from outside, in
+// cache_test.go.)
 
 import (
 	"encoding/json"
-	"hash/crc32"
 	"math"
 	"math/rand/v2"
 	"net/netip"
 	"reflect"
+	"slices"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	cv "github.com/synthient-go/synthient/internal/cachevalue"
 )
 
 // fullIP is an IPLookup with every field set.
@@ -162,7 +165,7 @@ func TestIPValueRefused(t *testing.T) {
 	}{
 		{"another key", ipKey(netip.MustParseAddr("192.0.2.1")), good},
 		{"another version", key, mutate(func(b []byte) []byte { b[0]++; return b })},
-		{"a domain's kind", key, mutate(func(b []byte) []byte { b[1] = kindDomain; return b })},
+		{"a domain's kind", key, mutate(func(b []byte) []byte { b[1] = cv.KindDomain; return b })},
 		{"a byte changed", key, mutate(func(b []byte) []byte { b[len(b)/2] ^= 1; return b })},
 		{"the checksum changed", key, mutate(func(b []byte) []byte { b[len(b)-1] ^= 0x80; return b })},
 		{"cut", key, good[:len(good)-1]},
@@ -176,6 +179,31 @@ func TestIPValueRefused(t *testing.T) {
 			assert.ErrorIs(t, err, errBadValue)
 		})
 	}
+}
+
+// TestReadIPRefuses: the binary form reads only as appendIP wrote it:
+// not with a byte more or less, nor with a flag it does not know.
+func TestReadIPRefuses(t *testing.T) {
+	t.Parallel()
+	good := appendIP(nil, fullIP())
+	bare := appendIP(nil, &IPLookup{IP: netip.MustParseAddr("192.0.2.1")})
+	unknownFlag := slices.Clone(bare)
+	unknownFlag[len(unknownFlag)-1] |= hasAbusePhone << 1
+	for _, tc := range []struct {
+		name string
+		p    []byte
+	}{
+		{"a byte more", append(slices.Clone(good), 0)},
+		{"a byte less", good[:len(good)-1]},
+		{"an unknown flag", unknownFlag},
+		{"no flags", bare[:len(bare)-1]},
+		{"empty", nil},
+	} {
+		_, ok := readIP(tc.p)
+		assert.False(t, ok, tc.name)
+	}
+	_, ok := readIP(bare)
+	assert.True(t, ok, "the address alone")
 }
 
 // TestDomainValueRoundTrip: a domain's answer round-trips through its
@@ -221,20 +249,11 @@ func FuzzReadIP(f *testing.F) {
 func FuzzDecodeIP(f *testing.F) {
 	key := ipKey(fullIP().IP)
 	f.Add(encodeIP(fullIP(), time.UnixMilli(1)))
-	f.Add([]byte{cacheFormat, kindIP, 0, 0, 0, 0, 0})
+	f.Add([]byte{cv.Format, cv.KindIP, 0, 0, 0, 0, 0})
 	f.Fuzz(func(t *testing.T, v []byte) {
 		l, _, err := decodeIP(key, v)
 		if err == nil {
 			require.Equal(t, fullIP().IP, l.IP, "only a value made for the key decodes")
 		}
 	})
-}
-
-// TestUpdateString: the checksum of a key is crc32.Update's over its
-// bytes.
-func TestUpdateString(t *testing.T) {
-	t.Parallel()
-	for _, s := range []string{"", "v1:ip:203.0.113.7", "v1:domain:0:xn--bcher-kva.example", "\xff\x00"} {
-		assert.Equal(t, crc32.Update(7, castagnoli, []byte(s)), updateString(7, castagnoli, s), "%q", s)
-	}
 }

@@ -1,10 +1,12 @@
-// One call of the client, top-down: do builds the call and its request
-// and hands them to the client's one retryablehttp.Client (newRetryClient).
-// Its Do sends each attempt through sendStep (the retry wait, pacing, the
-// observer's StartRequest, the transport), then asks checkRetry, which
-// records the attempt, decides, reports and answers what comes next. do
-// turns what Do returned into the call's result (result). See
-// docs/retries.md, "The call path".
+// One call of the client, its methods in the order they run: do builds
+// the call and its request and hands them to the client's one
+// retryablehttp.Client (newRetryClient). Its Do sends each attempt through
+// sendStep (ready: the retry wait, then pacing; startRequest: the
+// observer; then the transport), and asks checkRetry, which records the
+// attempt, decides, reports and answers what comes next. do turns what Do
+// returned into the call's result (result). The call counts its attempts
+// in one place, record: the error's Attempts and the observer's read that
+// count. See docs/retries.md, "The call path".
 
 package synthient
 
@@ -19,6 +21,8 @@ import (
 	"time"
 
 	"github.com/hashicorp/go-retryablehttp"
+	"github.com/synthient-go/synthient/internal/flight"
+	"github.com/synthient-go/synthient/internal/observe"
 	"github.com/synthient-go/synthient/retry"
 	"github.com/synthient-go/synthient/retry/retryhttp"
 )
@@ -60,9 +64,15 @@ type call struct {
 	policy retry.Call    // the policy's state; policy.Last() is the latest decision
 	obs    *observedCall // the call as the observer sees it; nil without one
 
-	attempts int     // of the call, its earlier legs' included
+	// attempts counts the attempts of the call, its earlier legs'
+	// included (op.prior): the one count, which record keeps, and the
+	// error's Attempts and the observer's read.
+	attempts int
 	reached  bool    // some attempt may have reached the server
 	last     outcome // the latest attempt that failed; none at first
+	// planner gives the context the waits are planned with when the call
+	// sends the request of a flight (see internal/flight); nil otherwise.
+	planner flight.Planner
 
 	// wait is the retry wait the latest decision chose, which sendStep
 	// waits out before the next attempt.
@@ -181,7 +191,7 @@ func (c *Client) do(ctx context.Context, op *operation) (resp *http.Response, m 
 func (c *Client) newCall(ctx context.Context, op *operation) *call {
 	p := c.policy
 	p.Class = op.class
-	cl := &call{Context: ctx, c: c, op: *op, policy: retry.Call{Policy: p}, obs: c.observed(ctx)}
+	cl := &call{Context: ctx, c: c, op: *op, policy: retry.Call{Policy: p}, obs: c.observed(ctx), planner: flight.PlannerOf(ctx)}
 	// An earlier leg of the call was answered: the call has reached the
 	// server, and its attempts count.
 	cl.attempts, cl.reached = op.prior, op.prior > 0
@@ -262,7 +272,7 @@ func (s sendStep) RoundTrip(r *http.Request) (*http.Response, error) {
 }
 
 // ready waits until the call's next attempt may go: the retry wait the
-// latest decision chose, then pacing. It reports false, with why in
+// latest decision chose, then pacing (with the deadline to plan with). It reports false, with why in
 // cl.unsent, when ctx ends meanwhile or pacing holds the attempt.
 func (cl *call) ready(ctx context.Context) bool {
 	if w := cl.wait; w > 0 {
@@ -272,23 +282,56 @@ func (cl *call) ready(ctx context.Context) bool {
 			return false
 		}
 	}
-	return cl.pace(ctx)
+	return cl.pace(cl.planning(ctx))
 }
+
+// planning returns the context whose deadline the call's waits are
+// planned with: ctx's own, or for the request of a flight, the latest
+// deadline of the calls that share it (see internal/flight).
+func (cl *call) planning(ctx context.Context) context.Context {
+	if cl.planner == nil {
+		return ctx
+	}
+	return cl.planner.Planning()
+}
+
+// startRequest shows the attempt r of the call to the observer, and
+// returns r as it is to be sent. Without an observer it returns r.
+func (cl *call) startRequest(r *http.Request) *http.Request {
+	oc := cl.obs
+	if oc == nil {
+		return r
+	}
+	s := RequestStart{
+		Method:  r.Method,
+		URL:     r.URL.String(),
+		Route:   cl.op.route,
+		Attempt: cl.attempt(),
+		Header:  http.Header{},
+	}
+	cl.reqCtx = observe.Context(r.Context(), oc.obs.StartRequest(r.Context(), s))
+	return observe.Request(cl.reqCtx, r, s.Header) //nolint:contextcheck // observe.Context keeps r.Context()'s deadline and cancellation, taking only values from the observer's
+}
+
+// attempt returns the number of the call's next attempt within its leg,
+// from 1, as the observer shows it: one more than the leg's attempts so
+// far.
+func (cl *call) attempt() int { return cl.attempts - cl.op.prior + 1 }
 
 // checkRetry is the retry client's CheckRetry: it judges the attempt that
 // just ended and answers Do. An attempt sendStep did not send stops the
 // call (unsentStop). Otherwise, in this order: record the attempt, decide
-// with the policy, give the pacing model the answer, log the decision,
+// with the policy (planning the wait by cl.planning's deadline), give the pacing model the answer, log the decision,
 // report the attempt's end to the observer, and answer: retry (true, nil);
 // done (false, nil), Do returning the response; stop (false, err), err
 // being the hook's error or the call's (stop).
 func checkRetry(ctx context.Context, resp *http.Response, err error) (bool, error) {
 	cl := callOf(ctx)
 	if cl.unsent.set() {
-		return false, cl.unsentStop(ctx)
+		return false, cl.unsentStop(cl.planning(ctx))
 	}
 	a, requestID := cl.record(ctx, resp, err)
-	d := cl.policy.Decide(ctx, a)
+	d := cl.policy.Decide(cl.planning(ctx), a)
 	if !a.Accepted && d.HasRetryAfter {
 		cl.last.retryAfter, cl.last.hasRetryAfter = d.RetryAfter, true
 	}
@@ -377,70 +420,6 @@ func headerValue(h http.Header, key string) string {
 	return ""
 }
 
-// meta describes the call for its error, stopped for reason.
-func (cl *call) meta(reason retry.StopReason) meta {
-	return meta{op: cl.op.name, attempts: cl.attempts, reason: reason}
-}
-
-// stop returns the call's error for a stop with reason (stoppedError).
-func (cl *call) stop(ctx context.Context, reason retry.StopReason) error {
-	return stoppedError(cl.meta(reason), ctx.Err(), &cl.last, cl.reached)
-}
-
-// unsentStop stops the call whose next attempt sendStep did not send: for
-// a pacing hold, holdStop; for ctx's end during the retry wait, cancelled.
-// The attempt is not counted.
-func (cl *call) unsentStop(ctx context.Context) error {
-	if cl.unsent.held {
-		return cl.holdStop(ctx)
-	}
-	return cl.cancelled(ctx)
-}
-
-// cancelled stops a call whose context ended during the wait before an
-// attempt: it logs the stop with the outcome of the attempt it was waiting
-// to repeat, and returns stop's error.
-func (cl *call) cancelled(ctx context.Context) error {
-	d := cl.policy.Last()
-	d.Retry, d.Wait, d.Reason = false, 0, retry.ContextDone
-	var a retry.Attempt
-	if o := &cl.last; o.answer.status != 0 {
-		a.Status = o.answer.status
-	} else {
-		a.Err, a.Failure = o.cause, o.failure
-	}
-	cl.log(ctx, d, a, cl.last.answer.requestID)
-	return cl.stop(ctx, retry.ContextDone)
-}
-
-// result turns what Do returned into the call's outcome: the response
-// checkRetry accepted; the error it stopped the call with; or, when Do
-// returned ctx's error itself (its own wait, of 0, saw ctx end), the stop
-// of cancelled. A response that comes with an error is closed.
-func (cl *call) result(ctx context.Context, resp *http.Response, err error) (*http.Response, error) {
-	d := cl.policy.Last()
-	if err == nil && !d.Retry {
-		return resp, nil
-	}
-	if resp != nil {
-		_ = resp.Body.Close()
-	}
-	switch {
-	case d.Reason != "" || cl.unsent.set():
-		return nil, err // checkRetry's stop
-	case ctx.Err() != nil:
-		return nil, cl.cancelled(ctx)
-	}
-	// go-retryablehttp gave up by itself, which RetryMax never lets it do.
-	return nil, opError(meta{op: cl.op.name, attempts: cl.attempts}, "", err)
-}
-
-// discard closes a response whose body is not wanted.
-func discard(resp *http.Response) {
-	_ = resp.Body.Close()
-	resp.Body = http.NoBody
-}
-
 // log writes one attempt decision to the client's logger: Debug for a
 // retry or a success, Info for a stop.
 func (cl *call) log(ctx context.Context, d retry.Decision, a retry.Attempt, requestID string) {
@@ -515,4 +494,96 @@ func errorKind(err error, f retry.Failure) string {
 		return "dial"
 	}
 	return "connection"
+}
+
+// endRequest reports the end of the attempt startRequest showed: its
+// outcome a, its response (nil for none), its request id and the decision
+// d on it, with the call's count of attempts.
+func (cl *call) endRequest(d retry.Decision, a retry.Attempt, resp *http.Response, requestID string) {
+	if cl.obs == nil || cl.reqCtx == nil {
+		return
+	}
+	e := RequestEnd{Status: a.Status, RequestID: requestID, ProtocolVersion: protocolVersion(resp), Decision: d}
+	if a.Err != nil {
+		e.ErrorKind = errorKind(a.Err, a.Failure)
+	}
+	cl.obs.endRequest(cl.reqCtx, e, cl.attempts)
+	cl.reqCtx = nil
+}
+
+// unsentStop stops the call whose next attempt sendStep did not send: for
+// a pacing hold, holdStop; for ctx's end during the retry wait, cancelled.
+// The attempt is not counted.
+func (cl *call) unsentStop(ctx context.Context) error {
+	if cl.unsent.held {
+		return cl.holdStop(ctx)
+	}
+	return cl.cancelled(ctx)
+}
+
+// observeHold reports a pacing hold of the call's next attempt: a wait of
+// wait, or a stop for reason.
+func (cl *call) observeHold(wait time.Duration, reason retry.StopReason, shared bool) {
+	oc := cl.obs
+	if oc == nil {
+		return
+	}
+	if reason != "" {
+		oc.reason = reason
+	}
+	oc.obs.Hold(oc.ctx, PacingHold{Bucket: cl.op.bucket.String(), Attempt: cl.attempt(), Wait: wait, Stop: reason, Shared: shared})
+}
+
+// cancelled stops a call whose context ended during the wait before an
+// attempt: it logs the stop with the outcome of the attempt it was waiting
+// to repeat, and returns stop's error.
+func (cl *call) cancelled(ctx context.Context) error {
+	d := cl.policy.Last()
+	d.Retry, d.Wait, d.Reason = false, 0, retry.ContextDone
+	var a retry.Attempt
+	if o := &cl.last; o.answer.status != 0 {
+		a.Status = o.answer.status
+	} else {
+		a.Err, a.Failure = o.cause, o.failure
+	}
+	cl.log(ctx, d, a, cl.last.answer.requestID)
+	return cl.stop(ctx, retry.ContextDone)
+}
+
+// result turns what Do returned into the call's outcome: the response
+// checkRetry accepted; the error it stopped the call with; or, when Do
+// returned ctx's error itself (its own wait, of 0, saw ctx end), the stop
+// of cancelled. A response that comes with an error is closed.
+func (cl *call) result(ctx context.Context, resp *http.Response, err error) (*http.Response, error) {
+	d := cl.policy.Last()
+	if err == nil && !d.Retry {
+		return resp, nil
+	}
+	if resp != nil {
+		_ = resp.Body.Close()
+	}
+	switch {
+	case d.Reason != "" || cl.unsent.set():
+		return nil, err // checkRetry's stop
+	case ctx.Err() != nil:
+		return nil, cl.cancelled(ctx)
+	}
+	// go-retryablehttp gave up by itself, which RetryMax never lets it do.
+	return nil, opError(meta{op: cl.op.name, attempts: cl.attempts}, "", err)
+}
+
+// meta describes the call for its error, stopped for reason.
+func (cl *call) meta(reason retry.StopReason) meta {
+	return meta{op: cl.op.name, attempts: cl.attempts, reason: reason}
+}
+
+// stop returns the call's error for a stop with reason (stoppedError).
+func (cl *call) stop(ctx context.Context, reason retry.StopReason) error {
+	return stoppedError(cl.meta(reason), ctx.Err(), &cl.last, cl.reached)
+}
+
+// discard closes a response whose body is not wanted.
+func discard(resp *http.Response) {
+	_ = resp.Body.Close()
+	resp.Body = http.NoBody
 }

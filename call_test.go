@@ -48,6 +48,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/synthient-go/synthient"
+	"github.com/synthient-go/synthient/internal/nettest"
 	"github.com/synthient-go/synthient/retry"
 	"github.com/synthient-go/synthient/synthienttest"
 )
@@ -1019,21 +1020,18 @@ func TestLoopbackKeepAliveNoReplay(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			ctx := callCtx(t)
-			srv := newRawServer(t, func(c *rawConn) {
-				for {
-					req, _, n, err := c.ReadRequest()
-					if err != nil || n != 1 {
-						return // a later arrival: close without answering
-					}
-					if c.WriteResponse(http.StatusOK, "application/json", sampleBody(req.URL.Path)) != nil {
-						return
-					}
+			srv := newAPIServer(t, func(n int, w http.ResponseWriter, r *http.Request) {
+				if n != 1 {
+					_, _ = io.Copy(io.Discard, r.Body)
+					takeOver(t, w, r) // a later arrival: close without answering
+					return
 				}
+				writeJSON(w, http.StatusOK, sampleBody(r.URL.Path))
 			})
-			c, logs := loggedClient(t, srv.URL)
+			c, logs := loggedClient(t, srv.Base)
 			require.NoError(t, tc.call(ctx, c), "first call")
 			err := tc.call(ctx, c)
-			srv.Close()
+			srv.Finish()
 			conns := srv.ArrivalConns()
 			require.GreaterOrEqual(t, len(conns), 2, "arrivals by connection %v", conns)
 			require.EqualValues(t, 1, conns[1], "arrivals by connection %v: the second request did not reuse the kept-alive connection", conns)
@@ -1052,16 +1050,17 @@ func TestLoopbackClosedAfterWrite(t *testing.T) {
 	t.Parallel()
 	// newCloser reads each request and closes its connection without an
 	// answer; it keeps the body of the first.
-	newCloser := func(t *testing.T) (*rawServer, func() string) {
+	newCloser := func(t *testing.T) (*apiServer, func() string) {
 		var mu sync.Mutex
 		var first []byte
-		srv := newRawServer(t, func(c *rawConn) {
-			_, body, n, err := c.ReadRequest()
+		srv := newAPIServer(t, func(n int, w http.ResponseWriter, r *http.Request) {
+			body, err := io.ReadAll(r.Body)
 			if err == nil && n == 1 {
 				mu.Lock()
 				first = body
 				mu.Unlock()
 			}
+			takeOver(t, w, r)
 		})
 		return srv, func() string {
 			mu.Lock()
@@ -1073,9 +1072,9 @@ func TestLoopbackClosedAfterWrite(t *testing.T) {
 	t.Run("LookupIPs", func(t *testing.T) {
 		t.Parallel()
 		srv, first := newCloser(t)
-		c, _ := loggedClient(t, srv.URL)
+		c, _ := loggedClient(t, srv.Base)
 		_, err := c.LookupIPs(callCtx(t), []netip.Addr{sampleIP, netip.MustParseAddr("198.51.100.1")})
-		srv.Close()
+		srv.Finish()
 		assert.Equal(t, 1, srv.Arrivals(), "arrivals")
 		assert.Equal(t, `{"ips":["203.0.113.7","198.51.100.1"]}`, first(), "the body the server read") //nolint:testifylint // the bytes sent, not only the JSON they mean
 		_ = requireConnErr(t, err, false, false)
@@ -1085,9 +1084,9 @@ func TestLoopbackClosedAfterWrite(t *testing.T) {
 	t.Run("Account", func(t *testing.T) {
 		t.Parallel()
 		srv, _ := newCloser(t)
-		c, logs := loggedClient(t, srv.URL)
+		c, logs := loggedClient(t, srv.Base)
 		_, err := c.Account(callCtx(t))
-		srv.Close()
+		srv.Finish()
 		assert.Equal(t, 3, srv.Arrivals(), "arrivals")
 		_ = requireConnErr(t, err, false, false)
 		_ = requireStop(t, err, 3, retry.AttemptsExhausted)
@@ -1099,7 +1098,7 @@ func TestLoopbackClosedAfterWrite(t *testing.T) {
 // stops at once, standard retries.
 func TestLoopbackDialRefused(t *testing.T) {
 	t.Parallel()
-	base := "http://" + deadAddr(t) + "/api/v4"
+	base := "http://" + nettest.DeadAddr(t) + "/api/v4"
 	for _, tc := range []struct {
 		name     string
 		call     callFunc
@@ -1130,21 +1129,27 @@ func TestLoopbackNotSentDescribesTheCall(t *testing.T) {
 	t.Parallel()
 	// goneAfterFirst serves the first request with answer (nil: close
 	// without an answer), then closes the listener and the connection.
-	goneAfterFirst := func(t *testing.T, answer func(*rawConn)) *rawServer {
-		return newRawServer(t, func(c *rawConn) {
-			if _, _, _, err := c.ReadRequest(); err != nil {
-				return
-			}
+	goneAfterFirst := func(t *testing.T, answer func(w http.ResponseWriter)) *apiServer {
+		var srv *apiServer
+		srv = newAPIServer(t, func(_ int, w http.ResponseWriter, r *http.Request) {
+			srv.StopListening()
 			if answer != nil {
-				answer(c)
+				answer(w)
+				_ = http.NewResponseController(w).Flush()
 			}
-			c.srv.StopListening()
+			takeOver(t, w, r)
 		})
+		return srv
 	}
-	unavailable := func(c *rawConn) { _ = c.WriteResponse(503, "text/plain", "down") }
+	unavailable := func(w http.ResponseWriter) {
+		w.Header().Set("Content-Type", "text/plain")
+		w.Header().Set("Content-Length", "4")
+		w.WriteHeader(http.StatusServiceUnavailable)
+		_, _ = io.WriteString(w, "down")
+	}
 	for _, tc := range []struct {
 		name   string
-		answer func(*rawConn)
+		answer func(w http.ResponseWriter)
 	}{
 		{"closed after the request was read", nil},
 		{"answered 503", unavailable},
@@ -1152,9 +1157,9 @@ func TestLoopbackNotSentDescribesTheCall(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			srv := goneAfterFirst(t, tc.answer)
-			c, _ := loggedClient(t, srv.URL)
+			c, _ := loggedClient(t, srv.Base)
 			_, err := c.Account(callCtx(t))
-			srv.Close()
+			srv.Finish()
 			require.Equal(t, 1, srv.Arrivals(), "arrivals")
 			ce := requireConnErr(t, err, false, false)
 			_ = requireStop(t, err, 3, retry.AttemptsExhausted)
@@ -1181,9 +1186,9 @@ func TestLoopbackNotSentDescribesTheCall(t *testing.T) {
 			}
 			return 0
 		})
-		c, _ := loggedClient(t, srv.URL, jitter)
+		c, _ := loggedClient(t, srv.Base, jitter)
 		_, err := c.Account(ctx)
-		srv.Close()
+		srv.Finish()
 		require.ErrorIs(t, err, context.Canceled)
 		_ = requireStop(t, err, 2, retry.ContextDone)
 		_ = requireConnErr(t, err, false, false)
@@ -1194,27 +1199,25 @@ func TestLoopbackNotSentDescribesTheCall(t *testing.T) {
 	// error is the refused dial, but the call may have reached the server.
 	t.Run("cancelled while a retry was in flight", func(t *testing.T) {
 		t.Parallel()
-		addr := deadAddr(t)
+		addr := nettest.DeadAddr(t)
 		ctx, cancel := context.WithCancel(callCtx(t))
 		defer cancel()
-		var srv *rawServer
+		var srv *apiServer
 		var draws atomic.Int32
 		// The first draw is the wait after the refused attempt: the server
 		// starts listening then.
 		jitter := synthient.WithRandom(func() float64 {
 			if draws.Add(1) == 1 {
-				srv = newRawServerAt(t, addr, func(c *rawConn) {
-					if _, _, _, err := c.ReadRequest(); err == nil {
-						cancel()
-					}
-					<-c.srv.Done()
-				})
+				srv = newAPIServer(t, func(_ int, _ http.ResponseWriter, r *http.Request) {
+					cancel()
+					<-r.Context().Done()
+				}, atAddr(t, addr))
 			}
 			return 0
 		})
 		c, _ := loggedClient(t, "http://"+addr+"/api/v4", jitter)
 		_, err := c.Account(ctx)
-		srv.Close()
+		srv.Finish()
 		require.Equal(t, 1, srv.Arrivals(), "arrivals")
 		require.ErrorIs(t, err, context.Canceled)
 		_ = requireStop(t, err, 2, retry.ContextDone)
@@ -1232,11 +1235,10 @@ func TestLoopbackNotSentWhenCancelledWhileDialing(t *testing.T) {
 	t.Parallel()
 	ctx, cancel := context.WithCancel(callCtx(t))
 	defer cancel()
-	srv := newRawServer(t, func(c *rawConn) {
-		if c.N == 2 {
+	srv := nettest.NewSilent(t, func(n int) { // never answers the ClientHello
+		if n == 2 {
 			cancel()
 		}
-		<-c.srv.Done() // never answer the ClientHello
 	})
 	c, _ := loggedClient(t, "https://"+srv.Addr+"/api/v4", synthient.WithOpenTimeout(50*time.Millisecond))
 	_, err := c.Account(ctx)
@@ -1261,29 +1263,26 @@ func TestLoopbackFirstAttemptCutByTheContext(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
 		name    string
-		scheme  string
-		serve   func(c *rawConn, cancel context.CancelFunc)
+		base    func(t *testing.T, cancel context.CancelFunc) string
 		notSent bool
 	}{
-		{"while connecting", "https", func(c *rawConn, cancel context.CancelFunc) {
-			cancel() // the client is in its TLS handshake, which is never answered
-			<-c.srv.Done()
+		{"while connecting", func(t *testing.T, cancel context.CancelFunc) string {
+			// The client is in its TLS handshake, which is never answered.
+			return "https://" + nettest.NewSilent(t, func(int) { cancel() }).Addr + "/api/v4"
 		}, true},
-		{"after the request was read", "http", func(c *rawConn, cancel context.CancelFunc) {
-			if _, _, _, err := c.ReadRequest(); err == nil {
+		{"after the request was read", func(t *testing.T, cancel context.CancelFunc) string {
+			return newAPIServer(t, func(_ int, _ http.ResponseWriter, r *http.Request) {
 				cancel()
-			}
-			<-c.srv.Done()
+				<-r.Context().Done()
+			}).Base
 		}, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			ctx, cancel := context.WithCancel(callCtx(t))
 			defer cancel()
-			srv := newRawServer(t, func(c *rawConn) { tc.serve(c, cancel) })
-			c := newClient(t, tc.scheme+"://"+srv.Addr+"/api/v4")
+			c := newClient(t, tc.base(t, cancel))
 			_, err := c.LookupIP(ctx, sampleIP)
-			srv.Close()
 			require.ErrorIs(t, err, context.Canceled)
 			_ = requireStop(t, err, 1, retry.ContextDone)
 			_ = requireConnErr(t, err, tc.notSent, false)
@@ -1296,14 +1295,12 @@ func TestLoopbackFirstAttemptCutByTheContext(t *testing.T) {
 // same again), and the error does not quote the answer.
 func TestLoopbackMalformedAnswer(t *testing.T) {
 	t.Parallel()
-	srv := newRawServer(t, func(c *rawConn) {
-		if _, _, _, err := c.ReadRequest(); err == nil {
-			_, _ = io.WriteString(c, "HTTP/1.1 302 Found\r\nLocation: /next?token=s3cr3t-t0ken\x7f\r\nContent-Length: 0\r\n\r\n")
-		}
+	srv := newAPIServer(t, func(_ int, w http.ResponseWriter, r *http.Request) {
+		_, _ = io.WriteString(takeOver(t, w, r), "HTTP/1.1 302 Found\r\nLocation: /next?token=s3cr3t-t0ken\x7f\r\nContent-Length: 0\r\n\r\n")
 	})
-	c, logs := loggedClient(t, srv.URL)
+	c, logs := loggedClient(t, srv.Base)
 	_, err := c.Account(callCtx(t))
-	srv.Close()
+	srv.Finish()
 	assert.Equal(t, 1, srv.Arrivals(), "arrivals")
 	ce := requireConnErr(t, err, false, false)
 	require.ErrorIs(t, ce, synthient.ErrMalformedResponse)
@@ -1401,7 +1398,7 @@ func TestLoopbackGiveUpKeepsPool(t *testing.T) {
 			writeJSON(w, http.StatusOK, sampleAccountJSON)
 		})
 		live, _ := loggedClient(t, srv.Base, synthient.WithTransport(tr))
-		dead, _ := loggedClient(t, "http://"+deadAddr(t)+"/api/v4", synthient.WithTransport(tr))
+		dead, _ := loggedClient(t, "http://"+nettest.DeadAddr(t)+"/api/v4", synthient.WithTransport(tr))
 		require.NoError(t, callAccount(ctx, live), "Account")
 		err := callAccount(ctx, dead)
 		_ = requireConnErr(t, err, true, false)

@@ -16,6 +16,8 @@ import (
 	"time"
 
 	"github.com/hashicorp/go-retryablehttp"
+	"github.com/synthient-go/synthient/internal/flight"
+	"github.com/synthient-go/synthient/internal/transport"
 	"github.com/synthient-go/synthient/retry"
 )
 
@@ -65,8 +67,8 @@ type Client struct {
 	streams   openStreams // the streams open, which Close ends
 
 	cache         *lookupCache // nil without WithCache
-	ipFlights     flights[*IPLookup]
-	domainFlights flights[*DomainLookup]
+	ipFlights     flight.Group[*IPLookup]
+	domainFlights flight.Group[*DomainLookup]
 }
 
 // Option configures a Client. An invalid value makes NewClient return an
@@ -464,7 +466,7 @@ func NewClient(apiKey string, opts ...Option) (*Client, error) {
 	}
 	rt := s.transport
 	if rt == nil {
-		c.owned = newTransport(s.timeout, s.openTimeout, s.tlsConfig)
+		c.owned = transport.New(s.timeout, s.openTimeout, s.tlsConfig)
 		rt = c.owned
 	}
 	c.hc = newHTTPClient(rt)

@@ -6,20 +6,17 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"hash"
 	"io"
 	"io/fs"
-	"math/rand/v2"
 	"net/http"
 	"net/url"
 	"os"
 	"path/filepath"
-	"slices"
-	"strconv"
 	"strings"
-	"sync"
 	"time"
 
+	"github.com/synthient-go/synthient/internal/download"
+	"github.com/synthient-go/synthient/internal/redact"
 	"github.com/synthient-go/synthient/retry"
 	"github.com/synthient-go/synthient/retry/retryhttp"
 )
@@ -177,7 +174,7 @@ func (c *Client) DownloadExportFile(ctx context.Context, feed Feed, id, path str
 	// 2. Create the temporary file, also before anything is sent: a path
 	// that cannot be written costs no request. Until step 4 succeeds it is
 	// removed on the way out, also after a panic in p.Progress or below.
-	f, err := createPart(path)
+	f, err := download.CreatePart(path)
 	if err != nil {
 		return nil, opError(meta{op: name}, "creating the file", err)
 	}
@@ -240,13 +237,13 @@ func (c *Client) downloadTo(ctx context.Context, name string, feed Feed, id stri
 	if err := checkMeta(m, id, em, params.Verify); err != nil {
 		return nil, m, err
 	}
-	cw := &checkedWriter{w: w, total: em.Size, progress: params.Progress}
+	cw := &download.Checked{W: w, Total: em.Size, Progress: params.Progress}
 	if params.Verify {
-		cw.hash = sha256.New()
+		cw.Hash = sha256.New()
 	}
 	_, m, err = c.download(ctx, m, feed, em.ID, cw, em.Size)
 	if err == nil {
-		err = cw.verify(m, em)
+		err = verify(m, cw, em)
 	}
 	if err != nil {
 		return nil, m, err
@@ -311,8 +308,8 @@ func (c *Client) downloadToFile(ctx context.Context, name string, feed Feed, id 
 // file, a path os.Lstat fails on other than with fs.ErrNotExist; and,
 // without overwrite, anything at all.
 func checkTarget(name, path string, overwrite bool) error {
-	if len(filepath.Base(path)) > maxNameLen {
-		return invalid("%s: the name of %s is longer than %d bytes", name, path, maxNameLen)
+	if len(filepath.Base(path)) > download.MaxNameLen {
+		return invalid("%s: the name of %s is longer than %d bytes", name, path, download.MaxNameLen)
 	}
 	fi, err := os.Lstat(path)
 	switch {
@@ -331,78 +328,22 @@ func checkTarget(name, path string, overwrite bool) error {
 	case mode.IsDir():
 		return invalid("%s: %s is a directory", name, path)
 	case !mode.IsRegular():
-		return invalid("%s: %s is %s, not a regular file", name, path, fileKind(mode))
+		return invalid("%s: %s is %s, not a regular file", name, path, download.FileKind(mode))
 	case !overwrite:
 		return fmt.Errorf("synthient: %s: %s: %w", name, path, fs.ErrExist)
 	}
 	return nil
 }
 
-func fileKind(mode fs.FileMode) string {
-	switch {
-	case mode&fs.ModeSymlink != 0:
-		return "a symbolic link"
-	case mode&fs.ModeNamedPipe != 0:
-		return "a named pipe"
-	case mode&fs.ModeSocket != 0:
-		return "a socket"
-	case mode&fs.ModeDevice != 0:
-		return "a device"
-	}
-	return "something else"
-}
-
-// createPart creates a new, empty temporary file for path in its
-// directory: path.<random digits>.part, or .synthient-<random digits>.part
-// when path's name is too long to take the suffix. It is opened with
-// O_EXCL, which fails on any existing name (a symbolic link is never
-// followed), and mode 0644 before the umask, as a file os.Create makes.
-// os.CreateTemp would give 0600.
-func createPart(path string) (*os.File, error) {
-	for range 100 {
-		digits := strconv.FormatUint(uint64(rand.Uint32()), 10) //nolint:gosec // digits that make a taken name unlikely: O_EXCL refuses one that is
-		name := path + "." + digits + ".part"
-		if len(filepath.Base(name)) > maxNameLen {
-			name = filepath.Join(filepath.Dir(path), ".synthient-"+digits+".part")
-		}
-		f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644) //nolint:gosec // beside the path the caller asked to write
-		if !errors.Is(err, fs.ErrExist) {
-			return f, err
-		}
-	}
-	return nil, &fs.PathError{Op: "open", Path: path + ".*.part", Err: fs.ErrExist}
-}
-
-// maxNameLen is the longest file name the common file systems take.
-const maxNameLen = 255
-
-// commit moves the finished temporary file part to path: a rename when
-// overwriting, otherwise a hard link, which fails rather than replace a
-// file that appeared meanwhile. m describes the call, for its errors.
+// commit moves the finished temporary file part to path (see
+// internal/download). m describes the call, for its errors.
 func commit(m meta, part, path string, overwrite bool) error {
-	if overwrite {
-		if err := os.Rename(part, path); err != nil {
-			return notRetryable(m, "renaming the file", err)
-		}
-		return nil
+	switch err := download.Commit(part, path, overwrite); {
+	case errors.Is(err, download.ErrAppeared):
+		return notRetryable(m, path+" appeared during the download", fs.ErrExist)
+	case err != nil:
+		return notRetryable(m, "renaming the file", err)
 	}
-	appeared := notRetryable(m, path+" appeared during the download", fs.ErrExist)
-	if err := os.Link(part, path); err != nil {
-		if errors.Is(err, fs.ErrExist) {
-			return appeared
-		}
-		// No hard links here: check, then rename.
-		if _, serr := os.Lstat(path); serr == nil {
-			return appeared
-		}
-		if err := os.Rename(part, path); err != nil {
-			return notRetryable(m, "renaming the file", err)
-		}
-		return nil
-	}
-	// The file is at path: a part a failed Remove leaves is litter, not
-	// a failed download.
-	_ = os.Remove(part)
 	return nil
 }
 
@@ -414,43 +355,18 @@ func isSHA256Hex(s string) bool {
 	return err == nil
 }
 
-// checkedWriter passes the bytes on to w, hashing them (when hash is set)
-// and reporting progress.
-type checkedWriter struct {
-	w        io.Writer
-	hash     hash.Hash
-	done     int64
-	total    int64
-	progress func(done, total int64)
-}
-
-func (w *checkedWriter) Write(p []byte) (int, error) {
-	n, err := w.w.Write(p)
-	if n < 0 || n > len(p) {
-		return 0, errInvalidWrite
-	}
-	if w.hash != nil {
-		w.hash.Write(p[:n])
-	}
-	w.done += int64(n)
-	if w.progress != nil && n > 0 {
-		w.progress(w.done, w.total)
-	}
-	return n, err
-}
-
-// verify compares the hash of the bytes with em's checksum; nil when the
-// bytes were not hashed. m describes the download.
-func (w *checkedWriter) verify(m meta, em *ExportMeta) error {
-	if w.hash == nil {
+// verify compares the hash of the bytes w passed on with em's checksum;
+// nil when they were not hashed. m describes the download.
+func verify(m meta, w *download.Checked, em *ExportMeta) error {
+	if w.Hash == nil {
 		return nil
 	}
-	got := hex.EncodeToString(w.hash.Sum(nil))
+	got := hex.EncodeToString(w.Hash.Sum(nil))
 	if strings.EqualFold(got, em.Checksum) {
 		return nil
 	}
 	return downloadError(m, ErrChecksumMismatch, "SHA-256 of %d bytes is %s, meta says %s (%d bytes)",
-		w.done, got, strings.ToLower(em.Checksum), em.Size)
+		w.Done, got, strings.ToLower(em.Checksum), em.Size)
 }
 
 // download sends the API leg of a download of feed's export id, follows
@@ -575,11 +491,11 @@ func (c *Client) sendStorage(ctx context.Context, m meta, loc *url.URL) (*http.R
 	req, reqCtx := oc.startStorage(req, loc)
 	resp, err := c.hc.Do(req)
 	if err == nil {
-		oc.endStorage(reqCtx, resp, retry.Failure{}, nil) //nolint:contextcheck // reqCtx is req's context, derived from ctx by startStorage
+		oc.endStorage(reqCtx, m.attempts, resp, retry.Failure{}, nil) //nolint:contextcheck // reqCtx is req's context, derived from ctx by startStorage
 		return resp, nil
 	}
 	f, cause := transportCause(err)
-	oc.endStorage(reqCtx, nil, f, cause) //nolint:contextcheck // as above
+	oc.endStorage(reqCtx, m.attempts, nil, f, cause) //nolint:contextcheck // as above
 	// The API leg was answered, so the call reached the server whatever
 	// became of this request: NotSent false, never sent again, worded
 	// after this request's own fate.
@@ -591,12 +507,8 @@ func (c *Client) sendStorage(ctx context.Context, m meta, loc *url.URL) (*http.R
 // may quote the presigned URL, whatever the storage host made net/http
 // say.
 func scrub(err error, rawQuery string) error {
-	r := newQueryRedactor(rawQuery)
-	if r == nil {
-		return err
-	}
 	msg := err.Error()
-	if redacted := r.redact(msg); redacted != msg {
+	if redacted := redact.NewQuery(rawQuery).Redact(msg); redacted != msg {
 		return errors.New(redacted)
 	}
 	return err
@@ -661,235 +573,40 @@ func expectedSize(m meta, resp *http.Response, size int64) (int64, error) {
 // *TimeoutError, never retried; a failure to write is an *Error wrapping
 // the writer's error.
 func copyCapped(ctx context.Context, m meta, body io.Reader, w io.Writer, want int64) (int64, error) {
-	src := &readErrReader{r: body}
-	var r io.Reader = src
-	if want >= 0 {
-		r = io.LimitReader(src, want+1)
-	}
-	// cappedWriter also hides any ReaderFrom of w (io.Discard's reads 8 KiB
-	// at a time): the large buffer means fewer reads of the connection.
-	dst := &cappedWriter{w: w, left: want}
-	buf := copyBuffers.Get().(*[]byte)
-	defer copyBuffers.Put(buf)
-	n, err := io.CopyBuffer(dst, r, *buf)
+	n, over, readErr, writeErr := download.Copy(w, body, want)
 	switch {
-	case err == nil:
-		return n, nil
-	case dst.over:
+	case over:
 		return n, downloadError(m, ErrSizeMismatch, "got more than the expected %d bytes", want)
-	case src.err != nil && want >= 0 && errors.Is(src.err, io.ErrUnexpectedEOF):
+	case readErr != nil && want >= 0 && errors.Is(readErr, io.ErrUnexpectedEOF):
 		// The connection ended before the Content-Length: a
 		// *ConnectionError, and a short download too.
-		return n, readError(ctx, m, fmt.Errorf("%w: got %d bytes, expected %d: %w", ErrSizeMismatch, n, want, src.err))
-	case src.err != nil:
-		return n, readError(ctx, m, src.err)
+		return n, readError(ctx, m, fmt.Errorf("%w: got %d bytes, expected %d: %w", ErrSizeMismatch, n, want, readErr))
+	case readErr != nil:
+		return n, readError(ctx, m, readErr)
+	case writeErr != nil:
+		return n, opError(m, "writing the download", writeErr)
 	}
-	return n, opError(m, "writing the download", err)
+	return n, nil
 }
 
-// copyBuffers holds the buffers downloads are copied through.
-var copyBuffers = sync.Pool{New: func() any {
-	b := make([]byte, 256<<10)
-	return &b
-}}
-
-// readErrReader records the error of the reader it wraps, to tell a
-// failed read from a failed write.
-type readErrReader struct {
-	r   io.Reader
-	err error
-}
-
-func (r *readErrReader) Read(p []byte) (int, error) {
-	n, err := r.r.Read(p)
-	if err != nil && err != io.EOF {
-		r.err = err
-	}
-	return n, err
-}
-
-// errInvalidWrite is the error of a writer that said it wrote fewer than
-// none or more than all of the bytes it was given.
-var errInvalidWrite = errors.New("the writer reported an invalid byte count")
-
-// errTooLong is what a cappedWriter returns for the bytes past its cap.
-var errTooLong = errors.New("more bytes than expected")
-
-// cappedWriter writes at most left bytes to w (no cap when left < 0) and
-// fails on the first byte past them, setting over.
-type cappedWriter struct {
-	w    io.Writer
-	left int64
-	over bool
-}
-
-func (c *cappedWriter) Write(p []byte) (int, error) {
-	if c.left < 0 || int64(len(p)) <= c.left {
-		n, err := c.w.Write(p)
-		if n < 0 || n > len(p) {
-			return 0, errInvalidWrite
-		}
-		if c.left >= 0 {
-			c.left -= int64(n)
-		}
-		return n, err
-	}
-	n, err := c.w.Write(p[:c.left])
-	if n < 0 || int64(n) > c.left {
-		return 0, errInvalidWrite
-	}
-	c.left -= int64(n)
-	if err != nil {
-		return n, err
-	}
-	c.over = true
-	return n, errTooLong
-}
-
-// redacted replaces a secret in the text of a storage error.
-const redacted = "[REDACTED]"
-
-// Secrets shorter than these are not redacted: they are words ("host",
-// "auto", "s3"), not secrets, and redacting them would garble the text.
-const (
-	minSecretValue = 4 // a query value, raw or decoded
-	minSecretPart  = 8 // a '/'-separated part of a decoded value
-)
-
-// redactQuery replaces the presigned query rawQuery in every text of a:
-// S3 and R2 echo the canonical request and the string they signed
-// (SignatureDoesNotMatch), and a hostile host can echo anything.
+// redactQuery replaces the presigned query rawQuery in every text of a
+// (see internal/redact).
 func redactQuery(a *answer, rawQuery string) {
-	r := newQueryRedactor(rawQuery)
+	r := redact.NewQuery(rawQuery)
 	if r == nil {
 		return
 	}
 	e := &a.problem
-	e.Type, e.Title, e.Detail, a.requestID = r.redact(e.Type), r.redact(e.Title), r.redact(e.Detail), r.redact(a.requestID)
+	e.Type, e.Title, e.Detail, a.requestID = r.Redact(e.Type), r.Redact(e.Title), r.Redact(e.Detail), r.Redact(a.requestID)
 	if len(e.Errors) == 0 {
 		return
 	}
 	errs := make(map[string][]string, len(e.Errors))
 	for field, msgs := range e.Errors {
-		k := r.redact(field)
+		k := r.Redact(field)
 		for _, msg := range msgs {
-			errs[k] = append(errs[k], r.redact(msg))
+			errs[k] = append(errs[k], r.Redact(msg))
 		}
 	}
 	e.Errors = errs
-}
-
-// queryRedactor replaces the secrets of a presigned query in a text.
-type queryRedactor struct {
-	secrets  []string // longest first
-	replacer *strings.Replacer
-}
-
-// newQueryRedactor returns the redactor of every form of rawQuery a
-// storage host may echo: the raw query; each key=value pair; each value
-// raw, decoded, and encoded again as a query and as a path would encode it
-// (with upper- and lower-case escapes); each '/'-separated part of a
-// decoded value (S3 echoes the access key id and the scope of
-// X-Amz-Credential apart); and the hexadecimal bytes of each of these of
-// 8 bytes or more, spaced or not (S3's CanonicalRequestBytes). It returns
-// nil for an empty query.
-func newQueryRedactor(rawQuery string) *queryRedactor {
-	if rawQuery == "" {
-		return nil
-	}
-	set := querySecrets(rawQuery)
-	r := &queryRedactor{secrets: make([]string, 0, 3*len(set))}
-	for s := range set {
-		r.secrets = append(r.secrets, s)
-		if len(s) >= minSecretPart {
-			r.secrets = append(r.secrets, hex.EncodeToString([]byte(s)), spacedHex(s))
-		}
-	}
-	slices.SortFunc(r.secrets, func(a, b string) int {
-		if len(a) != len(b) {
-			return len(b) - len(a)
-		}
-		return strings.Compare(a, b)
-	})
-	pairs := make([]string, 0, 2*len(r.secrets))
-	for _, s := range r.secrets {
-		pairs = append(pairs, s, redacted)
-	}
-	r.replacer = strings.NewReplacer(pairs...)
-	return r
-}
-
-// querySecrets returns the set of the forms of rawQuery, other than
-// hexadecimal, that newQueryRedactor redacts.
-func querySecrets(rawQuery string) map[string]bool {
-	set := map[string]bool{rawQuery: true}
-	add := func(s string, min int) {
-		if len(s) >= min {
-			set[s] = true
-		}
-	}
-	for _, pair := range strings.FieldsFunc(rawQuery, func(r rune) bool { return r == '&' || r == ';' }) {
-		_, value, _ := strings.Cut(pair, "=")
-		add(pair, minSecretValue)
-		add(value, minSecretValue)
-		decoded, err := url.QueryUnescape(value)
-		if err != nil {
-			continue
-		}
-		for _, s := range []string{decoded, url.QueryEscape(decoded), url.PathEscape(decoded)} {
-			add(s, minSecretValue)
-			add(lowerEscapes(s), minSecretValue)
-		}
-		for _, part := range strings.Split(decoded, "/") {
-			add(part, minSecretPart)
-		}
-	}
-	return set
-}
-
-// redact replaces every secret in s, and a secret's beginning at the end
-// of s: an error body is read up to 64 KiB, which can cut one short.
-func (r *queryRedactor) redact(s string) string {
-	s = r.replacer.Replace(s)
-	for _, secret := range r.secrets {
-		// The longest tail of s, of minSecretValue bytes or more, that
-		// begins secret.
-		for i := max(0, len(s)-len(secret)+1); i <= len(s)-minSecretValue; i++ {
-			if s[i] == secret[0] && strings.HasPrefix(secret, s[i:]) {
-				return s[:i] + redacted
-			}
-		}
-	}
-	return s
-}
-
-// lowerEscapes returns s with the hexadecimal digits of its %XX escapes in
-// lower case, as some encoders write them.
-func lowerEscapes(s string) string {
-	b := []byte(s)
-	for i := 0; i+2 < len(b); i++ {
-		if b[i] == '%' {
-			b[i+1], b[i+2] = lowerHex(b[i+1]), lowerHex(b[i+2])
-		}
-	}
-	return string(b)
-}
-
-func lowerHex(c byte) byte {
-	if 'A' <= c && c <= 'F' {
-		return c + 'a' - 'A'
-	}
-	return c
-}
-
-// spacedHex returns the bytes of s in hexadecimal, separated by spaces.
-func spacedHex(s string) string {
-	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		if i > 0 {
-			b.WriteByte(' ')
-		}
-		b.WriteString(hex.EncodeToString([]byte{s[i]}))
-	}
-	return b.String()
 }

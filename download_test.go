@@ -33,6 +33,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/synthient-go/synthient"
+	"github.com/synthient-go/synthient/internal/nettest"
 	"github.com/synthient-go/synthient/retry"
 )
 
@@ -102,15 +103,6 @@ func assertStorageRequest(t *testing.T, r request) {
 	assert.Equal(t, presignQuery, r.RawQuery, "storage request query")
 }
 
-// assertRawStorageRequests checks every request a raw storage host read
-// as assertStorageRequest does.
-func assertRawStorageRequests(t *testing.T, s *rawServer) {
-	t.Helper()
-	for _, r := range s.Requests() {
-		assertStorageRequest(t, request{Method: r.Method, Path: r.URL.Path, RawQuery: r.URL.RawQuery, Header: r.Header})
-	}
-}
-
 // signalWriter collects the bytes and closes reached once it holds at
 // least at bytes.
 type signalWriter struct {
@@ -136,17 +128,19 @@ func (w *signalWriter) Write(p []byte) (int, error) {
 // a body of len(data) bytes and its first part bytes, then waits for wait
 // (if not nil) and ends the connection: with an RST when reset, else with
 // a FIN.
-func rawStorage(t *testing.T, data []byte, part int, wait <-chan struct{}, reset bool) *rawServer {
-	return newRawServer(t, func(c *rawConn) {
-		if _, _, _, err := c.ReadRequest(); err != nil {
-			return
-		}
+func rawStorage(t *testing.T, data []byte, part int, wait <-chan struct{}, reset bool) *apiServer {
+	return newAPIServer(t, func(_ int, w http.ResponseWriter, r *http.Request) {
+		c := takeOver(t, w, r)
 		_, _ = fmt.Fprintf(c, "HTTP/1.1 200 OK\r\nContent-Type: application/octet-stream\r\nContent-Length: %d\r\n\r\n", len(data))
 		if _, err := c.Write(data[:part]); err != nil {
 			return
 		}
-		if wait != nil && !c.Wait(wait) {
-			return
+		if wait != nil {
+			select {
+			case <-wait:
+			case <-r.Context().Done():
+				return
+			}
 		}
 		if reset {
 			c.Reset()
@@ -439,7 +433,7 @@ func TestDownloadExportStorageResetMidBody(t *testing.T) {
 	const part = 64 << 10
 	w := newSignalWriter(part)
 	storage := rawStorage(t, data, part, w.reached, true)
-	api := redirectServer(t, http.StatusTemporaryRedirect, presigned(storage.Origin))
+	api := redirectServer(t, http.StatusTemporaryRedirect, presigned(storage.URL))
 	logger, logs := newLogger()
 	c := newClient(t, api.Base, synthient.WithLogger(logger))
 	n, err := c.DownloadExport(callCtx(t), synthient.FeedProxies, "2026-06-10/14", w)
@@ -447,7 +441,9 @@ func TestDownloadExportStorageResetMidBody(t *testing.T) {
 	assert.EqualValues(t, part, n, "bytes returned: those received before the reset")
 	assertSameBytes(t, data[:part], w.buf.Bytes(), "bytes written: those received before the reset")
 	assert.Equal(t, []int{1, 1}, []int{api.Arrivals(), storage.Arrivals()}, "arrivals: API, storage (a read failure is never retried)")
-	assertRawStorageRequests(t, storage)
+	for _, r := range storage.Requests() {
+		assertStorageRequest(t, r)
+	}
 	assertNoSecret(t, err, logs)
 }
 
@@ -455,7 +451,7 @@ func TestDownloadExportTruncatedBody(t *testing.T) {
 	t.Parallel()
 	data := exportBytes(1000)
 	storage := rawStorage(t, data, 500, nil, false)
-	api := redirectServer(t, http.StatusTemporaryRedirect, presigned(storage.Origin))
+	api := redirectServer(t, http.StatusTemporaryRedirect, presigned(storage.URL))
 	logger, logs := newLogger()
 	c := newClient(t, api.Base, synthient.WithLogger(logger))
 	var buf bytes.Buffer
@@ -470,7 +466,7 @@ func TestDownloadExportTruncatedBody(t *testing.T) {
 
 func TestDownloadExportStorageUnreachable(t *testing.T) {
 	t.Parallel()
-	api := redirectServer(t, http.StatusTemporaryRedirect, presigned("http://"+deadAddr(t)))
+	api := redirectServer(t, http.StatusTemporaryRedirect, presigned("http://"+nettest.DeadAddr(t)))
 	logger, logs := newLogger()
 	c := newClient(t, api.Base, synthient.WithLogger(logger))
 	_, err := c.DownloadExport(callCtx(t), synthient.FeedProxies, "2026-06-10/14", io.Discard)
@@ -488,13 +484,13 @@ func TestDownloadExportStorageUnreachable(t *testing.T) {
 // an answer: an unknown outcome, and the storage leg is never sent again.
 func TestDownloadExportStorageClosesAfterRequest(t *testing.T) {
 	t.Parallel()
-	storage := newRawServer(t, func(c *rawConn) { _, _, _, _ = c.ReadRequest() })
-	api := redirectServer(t, http.StatusTemporaryRedirect, presigned(storage.Origin))
+	storage := newAPIServer(t, func(_ int, w http.ResponseWriter, r *http.Request) { takeOver(t, w, r) })
+	api := redirectServer(t, http.StatusTemporaryRedirect, presigned(storage.URL))
 	logger, logs := newLogger()
 	c := newClient(t, api.Base, synthient.WithLogger(logger))
 	_, err := c.DownloadExport(callCtx(t), synthient.FeedProxies, "2026-06-10/14", io.Discard)
 	_ = requireConnErr(t, err, false, false)
-	storage.Close()
+	storage.Finish()
 	assert.Equal(t, []int{1, 1}, []int{api.Arrivals(), storage.Arrivals()}, "arrivals: API, storage")
 	assertNoSecret(t, err, logs)
 }
@@ -746,7 +742,7 @@ func TestDownloadExportFileStorageFailureLeavesNoFile(t *testing.T) {
 		reached := make(chan struct{})
 		var once sync.Once
 		storage := rawStorage(t, data, part, reached, true)
-		api := fileAPI(t, data, sha256Hex(data), func() string { return presigned(storage.Origin) })
+		api := fileAPI(t, data, sha256Hex(data), func() string { return presigned(storage.URL) })
 		dir := t.TempDir()
 		m, err := newClient(t, api.Base).DownloadExportFile(callCtx(t), synthient.FeedProxies, "2026-06-10/14", filepath.Join(dir, "out.parquet"),
 			&synthient.DownloadParams{Progress: func(done, _ int64) {
@@ -771,7 +767,7 @@ func TestDownloadExportFileStorageFailureLeavesNoFile(t *testing.T) {
 	t.Run("truncated", func(t *testing.T) {
 		t.Parallel()
 		storage := rawStorage(t, data, part, nil, false)
-		api := fileAPI(t, data, sha256Hex(data), func() string { return presigned(storage.Origin) })
+		api := fileAPI(t, data, sha256Hex(data), func() string { return presigned(storage.URL) })
 		dir := t.TempDir()
 		_, err := newClient(t, api.Base).DownloadExportFile(callCtx(t), synthient.FeedProxies, "2026-06-10/14", filepath.Join(dir, "out"), nil)
 		require.Error(t, err, "a body cut short")
@@ -1014,11 +1010,9 @@ func TestDownloadExportFileMetaFailureLeavesNoFile(t *testing.T) {
 // rawAnswer is a host that answers a request with head (a status line and
 // header lines, each ending in CRLF), an empty line and body, written as
 // they are, then closes the connection cleanly.
-func rawAnswer(t *testing.T, head string, body []byte) *rawServer {
-	return newRawServer(t, func(c *rawConn) {
-		if _, _, _, err := c.ReadRequest(); err != nil {
-			return
-		}
+func rawAnswer(t *testing.T, head string, body []byte) *apiServer {
+	return newAPIServer(t, func(_ int, w http.ResponseWriter, r *http.Request) {
+		c := takeOver(t, w, r)
 		if _, err := io.WriteString(c, head+"\r\n"); err != nil {
 			return
 		}
@@ -1068,7 +1062,7 @@ func TestDownloadExportShortAnswerIsAnError(t *testing.T) {
 		t.Run(tc.name+"/DownloadExport", func(t *testing.T) {
 			t.Parallel()
 			storage := rawAnswer(t, tc.head, tc.body)
-			api := redirectServer(t, http.StatusTemporaryRedirect, presigned(storage.Origin))
+			api := redirectServer(t, http.StatusTemporaryRedirect, presigned(storage.URL))
 			var buf bytes.Buffer
 			n, err := newClient(t, api.Base).DownloadExport(callCtx(t), synthient.FeedProxies, "2026-06-10/14", &buf)
 			requireDownloadError(t, err, tc.wantExport, 2, nil)
@@ -1080,7 +1074,7 @@ func TestDownloadExportShortAnswerIsAnError(t *testing.T) {
 			t.Parallel()
 			api := rawAnswer(t, tc.head, tc.body)
 			var buf bytes.Buffer
-			n, err := newClient(t, api.URL).DownloadExport(callCtx(t), synthient.FeedProxies, "2026-06-10/14", &buf)
+			n, err := newClient(t, api.Base).DownloadExport(callCtx(t), synthient.FeedProxies, "2026-06-10/14", &buf)
 			requireDownloadError(t, err, tc.wantExport, 1, nil)
 			assert.Equal(t, tc.wantN, n, "bytes returned")
 			assert.EqualValues(t, tc.wantN, buf.Len(), "bytes written")
@@ -1090,7 +1084,7 @@ func TestDownloadExportShortAnswerIsAnError(t *testing.T) {
 			t.Run(fmt.Sprintf("%s/DownloadExportFile verify=%v", tc.name, verify), func(t *testing.T) {
 				t.Parallel()
 				storage := rawAnswer(t, tc.head, tc.body)
-				api := fileAPI(t, data, sha256Hex(data), func() string { return presigned(storage.Origin) })
+				api := fileAPI(t, data, sha256Hex(data), func() string { return presigned(storage.URL) })
 				dir := t.TempDir()
 				m, err := newClient(t, api.Base).DownloadExportFile(callCtx(t), synthient.FeedProxies, "2026-06-10/14", filepath.Join(dir, "out"),
 					&synthient.DownloadParams{Verify: verify})
@@ -1123,7 +1117,7 @@ func TestDownloadExportNeverWritesMoreThanTheSize(t *testing.T) {
 		t.Run(tc.name+"/DownloadExportFile", func(t *testing.T) {
 			t.Parallel()
 			storage := rawAnswer(t, tc.head, tc.body)
-			api := fileAPI(t, data, sha256Hex(data), func() string { return presigned(storage.Origin) })
+			api := fileAPI(t, data, sha256Hex(data), func() string { return presigned(storage.URL) })
 			dir := t.TempDir()
 			var most int64
 			progress := func(done, total int64) {
@@ -1139,7 +1133,7 @@ func TestDownloadExportNeverWritesMoreThanTheSize(t *testing.T) {
 		t.Run(tc.name+"/DownloadExportTo", func(t *testing.T) {
 			t.Parallel()
 			storage := rawAnswer(t, tc.head, tc.body)
-			api := fileAPI(t, data, sha256Hex(data), func() string { return presigned(storage.Origin) })
+			api := fileAPI(t, data, sha256Hex(data), func() string { return presigned(storage.URL) })
 			var buf bytes.Buffer
 			_, err := newClient(t, api.Base).DownloadExportTo(callCtx(t), synthient.FeedProxies, "2026-06-10/14", &buf, nil)
 			requireDownloadError(t, err, synthient.ErrSizeMismatch, 3, nil) // meta, API leg, storage
@@ -1715,21 +1709,21 @@ func TestDownloadExportFileErrorDescribesTheCall(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			// The API answers the meta request, then stops listening.
-			srv := newRawServer(t, func(c *rawConn) {
-				if _, _, _, err := c.ReadRequest(); err != nil {
-					return
-				}
-				_ = c.WriteResponse(200, "application/json", meta)
-				c.srv.StopListening()
+			var srv *apiServer
+			srv = newAPIServer(t, func(_ int, w http.ResponseWriter, r *http.Request) {
+				srv.StopListening()
+				writeJSON(w, http.StatusOK, meta)
+				_ = http.NewResponseController(w).Flush()
+				takeOver(t, w, r)
 			})
-			c := newClient(t, srv.URL)
+			c := newClient(t, srv.Base)
 			var err error
 			if name == "DownloadExportTo" {
 				_, err = c.DownloadExportTo(callCtx(t), synthient.FeedProxies, "2026-06-10", io.Discard, nil)
 			} else {
 				_, err = c.DownloadExportFile(callCtx(t), synthient.FeedProxies, "2026-06-10", filepath.Join(t.TempDir(), "out"), nil)
 			}
-			srv.Close()
+			srv.Finish()
 			// NotSent false: the meta request reached the server.
 			_ = requireConnErr(t, err, false, false)
 			assert.NotContains(t, err.Error(), "not sent")
@@ -1875,27 +1869,23 @@ func TestDownloadExportMalformedAnswer(t *testing.T) {
 	t.Parallel()
 	t.Run("API leg", func(t *testing.T) {
 		t.Parallel()
-		api := newRawServer(t, func(c *rawConn) {
-			if _, _, _, err := c.ReadRequest(); err == nil {
-				_, _ = io.WriteString(c, "HTTP/1.1 307 Temporary Redirect\r\nLocation: "+presigned("http://storage.test")+"\x01\r\nContent-Length: 0\r\n\r\n")
-			}
+		api := newAPIServer(t, func(_ int, w http.ResponseWriter, r *http.Request) {
+			_, _ = io.WriteString(takeOver(t, w, r), "HTTP/1.1 307 Temporary Redirect\r\nLocation: "+presigned("http://storage.test")+"\x01\r\nContent-Length: 0\r\n\r\n")
 		})
 		logger, logs := newLogger()
-		c := newClient(t, api.URL, synthient.WithLogger(logger))
+		c := newClient(t, api.Base, synthient.WithLogger(logger))
 		_, err := c.DownloadExport(callCtx(t), synthient.FeedProxies, "2026-06-10/14", io.Discard)
-		api.Close()
+		api.Finish()
 		require.ErrorIs(t, err, synthient.ErrMalformedResponse)
 		assert.Equal(t, 1, api.Arrivals(), "arrivals: the answer would be the same again")
 		assertNoSecret(t, err, logs)
 	})
 	t.Run("storage that echoes the request", func(t *testing.T) {
 		t.Parallel()
-		storage := newRawServer(t, func(c *rawConn) {
-			if req, _, _, err := c.ReadRequest(); err == nil {
-				_, _ = io.WriteString(c, req.RequestURI+"\r\n\r\n")
-			}
+		storage := newAPIServer(t, func(_ int, w http.ResponseWriter, r *http.Request) {
+			_, _ = io.WriteString(takeOver(t, w, r), r.RequestURI+"\r\n\r\n")
 		})
-		api := redirectServer(t, http.StatusTemporaryRedirect, presigned(storage.Origin))
+		api := redirectServer(t, http.StatusTemporaryRedirect, presigned(storage.URL))
 		logger, logs := newLogger()
 		c := newClient(t, api.Base, synthient.WithLogger(logger))
 		_, err := c.DownloadExport(callCtx(t), synthient.FeedProxies, "2026-06-10/14", io.Discard)
@@ -1936,13 +1926,12 @@ func TestDownloadExportToCancelledAfterTheMeta(t *testing.T) {
 func TestDownloadExportCutBeforeTheContentLength(t *testing.T) {
 	t.Parallel()
 	data := exportBytes(1000)
-	storage := newRawServer(t, func(c *rawConn) {
-		if _, _, _, err := c.ReadRequest(); err == nil {
-			_, _ = fmt.Fprintf(c, "HTTP/1.1 200 OK\r\nContent-Type: application/octet-stream\r\nContent-Length: %d\r\n\r\n", len(data))
-			_, _ = c.Write(data[:500])
-		}
+	storage := newAPIServer(t, func(_ int, w http.ResponseWriter, r *http.Request) {
+		c := takeOver(t, w, r)
+		_, _ = fmt.Fprintf(c, "HTTP/1.1 200 OK\r\nContent-Type: application/octet-stream\r\nContent-Length: %d\r\n\r\n", len(data))
+		_, _ = c.Write(data[:500])
 	})
-	api := fileAPI(t, data, sha256Hex(data), func() string { return presigned(storage.Origin) })
+	api := fileAPI(t, data, sha256Hex(data), func() string { return presigned(storage.URL) })
 	_, err := newClient(t, api.Base).DownloadExportTo(callCtx(t), synthient.FeedProxies, "2026-06-10/14", io.Discard, nil)
 	_ = requireConnErr(t, err, false, false)
 	require.ErrorIs(t, err, synthient.ErrSizeMismatch)

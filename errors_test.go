@@ -412,20 +412,16 @@ func TestBaseErrorOfATypedErrorNamesTheOperationOnce(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
 		name  string
-		serve func(*rawConn)
+		serve func(w http.ResponseWriter, r *http.Request)
 	}{
-		{"APIError", func(c *rawConn) { _ = c.WriteResponse(404, "text/plain", "no such thing") }},
-		{"ConnectionError", func(*rawConn) {}}, // closed without an answer
-		{"DecodeError", func(c *rawConn) { _ = c.WriteResponse(200, "application/json", "[") }},
+		{"APIError", func(w http.ResponseWriter, _ *http.Request) { http.Error(w, "no such thing", http.StatusNotFound) }},
+		{"ConnectionError", func(w http.ResponseWriter, r *http.Request) { takeOver(t, w, r) }}, // closed without an answer
+		{"DecodeError", func(w http.ResponseWriter, _ *http.Request) { writeJSON(w, http.StatusOK, "[") }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			srv := newRawServer(t, func(c *rawConn) {
-				if _, _, _, err := c.ReadRequest(); err == nil {
-					tc.serve(c)
-				}
-			})
-			c := newClient(t, srv.URL, synthient.WithMaxRetries(0))
+			srv := newAPIServer(t, func(_ int, w http.ResponseWriter, r *http.Request) { tc.serve(w, r) })
+			c := newClient(t, srv.Base, synthient.WithMaxRetries(0))
 			_, err := c.Account(context.Background())
 			var base *synthient.Error
 			require.ErrorAs(t, err, &base)

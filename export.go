@@ -105,23 +105,26 @@ func exportsQuery(op string, p *ListExportsParams) (url.Values, error) {
 func (c *Client) ListExports(ctx context.Context, feed Feed, p *ListExportsParams) (_ *ExportPage, err error) {
 	ctx, call := c.startCall(ctx, "ListExports", retry.Standard)
 	defer call.end(&err)
-	page, _, err := c.listExports(ctx, "ListExports", feed, p)
+	page, _, err := c.listExports(ctx, meta{op: "ListExports"}, feed, p)
 	return page, err
 }
 
-// listExports sends one listing request as the operation name; m
-// describes it, for an error found in the page.
-func (c *Client) listExports(ctx context.Context, name string, feed Feed, p *ListExportsParams) (*ExportPage, meta, error) {
-	seg, err := checkFeed(name, feed)
+// listExports sends one listing request as the operation m.op, after the
+// earlier pages of the same call that m counts. The returned meta counts
+// this request's attempts too, for an error found in the page or a call
+// that goes on with more pages.
+func (c *Client) listExports(ctx context.Context, m meta, feed Feed, p *ListExportsParams) (*ExportPage, meta, error) {
+	seg, err := checkFeed(m.op, feed)
 	if err != nil {
-		return nil, meta{}, err
+		return nil, m, err
 	}
-	q, err := exportsQuery(name, p)
+	q, err := exportsQuery(m.op, p)
 	if err != nil {
-		return nil, meta{}, err
+		return nil, m, err
 	}
 	op := &operation{
-		name:   name,
+		name:   m.op,
+		prior:  m.attempts,
 		method: http.MethodGet,
 		route:  "/feeds/{feed}/export",
 		path:   "/feeds/" + seg + "/export",
@@ -131,7 +134,7 @@ func (c *Client) listExports(ctx context.Context, name string, feed Feed, p *Lis
 		bucket: exportBucket,
 	}
 	var page ExportPage
-	m, err := c.getJSON(ctx, op, &page)
+	m, err = c.getJSON(ctx, op, &page)
 	if err != nil {
 		return nil, m, err
 	}
@@ -147,7 +150,11 @@ func (c *Client) listExports(ctx context.Context, name string, feed Feed, p *Lis
 // follows the standard retry class.
 //
 // A failing page yields its error once and ends the sequence, as does a
-// next cursor that repeats one already requested (an *Error).
+// next cursor that repeats one already requested (an *Error). The loop is
+// one call: the error describes it whole, as the observer's CallEnd does
+// (its Attempts counts the requests of every page, and once a page was
+// answered the call has reached the server: a ConnectionError's NotSent is
+// false).
 //
 // To catch a repeat, a loop keeps the SHA-256 digest of each cursor it
 // requested, never the cursor itself: its memory grows by a fixed amount
@@ -174,8 +181,10 @@ func (c *Client) AllExports(ctx context.Context, feed Feed, p *ListExportsParams
 // was yielded or yield asked to stop.
 func (c *Client) allExports(ctx context.Context, feed Feed, params ListExportsParams, yield func(Export, error) bool) error {
 	seen := map[[sha256.Size]byte]struct{}{sha256.Sum256([]byte(params.Cursor)): {}}
+	m := meta{op: "AllExports"}
 	for {
-		page, m, err := c.listExports(ctx, "AllExports", feed, &params)
+		page, pm, err := c.listExports(ctx, m, feed, &params)
+		m = pm // the pages are legs of one call, their attempts counted together
 		if err != nil {
 			return err
 		}

@@ -346,9 +346,10 @@ func TestAllExportsStopsOnARepeatedCursor(t *testing.T) {
 			assert.Equal(t, tc.wantIDs, ids)
 			require.Len(t, errs, 1)
 			assert.False(t, after, "an export was yielded after the error")
-			// The page whose answer repeated the cursor: one request.
+			// The error counts the attempts of every page: the loop is one
+			// call, as the observer's CallEnd counts it.
 			_ = requirePlainError(t, errs[0])
-			_ = requireStop(t, errs[0], 1, retry.NotRetryable)
+			_ = requireStop(t, errs[0], tc.requests, retry.NotRetryable)
 			assert.Equal(t, tc.requests, srv.Arrivals(), "requests (nothing after the repeated cursor)")
 		})
 	}

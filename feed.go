@@ -1,7 +1,6 @@
 package synthient
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -12,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/synthient-go/synthient/internal/ndjson"
 	"github.com/synthient-go/synthient/retry"
 )
 
@@ -224,10 +224,10 @@ func streamLines[T any](c *Client, ctx context.Context, name string, feed Feed, 
 	}
 	defer c.closeIdleIfClosed() // after the body is closed
 	defer resp.Body.Close()     //nolint:errcheck // read to the end or given up: its Close says nothing of the stream
-	lines := newLineReader(resp.Body)
+	lines := ndjson.NewReader(resp.Body, MaxLineSize)
 	done := ctx.Done()
 	for {
-		line, err := lines.next()
+		line, err := lines.Next()
 		if errors.Is(err, io.EOF) {
 			return closedStream(ctx, m, nil) // the end, unless Close cut it
 		}
@@ -239,8 +239,8 @@ func streamLines[T any](c *Client, ctx context.Context, name string, feed Feed, 
 		default:
 		}
 		switch {
-		case errors.Is(err, ErrLineTooLong):
-			return decodeError(m, resp.StatusCode, err)
+		case errors.Is(err, ndjson.ErrTooLong):
+			return decodeError(m, resp.StatusCode, ErrLineTooLong)
 		case err != nil:
 			return closedStream(ctx, m, readError(ctx, m, err))
 		}
@@ -262,87 +262,6 @@ func closedStream(ctx context.Context, m meta, err error) error {
 		return opError(m, "", ErrClosed)
 	}
 	return err
-}
-
-// lineReader reads NDJSON lines with bounded memory.
-type lineReader struct {
-	br   *bufio.Reader
-	long []byte // a line longer than the bufio buffer, assembled
-	eof  bool
-}
-
-func newLineReader(r io.Reader) *lineReader {
-	return &lineReader{br: bufio.NewReaderSize(r, 64<<10)}
-}
-
-// next returns the next line that is not blank, without its line ending.
-// The line is valid until the next call. At a clean end it returns io.EOF;
-// a line longer than MaxLineSize gives ErrLineTooLong.
-func (r *lineReader) next() ([]byte, error) {
-	for {
-		if r.eof {
-			return nil, io.EOF
-		}
-		line, err := r.readLine()
-		if errors.Is(err, io.EOF) {
-			r.eof = true
-		} else if err != nil {
-			return nil, err
-		}
-		if len(bytes.TrimSpace(line)) > 0 {
-			return line, nil
-		}
-	}
-}
-
-// readLine reads one line, or the rest of the stream before io.EOF.
-func (r *lineReader) readLine() ([]byte, error) {
-	frag, err := r.br.ReadSlice('\n')
-	if err == nil {
-		return trimEOL(frag), nil // the common case: no copy
-	}
-	r.long = r.long[:0]
-	for errors.Is(err, bufio.ErrBufferFull) {
-		if !r.appendLong(frag) {
-			return nil, ErrLineTooLong
-		}
-		frag, err = r.br.ReadSlice('\n')
-	}
-	if !r.appendLong(frag) {
-		return nil, ErrLineTooLong
-	}
-	if err != nil && !errors.Is(err, io.EOF) {
-		return nil, err
-	}
-	line := trimEOL(r.long)
-	if len(line) > MaxLineSize {
-		return nil, ErrLineTooLong
-	}
-	return line, err
-}
-
-// appendLong adds frag to the line being assembled, doubling the buffer up
-// to MaxLineSize (and its line ending) and no further: it reports false,
-// dropping the buffer, for a line longer than that.
-func (r *lineReader) appendLong(frag []byte) bool {
-	const limit = MaxLineSize + 2 // "\r\n"
-	n := len(r.long) + len(frag)
-	if n > limit {
-		r.long = nil
-		return false
-	}
-	if n > cap(r.long) {
-		grown := make([]byte, len(r.long), min(max(2*cap(r.long), n, 64<<10), limit))
-		copy(grown, r.long)
-		r.long = grown
-	}
-	r.long = append(r.long, frag...)
-	return true
-}
-
-func trimEOL(b []byte) []byte {
-	b = bytes.TrimSuffix(b, []byte{'\n'})
-	return bytes.TrimSuffix(b, []byte{'\r'})
 }
 
 // MinReconnectDelay is the shortest wait before reopening a stream that

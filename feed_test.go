@@ -232,17 +232,17 @@ func TestStreamResetMidLine(t *testing.T) {
 		t.Run(s.name, func(t *testing.T) {
 			t.Parallel()
 			got1 := make(chan struct{})
-			srv := newRawServer(t, func(rc *rawConn) {
-				if _, _, _, err := rc.ReadRequest(); err != nil {
-					return
-				}
+			srv := newAPIServer(t, func(_ int, w http.ResponseWriter, r *http.Request) {
+				rc := takeOver(t, w, r)
 				_, _ = fmt.Fprint(rc, "HTTP/1.1 200 OK\r\nContent-Type: application/x-ndjson\r\nTransfer-Encoding: chunked\r\n\r\n")
 				_, _ = rc.Write(chunked([]byte(`{"ip":"192.0.2.1"}`+"\n"), []byte(`{"ip":"192.0.2.2","prov`)))
-				if rc.Wait(got1) {
+				select {
+				case <-got1:
 					rc.Reset()
+				case <-r.Context().Done():
 				}
 			})
-			c := newClient(t, srv.URL)
+			c := newClient(t, srv.Base)
 			var once sync.Once
 			seq := onItem(s.open(context.Background(), c), func(string) { once.Do(func() { close(got1) }) })
 			items, errs, after := drain(seq, 0)

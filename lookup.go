@@ -15,6 +15,7 @@ import (
 
 	"golang.org/x/net/idna"
 
+	"github.com/synthient-go/synthient/internal/bulk"
 	"github.com/synthient-go/synthient/retry"
 )
 
@@ -345,7 +346,7 @@ func (c *Client) lookupIPs(ctx context.Context, ips []netip.Addr, probe bool) (_
 			misses = append(misses, ips[i])
 		}
 	}
-	call.cacheHit(hits, batchCost(len(distinctAddrs(ips)))-batchCost(len(distinctAddrs(misses))))
+	call.cacheHit(hits, bulk.Cost(bulk.Distinct(ips))-bulk.Cost(bulk.Distinct(misses)))
 	var fetched []IPLookup
 	if len(misses) > 0 {
 		fetched, err = c.fetchIPs(ctx, call, misses)

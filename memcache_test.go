@@ -1,11 +1,11 @@
 package synthient_test
 
-// Tests of memcache.go: the memory engine, as a Cache.
+// Tests of memcache.go: NewMemoryCache's defaults. The memory engine
+// itself is tested in internal/memcache.
 
 import (
 	"context"
 	"fmt"
-	"sync"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -16,113 +16,37 @@ import (
 	"github.com/synthient-go/synthient"
 )
 
-// stored counts the keys of key(0), ..., key(n-1) that c returns.
-func stored(t *testing.T, c synthient.Cache, n int) int {
-	t.Helper()
-	found := 0
-	for i := range n {
-		v, err := c.Get(context.Background(), memKey(i))
-		require.NoError(t, err)
-		if v != nil {
-			assert.Equal(t, []byte(memKey(i)), v, "the value set under the key")
-			found++
+// TestNewMemoryCacheDefaults: a size of 0 or less keeps
+// DefaultMemoryCacheSize entries; a ttl of 0 or less keeps an entry as
+// long as its Set asks, and a positive one caps it.
+func TestNewMemoryCacheDefaults(t *testing.T) {
+	t.Parallel()
+	for _, size := range []int{0, -1} {
+		c := synthient.NewMemoryCache(size, time.Hour)
+		ctx := context.Background()
+		const n = 2 * synthient.DefaultMemoryCacheSize
+		for i := range n {
+			require.NoError(t, c.Set(ctx, fmt.Sprint(i), []byte{1}, time.Hour))
 		}
-	}
-	return found
-}
-
-func memKey(i int) string { return fmt.Sprintf("v1:ip:10.0.%d.%d", i/256, i%256) }
-
-// TestMemoryCacheBounded: the cache keeps at most size entries (by
-// default DefaultMemoryCacheSize), and keeps them.
-func TestMemoryCacheBounded(t *testing.T) {
-	t.Parallel()
-	for _, tc := range []struct {
-		name       string
-		size, want int
-	}{
-		{"size 100", 100, 100},
-		{"size 0 is the default", 0, synthient.DefaultMemoryCacheSize},
-		{"a negative size is the default", -1, synthient.DefaultMemoryCacheSize},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			t.Parallel()
-			c := synthient.NewMemoryCache(tc.size, time.Hour)
-			ctx := context.Background()
-			for i := range tc.want {
-				require.NoError(t, c.Set(ctx, memKey(i), []byte(memKey(i)), time.Hour))
+		kept := 0
+		for i := range n {
+			if v, _ := c.Get(ctx, fmt.Sprint(i)); v != nil {
+				kept++
 			}
-			assert.Equal(t, tc.want, stored(t, c, tc.want), "up to size, every entry is kept")
-			for i := tc.want; i < 3*tc.want; i++ {
-				require.NoError(t, c.Set(ctx, memKey(i), []byte(memKey(i)), time.Hour))
-			}
-			n := stored(t, c, 3*tc.want)
-			assert.LessOrEqual(t, n, tc.want, "at most size entries")
-			assert.Greater(t, n, tc.want/2, "a full cache stays mostly full")
-		})
+		}
+		assert.LessOrEqual(t, kept, synthient.DefaultMemoryCacheSize, "size %d: at most the default", size)
+		assert.Greater(t, kept, synthient.DefaultMemoryCacheSize/2, "size %d: a full cache stays mostly full", size)
 	}
-}
-
-// TestMemoryCacheTTL: an entry expires after the shorter of its TTL and
-// the cache's; a cache without a TTL of its own takes the entry's; a
-// later Set renews it.
-func TestMemoryCacheTTL(t *testing.T) {
-	t.Parallel()
-	for _, tc := range []struct {
-		name          string
-		cacheTTL, ttl time.Duration
-		lives         time.Duration
-	}{
-		{"the cache's, shorter", time.Minute, time.Hour, time.Minute},
-		{"the entry's, shorter", time.Hour, time.Minute, time.Minute},
-		{"no TTL of the cache's", 0, 3 * time.Hour, 3 * time.Hour},
-		{"a negative one is none", -time.Second, 3 * time.Hour, 3 * time.Hour},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			t.Parallel()
-			synctest.Test(t, func(t *testing.T) {
-				c := synthient.NewMemoryCache(10, tc.cacheTTL)
-				ctx := context.Background()
-				require.NoError(t, c.Set(ctx, "k", []byte("v1"), tc.ttl))
-				time.Sleep(tc.lives - time.Nanosecond)
-				v, _ := c.Get(ctx, "k")
-				assert.Equal(t, []byte("v1"), v, "alive until its TTL")
-				time.Sleep(time.Nanosecond)
-				v, _ = c.Get(ctx, "k")
-				assert.Nil(t, v, "expired")
-
-				require.NoError(t, c.Set(ctx, "k", []byte("v2"), tc.ttl))
-				time.Sleep(tc.lives / 2)
-				require.NoError(t, c.Set(ctx, "k", []byte("v3"), tc.ttl))
-				time.Sleep(tc.lives - time.Nanosecond)
-				v, _ = c.Get(ctx, "k")
-				assert.Equal(t, []byte("v3"), v, "a Set renews the entry")
-			})
-		})
-	}
-}
-
-// TestMemoryCacheConcurrent: many goroutines reading and writing one
-// cache (under -race) see either no value or one that was set.
-func TestMemoryCacheConcurrent(t *testing.T) {
-	t.Parallel()
-	c := synthient.NewMemoryCache(64, time.Hour)
-	var wg sync.WaitGroup
-	for g := range 16 {
-		wg.Go(func() {
-			for i := range 2000 {
-				k := memKey((g*7 + i) % 128)
-				if i%3 == 0 {
-					assert.NoError(t, c.Set(context.Background(), k, []byte(k), time.Hour)) //nolint:testifylint // in a goroutine: require's FailNow must not run in one
-					continue
-				}
-				v, err := c.Get(context.Background(), k)
-				assert.NoError(t, err) //nolint:testifylint // in a goroutine: require's FailNow must not run in one
-				if v != nil {
-					assert.Equal(t, k, string(v))
-				}
-			}
-		})
-	}
-	wg.Wait()
+	synctest.Test(t, func(t *testing.T) {
+		ctx := context.Background()
+		none, capped := synthient.NewMemoryCache(10, 0), synthient.NewMemoryCache(10, time.Minute)
+		for _, c := range []synthient.Cache{none, capped} {
+			require.NoError(t, c.Set(ctx, "k", []byte("v"), time.Hour))
+		}
+		time.Sleep(time.Minute)
+		v, _ := none.Get(ctx, "k")
+		assert.Equal(t, []byte("v"), v, "a ttl of 0: the entry's own")
+		v, _ = capped.Get(ctx, "k")
+		assert.Nil(t, v, "the cache's ttl caps the entry's")
+	})
 }

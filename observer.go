@@ -5,10 +5,10 @@ import (
 	"errors"
 	"net/http"
 	"net/url"
-	"slices"
 	"strconv"
 	"time"
 
+	"github.com/synthient-go/synthient/internal/observe"
 	"github.com/synthient-go/synthient/retry"
 )
 
@@ -212,14 +212,18 @@ type CallEnd struct {
 // call's context (observedKey). Its methods do nothing on a nil *observedCall,
 // the call of a client without an observer.
 type observedCall struct {
-	obs       Observer
-	ctx       context.Context // the call's, as StartCall returned it
+	obs Observer
+	op  string          // the operation, for its errors
+	ctx context.Context // the call's, as StartCall returned it
+	// attempts is the call's count of attempts (see call.attempts) when its
+	// latest request ended: CallEnd's Attempts reads it, counting nothing
+	// itself.
 	attempts  int
 	requestID string
 	reason    retry.StopReason
 	bytes     int64
 	cache     CallEnd // CacheHits, Coalesced, CreditsSaved and CacheErr
-	handed    bool    // the call's end is another goroutine's to report (handOff)
+	handed    bool    // the call's end is another goroutine's to report (HandOff)
 }
 
 // observedKey is the context key of a call's *observedCall.
@@ -232,37 +236,10 @@ func (c *Client) startCall(ctx context.Context, name string, class retry.Class) 
 	if c.observer == nil {
 		return ctx, nil
 	}
-	oc := &observedCall{obs: c.observer}
-	ctx = derived(ctx, c.observer.StartCall(ctx, CallStart{Operation: name, Class: class}))
+	oc := &observedCall{obs: c.observer, op: name}
+	ctx = observe.Context(ctx, c.observer.StartCall(ctx, CallStart{Operation: name, Class: class}))
 	oc.ctx = context.WithValue(ctx, observedKey{}, oc)
 	return oc.ctx, oc
-}
-
-// derived returns the context a call or request goes on with, given what
-// an observer returned for ctx: its values, looked up first, with ctx's
-// deadline and cancellation whatever it returned (an observer that
-// returned context.Background would otherwise free the call of its
-// deadline); ctx itself when it returned nil or ctx.
-func derived(ctx, returned context.Context) context.Context {
-	if returned == nil || returned == ctx {
-		return ctx
-	}
-	return observerContext{Context: ctx, values: returned}
-}
-
-// observerContext is the context given to an observer (the embedded one:
-// its deadline, cancellation and values) with the values of the one the
-// observer returned looked up first.
-type observerContext struct {
-	context.Context
-	values context.Context
-}
-
-func (c observerContext) Value(key any) any {
-	if v := c.values.Value(key); v != nil {
-		return v
-	}
-	return c.Context.Value(key)
 }
 
 // observed returns the call that ctx carries; nil when the client has no
@@ -332,20 +309,21 @@ func (oc *observedCall) cacheFailed(err error) {
 	}
 }
 
-// handOff makes the call's end another goroutine's to report, with err:
-// the deferred end does nothing, and the function returned reports it.
-// It returns nil on a nil *observedCall.
-func (oc *observedCall) handOff(err error) func() {
-	if oc == nil {
-		return nil
-	}
+// HandOff makes the end of a call that led a shared request (see
+// internal/flight) another goroutine's to report: the call's caller left,
+// its context having ended with cause, and the request goes on. The
+// deferred end does nothing; the function returned reports the end, with
+// leftError, once the request is done.
+func (oc *observedCall) HandOff(cause error) func() {
 	oc.handed = true
+	err := leftError(oc.op, cause)
 	return func() { oc.report(err) }
 }
 
-// endRequest reports the end of the request started with ctx.
-func (oc *observedCall) endRequest(ctx context.Context, e RequestEnd) {
-	oc.attempts++
+// endRequest reports the end of the request started with ctx, after
+// which the call has made attempts.
+func (oc *observedCall) endRequest(ctx context.Context, e RequestEnd, attempts int) {
+	oc.attempts = attempts
 	if e.RequestID != "" {
 		oc.requestID = e.RequestID
 	}
@@ -360,69 +338,6 @@ func (oc *observedCall) addBytes(n int64) {
 	}
 }
 
-// withContext returns a copy of r with ctx, and with each header of added
-// that r does not carry: r itself is left as it is, for the next attempt.
-func withContext(ctx context.Context, r *http.Request, added http.Header) *http.Request {
-	own := r.WithContext(ctx)
-	if len(added) == 0 {
-		return own
-	}
-	own.Header = r.Header.Clone()
-	for k, v := range added {
-		k = http.CanonicalHeaderKey(k)
-		if _, ok := own.Header[k]; !ok {
-			own.Header[k] = slices.Clone(v)
-		}
-	}
-	return own
-}
-
-// startRequest shows the attempt r of the call to the observer, and
-// returns r as it is to be sent. Without an observer it returns r.
-func (cl *call) startRequest(r *http.Request) *http.Request {
-	oc := cl.obs
-	if oc == nil {
-		return r
-	}
-	s := RequestStart{
-		Method:  r.Method,
-		URL:     r.URL.String(),
-		Route:   cl.op.route,
-		Attempt: cl.policy.Retries() + 1,
-		Header:  http.Header{},
-	}
-	cl.reqCtx = derived(r.Context(), oc.obs.StartRequest(r.Context(), s))
-	return withContext(cl.reqCtx, r, s.Header) //nolint:contextcheck // derived keeps r.Context()'s deadline and cancellation, taking only values from the observer's
-}
-
-// endRequest reports the end of the attempt startRequest showed: its
-// outcome a, its response (nil for none), its request id and the decision
-// d on it.
-func (cl *call) endRequest(d retry.Decision, a retry.Attempt, resp *http.Response, requestID string) {
-	if cl.obs == nil || cl.reqCtx == nil {
-		return
-	}
-	e := RequestEnd{Status: a.Status, RequestID: requestID, ProtocolVersion: protocolVersion(resp), Decision: d}
-	if a.Err != nil {
-		e.ErrorKind = errorKind(a.Err, a.Failure)
-	}
-	cl.obs.endRequest(cl.reqCtx, e)
-	cl.reqCtx = nil
-}
-
-// observeHold reports a pacing hold of the call's next attempt: a wait of
-// wait, or a stop for reason.
-func (cl *call) observeHold(wait time.Duration, reason retry.StopReason, shared bool) {
-	oc := cl.obs
-	if oc == nil {
-		return
-	}
-	if reason != "" {
-		oc.reason = reason
-	}
-	oc.obs.Hold(oc.ctx, PacingHold{Bucket: cl.op.bucket.String(), Attempt: cl.policy.Retries() + 1, Wait: wait, Stop: reason, Shared: shared})
-}
-
 // startStorage shows the storage request req, to loc, to the observer of
 // the call, and returns req as it is to be sent, with the context that
 // endStorage takes. The observer is given loc without its query, and a
@@ -433,14 +348,15 @@ func (oc *observedCall) startStorage(req *http.Request, loc *url.URL) (*http.Req
 	}
 	bare := url.URL{Scheme: loc.Scheme, Host: loc.Host, Path: loc.Path, RawPath: loc.RawPath}
 	s := RequestStart{Method: req.Method, URL: bare.String(), Attempt: 1, Storage: true, Header: http.Header{}}
-	ctx := derived(req.Context(), oc.obs.StartRequest(req.Context(), s))
+	ctx := observe.Context(req.Context(), oc.obs.StartRequest(req.Context(), s))
 	return req.WithContext(ctx), ctx
 }
 
-// endStorage reports how the storage request started with ctx ended: its
-// response, or the failure f of cause. It is never sent again: any outcome
-// but a 2xx stops the call, for ctx's end if it ended.
-func (oc *observedCall) endStorage(ctx context.Context, resp *http.Response, f retry.Failure, cause error) {
+// endStorage reports how the storage request started with ctx ended,
+// after which the call has made attempts: its response, or the failure f
+// of cause. It is never sent again: any outcome but a 2xx stops the call,
+// for ctx's end if it ended.
+func (oc *observedCall) endStorage(ctx context.Context, attempts int, resp *http.Response, f retry.Failure, cause error) {
 	if oc == nil {
 		return
 	}
@@ -457,7 +373,7 @@ func (oc *observedCall) endStorage(ctx context.Context, resp *http.Response, f r
 	default:
 		e.ErrorKind, e.Decision.Reason = errorKind(cause, f), retry.NotRetryable
 	}
-	oc.endRequest(ctx, e)
+	oc.endRequest(ctx, e, attempts)
 }
 
 // protocolVersion returns the HTTP version of resp as RequestEnd gives it;

@@ -35,7 +35,7 @@ func TestNoObserverAllocatesNothing(t *testing.T) { //nolint:paralleltest // All
 		cl.observeHold(0, "", false)
 		oc := c.observed(ctx)
 		r, _ := oc.startStorage(req, req.URL)
-		oc.endStorage(ctx, nil, retry.Failure{}, nil)
+		oc.endStorage(ctx, 1, nil, retry.Failure{}, nil)
 		oc.addBytes(int64(len(r.Method)))
 		var err error
 		call.end(&err)

@@ -8,6 +8,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"iter"
 	"net/http"
 	"net/netip"
 	"path/filepath"
@@ -23,6 +24,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/synthient-go/synthient"
+	"github.com/synthient-go/synthient/internal/nettest"
 	"github.com/synthient-go/synthient/retry"
 	"github.com/synthient-go/synthient/synthienttest"
 )
@@ -300,6 +302,79 @@ func TestObserverRetryThenSuccess(t *testing.T) {
 	})
 }
 
+// TestObserverCountsAsTheError: the observer's CallEnd.Attempts and the
+// error's Attempts read one count of a call's attempts, over all its legs
+// and pages; each leg numbers its own attempts from 1 (RequestStart).
+func TestObserverCountsAsTheError(t *testing.T) {
+	t.Parallel()
+	unavailable := statusFault(http.StatusServiceUnavailable)
+	for _, tc := range []struct {
+		name     string
+		call     func(ctx context.Context, c *synthient.Client, srv *synthienttest.Server) error
+		attempts int
+		numbers  []int // RequestStart.Attempt of each request
+	}{
+		{
+			name: "AllExports, its second page failing after a retry",
+			call: func(ctx context.Context, c *synthient.Client, srv *synthienttest.Server) error {
+				var errs []error
+				for i, err := range enumerate(c.AllExports(ctx, synthient.FeedProxies, &synthient.ListExportsParams{Limit: 10})) {
+					if i == 0 { // the first page is in: fail the second
+						srv.Inject(synthienttest.RouteExports, 2, unavailable)
+					}
+					errs = append(errs, err)
+				}
+				return errors.Join(errs...)
+			},
+			attempts: 3, numbers: []int{1, 1, 2},
+		},
+		{
+			name: "DownloadExportTo, its API leg retried and its storage leg failing",
+			call: func(ctx context.Context, c *synthient.Client, srv *synthienttest.Server) error {
+				srv.Inject(synthienttest.RouteDownload, 1, unavailable)
+				srv.Inject(synthienttest.RouteStorage, 1, unavailable)
+				_, err := c.DownloadExportTo(ctx, synthient.FeedProxies, "latest", &bytes.Buffer{}, nil)
+				return err
+			},
+			attempts: 4, numbers: []int{1, 1, 2, 1},
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			// At 14:20 a feed has 14 hourly exports and one daily:
+			// AllExports takes two pages of 10.
+			clock := synthienttest.NewManualClock(time.Date(2026, time.June, 10, 14, 20, 0, 0, time.UTC))
+			srv := fakeServer(t, synthienttest.WithClock(clock.Now), synthienttest.WithExportDays(1))
+			rec := &recorder{}
+			c := fakeClient(t, srv, synthient.WithObserver(rec), synthient.WithMaxRetries(1))
+			err := tc.call(callCtx(t), c, srv)
+			require.Error(t, err)
+			events := rec.Events()
+			end := requireOneCall(t, events)
+			_ = requireStop(t, err, tc.attempts, end.StopReason)
+			assert.Equal(t, tc.attempts, end.Attempts, "CallEnd.Attempts")
+			var numbers []int
+			for _, e := range of(events, "StartRequest") {
+				numbers = append(numbers, e.req.Attempt)
+			}
+			assert.Equal(t, tc.numbers, numbers, "RequestStart.Attempt of each request")
+		})
+	}
+}
+
+// enumerate numbers the items of seq from 0, its errors passed on.
+func enumerate[T any](seq iter.Seq2[T, error]) iter.Seq2[int, error] {
+	return func(yield func(int, error) bool) {
+		i := 0
+		for _, err := range seq {
+			if !yield(i, err) {
+				return
+			}
+			i++
+		}
+	}
+}
+
 // TestObserverStops: a call that stops reports the stop on its last
 // request and on its end, with the error the caller got.
 func TestObserverStops(t *testing.T) {
@@ -456,7 +531,7 @@ func TestObserverStorageFailure(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			loc := "http://" + deadAddr(t) + presignObject + "?" + presignQuery
+			loc := "http://" + nettest.DeadAddr(t) + presignObject + "?" + presignQuery
 			if tc.status != 0 {
 				storage := newAPIServer(t, func(_ int, w http.ResponseWriter, _ *http.Request) { w.WriteHeader(tc.status) })
 				loc = presigned(storage.URL)

@@ -21,8 +21,7 @@ import (
 // the key, and returns the answer open.
 func TestRaw(t *testing.T) {
 	t.Parallel()
-	srv := fakeServer(t)
-	c := fakeClient(t, srv)
+	c, srv := setup(t)
 	for _, path := range []string{"account/me", "/account/me", "/api/v4/account/me", srv.URL + "/account/me"} {
 		t.Run(path, func(t *testing.T) {
 			t.Parallel()
@@ -98,8 +97,7 @@ func TestRawRetryClass(t *testing.T) {
 // Location; a stream comes back open, its events read as they come.
 func TestRawRedirectAndStream(t *testing.T) {
 	t.Parallel()
-	srv := fakeServer(t)
-	c := fakeClient(t, srv)
+	c, srv := setup(t)
 	r, err := c.Raw(callCtx(t), http.MethodGet, "feeds/proxies/export/latest", nil)
 	require.NoError(t, err)
 	_ = r.Body.Close()
@@ -121,8 +119,7 @@ func TestRawRedirectAndStream(t *testing.T) {
 // before anything is sent.
 func TestRawRefusesPaths(t *testing.T) {
 	t.Parallel()
-	srv := fakeServer(t)
-	c := fakeClient(t, srv)
+	c, srv := setup(t)
 	for _, path := range []string{"", "https://evil.example/api/v4/account/me", "//evil.example/x", "../health",
 		"feeds/../../x", "feeds/%2e%2e/%2e%2e/x", "account/me#frag", "lookup/ip/1.1.1.1?x=%zz"} {
 		t.Run(path, func(t *testing.T) {

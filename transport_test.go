@@ -17,6 +17,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/synthient-go/synthient"
+	"github.com/synthient-go/synthient/internal/nettest"
 	"github.com/synthient-go/synthient/retry"
 )
 
@@ -146,9 +147,7 @@ func TestLoopbackBodyTimeout(t *testing.T) {
 // that accepts TCP and never answers the ClientHello.
 func TestLoopbackOpenTimeout(t *testing.T) {
 	t.Parallel()
-	srv := newRawServer(t, func(c *rawConn) {
-		<-c.srv.Done() // hold the connection, say nothing
-	})
+	srv := nettest.NewSilent(t, nil) // holds the connection, says nothing
 	c, _ := loggedClient(t, "https://"+srv.Addr+"/api/v4", synthient.WithOpenTimeout(150*time.Millisecond))
 	err := callLookupIP(callCtx(t), c)
 	_ = requireConnErr(t, err, true, true)
@@ -156,7 +155,6 @@ func TestLoopbackOpenTimeout(t *testing.T) {
 	require.Eventually(t, func() bool { return srv.Accepted() >= 1 }, time.Minute, 2*time.Millisecond, "the accept")
 	srv.Close()
 	assert.Equal(t, 1, srv.Accepted(), "connections opened")
-	assert.Zero(t, srv.Arrivals(), "requests the server read")
 }
 
 // TestLoopbackOpenTimeoutIsNotTheCallersDeadline: an OpenTimeout is the
@@ -167,9 +165,7 @@ func TestLoopbackOpenTimeout(t *testing.T) {
 // end.
 func TestLoopbackOpenTimeoutIsNotTheCallersDeadline(t *testing.T) {
 	t.Parallel()
-	srv := newRawServer(t, func(c *rawConn) {
-		<-c.srv.Done() // hold the connection, say nothing
-	})
+	srv := nettest.NewSilent(t, nil) // holds the connection, says nothing
 	c, logs := loggedClient(t, "https://"+srv.Addr+"/api/v4", synthient.WithOpenTimeout(150*time.Millisecond))
 	ctx := callCtx(t)
 	err := callLookupIP(ctx, c)

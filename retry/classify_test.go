@@ -30,7 +30,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/synthient-go/synthient/internal/nettest"
 	"github.com/synthient-go/synthient/retry"
+	"github.com/synthient-go/synthient/retry/internal/retrytest"
 )
 
 func TestClassifyError(t *testing.T) {
@@ -208,11 +210,11 @@ func failedGet(t *testing.T, hc *http.Client, url string) error {
 
 // requireDecisions checks what a call of each class (Billed, Standard,
 // Never) decides on its first attempt that failed with err.
-func requireDecisions(t *testing.T, err error, billed, standard, never outcome) {
+func requireDecisions(t *testing.T, err error, billed, standard, never retrytest.Outcome) {
 	t.Helper()
-	for c, want := range map[retry.Class]outcome{retry.Billed: billed, retry.Standard: standard, retry.Never: never} {
-		p, _ := detPolicy(c, 1)
-		requireOutcome(t, p.Start().Decide(context.Background(), retry.Attempt{Err: err, Failure: retry.ClassifyError(err)}), want)
+	for c, want := range map[retry.Class]retrytest.Outcome{retry.Billed: billed, retry.Standard: standard, retry.Never: never} {
+		p, _ := retrytest.DetPolicy(c, 1)
+		retrytest.RequireOutcome(t, p.Start().Decide(context.Background(), retry.Attempt{Err: err, Failure: retry.ClassifyError(err)}), want)
 	}
 }
 
@@ -220,7 +222,7 @@ func requireDecisions(t *testing.T, err error, billed, standard, never outcome) 
 // closed: the real error must say the request never left.
 func TestClassifyErrorLoopbackDialRefused(t *testing.T) {
 	t.Parallel()
-	addr := deadAddr(t)
+	addr := nettest.DeadAddr(t)
 	d := &net.Dialer{Timeout: 5 * time.Second}
 	c, err := d.DialContext(t.Context(), "tcp", addr)
 	if err == nil {
@@ -230,18 +232,18 @@ func TestClassifyErrorLoopbackDialRefused(t *testing.T) {
 	}
 	assert.Equal(t, retry.Failure{NotSent: true}, retry.ClassifyError(err), "ClassifyError(%v) of net.Dial", err)
 
-	err = failedGet(t, testHTTPClient(t, nil), "http://"+addr+"/lookup/ip/1.1.1.1")
+	err = failedGet(t, nettest.HTTPClient(t, nil), "http://"+addr+"/lookup/ip/1.1.1.1")
 	assert.Equal(t, retry.Failure{NotSent: true}, retry.ClassifyError(err), "ClassifyError(%v) of http.Client", err)
 	// And a billed call calls it a failure, not an unknown outcome.
-	requireDecisions(t, err, stopWith(retry.NotRetryable), retryIt, stopWith(retry.NotRetryable))
+	requireDecisions(t, err, retrytest.StopWith(retry.NotRetryable), retrytest.RetryIt, retrytest.StopWith(retry.NotRetryable))
 }
 
 // TestClassifyErrorLoopbackUntrustedCertificate talks to a real TLS
 // server whose certificate the client does not trust.
 func TestClassifyErrorLoopbackUntrustedCertificate(t *testing.T) {
 	t.Parallel()
-	srv, arrivals := countingServerTLS(t, &tls.Config{}, nil)
-	hc := testHTTPClient(t, &http.Transport{TLSClientConfig: &tls.Config{RootCAs: x509.NewCertPool()}})
+	srv, arrivals := nettest.CountingServerTLS(t, &tls.Config{}, nil)
+	hc := nettest.HTTPClient(t, &http.Transport{TLSClientConfig: &tls.Config{RootCAs: x509.NewCertPool()}})
 	err := failedGet(t, hc, srv.URL)
 	requireTLSNeverLeft(t, err, arrivals)
 }
@@ -251,8 +253,8 @@ func TestClassifyErrorLoopbackUntrustedCertificate(t *testing.T) {
 // handshake failed: nothing reached the server's handler.
 func TestClassifyErrorLoopbackProtocolVersion(t *testing.T) {
 	t.Parallel()
-	srv, arrivals := countingServerTLS(t, &tls.Config{MinVersion: tls.VersionTLS13}, nil)
-	hc := testHTTPClient(t, &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true, MaxVersion: tls.VersionTLS12}}) //nolint:gosec // the handshake is refused before any certificate
+	srv, arrivals := nettest.CountingServerTLS(t, &tls.Config{MinVersion: tls.VersionTLS13}, nil)
+	hc := nettest.HTTPClient(t, &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true, MaxVersion: tls.VersionTLS12}}) //nolint:gosec // the handshake is refused before any certificate
 	err := failedGet(t, hc, srv.URL)
 	require.ErrorContains(t, err, "protocol version", "want a protocol version alert")
 	requireTLSNeverLeft(t, err, arrivals)
@@ -263,8 +265,8 @@ func TestClassifyErrorLoopbackProtocolVersion(t *testing.T) {
 // handshake failed, so the request never left and no class retries it.
 func TestClassifyErrorLoopbackSchemeMismatch(t *testing.T) {
 	t.Parallel()
-	srv, arrivals := countingServer(t, nil)
-	err := failedGet(t, testHTTPClient(t, nil), "https://"+srv.Listener.Addr().String()+"/account/me")
+	srv, arrivals := nettest.CountingServer(t, nil)
+	err := failedGet(t, nettest.HTTPClient(t, nil), "https://"+srv.Listener.Addr().String()+"/account/me")
 	require.ErrorIs(t, err, http.ErrSchemeMismatch)
 	requireTLSNeverLeft(t, err, arrivals)
 }
@@ -276,7 +278,7 @@ func requireTLSNeverLeft(t *testing.T, err error, arrivals *atomic.Int32) {
 	t.Helper()
 	assert.Equal(t, retry.Failure{TLS: true, NotSent: true}, retry.ClassifyError(err), "ClassifyError(%v)", err)
 	assert.Zero(t, arrivals.Load(), "requests arrived")
-	notRetryable := stopWith(retry.NotRetryable)
+	notRetryable := retrytest.StopWith(retry.NotRetryable)
 	requireDecisions(t, err, notRetryable, notRetryable, notRetryable)
 }
 
@@ -288,11 +290,11 @@ func TestClassifyErrorLoopbackTLSHandshakeTimeout(t *testing.T) {
 	t.Parallel()
 	// The server reads what the client sends until it hangs up.
 	addr := rawServer(t, func(c net.Conn) { _, _ = io.Copy(io.Discard, c) })
-	hc := testHTTPClient(t, &http.Transport{TLSHandshakeTimeout: 50 * time.Millisecond})
+	hc := nettest.HTTPClient(t, &http.Transport{TLSHandshakeTimeout: 50 * time.Millisecond})
 	err := failedGet(t, hc, "https://"+addr+"/lookup/ip/1.1.1.1")
 	// A TLS handshake timeout happens before the request is written.
 	assert.Equal(t, retry.Failure{Timeout: true, NotSent: true}, retry.ClassifyError(err), "ClassifyError(%v)", err)
-	requireDecisions(t, err, stopWith(retry.NotRetryable), retryIt, stopWith(retry.NotRetryable))
+	requireDecisions(t, err, retrytest.StopWith(retry.NotRetryable), retrytest.RetryIt, retrytest.StopWith(retry.NotRetryable))
 }
 
 // TestClassifyErrorLoopbackResponseTimeout: the request was written and the
@@ -300,26 +302,26 @@ func TestClassifyErrorLoopbackTLSHandshakeTimeout(t *testing.T) {
 func TestClassifyErrorLoopbackResponseTimeout(t *testing.T) {
 	t.Parallel()
 	release := make(chan struct{})
-	srv, _ := countingServer(t, func(int32, http.ResponseWriter, *http.Request) { <-release })
+	srv, _ := nettest.CountingServer(t, func(int32, http.ResponseWriter, *http.Request) { <-release })
 	t.Cleanup(func() { close(release) }) // runs before srv.Close
 
-	hc := testHTTPClient(t, &http.Transport{ResponseHeaderTimeout: 50 * time.Millisecond})
+	hc := nettest.HTTPClient(t, &http.Transport{ResponseHeaderTimeout: 50 * time.Millisecond})
 	err := failedGet(t, hc, srv.URL)
 	assert.Equal(t, retry.Failure{Timeout: true}, retry.ClassifyError(err), "ClassifyError(%v)", err)
-	requireDecisions(t, err, stopWith(retry.MayHaveBeenProcessed), retryIt, stopWith(retry.NotRetryable))
+	requireDecisions(t, err, retrytest.StopWith(retry.MayHaveBeenProcessed), retrytest.RetryIt, retrytest.StopWith(retry.NotRetryable))
 }
 
 // TestClassifyErrorLoopbackConnectionClosed: the server reads the request
 // and drops the connection: the outcome is unknown.
 func TestClassifyErrorLoopbackConnectionClosed(t *testing.T) {
 	t.Parallel()
-	srv, _ := countingServer(t, func(_ int32, w http.ResponseWriter, _ *http.Request) {
+	srv, _ := nettest.CountingServer(t, func(_ int32, w http.ResponseWriter, _ *http.Request) {
 		conn, _, err := w.(http.Hijacker).Hijack()
 		if err == nil {
 			_ = conn.Close() // read, and not answered
 		}
 	})
-	err := failedGet(t, testHTTPClient(t, nil), srv.URL)
+	err := failedGet(t, nettest.HTTPClient(t, nil), srv.URL)
 	assert.Equal(t, retry.Failure{}, retry.ClassifyError(err), "ClassifyError(%v)", err)
 }
 
@@ -341,7 +343,7 @@ func TestClassifyErrorLoopbackMalformedAnswer(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			addr := rawServer(t, answerHTTP(tc.answer))
-			hc := testHTTPClient(t, nil)
+			hc := nettest.HTTPClient(t, nil)
 			hc.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
 			err := failedGet(t, hc, "http://"+addr+"/")
 			assert.Equal(t, retry.Failure{Malformed: true}, retry.ClassifyError(err), "ClassifyError(%v)", err)
@@ -468,14 +470,14 @@ func TestGoTexts(t *testing.T) {
 	}{
 		{"net/http: TLS handshake timeout", "a server silent in the handshake", func(t *testing.T) error {
 			addr := rawServer(t, func(c net.Conn) { _, _ = io.Copy(io.Discard, c) })
-			hc := testHTTPClient(t, &http.Transport{TLSHandshakeTimeout: 50 * time.Millisecond})
+			hc := nettest.HTTPClient(t, &http.Transport{TLSHandshakeTimeout: 50 * time.Millisecond})
 			return failedGet(t, hc, "https://"+addr+"/")
 		}, retry.Failure{Timeout: true, NotSent: true}},
 		{"tls: ", "a HelloRequest instead of a ServerHello", func(t *testing.T) error {
 			// A handshake record (22) of TLS 1.2 holding a HelloRequest
 			// (type 0, empty).
 			addr := rawServer(t, answerTLS([]byte{22, 3, 3, 0, 4, 0, 0, 0, 0}))
-			hc := testHTTPClient(t, &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}) //nolint:gosec // the server sends no certificate
+			hc := nettest.HTTPClient(t, &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}) //nolint:gosec // the server sends no certificate
 			return failedGet(t, hc, "https://"+addr+"/")
 		}, retry.Failure{TLS: true}},
 		{"malformed HTTP ", "status code", httpAnswer("HTTP/1.1 2x0 OK\r\n\r\n"), malformed},
@@ -493,7 +495,7 @@ func TestGoTexts(t *testing.T) {
 			req, err := http.NewRequestWithContext(t.Context(), http.MethodPost, "http://"+addr+"/", io.NopCloser(strings.NewReader("x")))
 			require.NoError(t, err)
 			req.Trailer = http.Header{"Content-Length": nil}
-			resp, err := testHTTPClient(t, nil).Do(req)
+			resp, err := nettest.HTTPClient(t, nil).Do(req)
 			if err == nil {
 				_ = resp.Body.Close() // the test fails: what Close says adds nothing
 			}
@@ -504,7 +506,7 @@ func TestGoTexts(t *testing.T) {
 			httpAnswer("HTTP/1.1 200 OK\r\nTrailer: Content-Length\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n"), malformed},
 		{"net/http: server response headers exceeded ", "a head above MaxResponseHeaderBytes", func(t *testing.T) error {
 			addr := rawServer(t, answerHTTP("HTTP/1.1 200 OK\r\nX-Long: "+strings.Repeat("a", 4096)+"\r\n\r\n"))
-			hc := testHTTPClient(t, &http.Transport{MaxResponseHeaderBytes: 1024})
+			hc := nettest.HTTPClient(t, &http.Transport{MaxResponseHeaderBytes: 1024})
 			return failedGet(t, hc, "http://"+addr+"/")
 		}, malformed},
 	}
@@ -534,7 +536,7 @@ func TestGoTexts(t *testing.T) {
 func httpAnswer(answer string) func(t *testing.T) error {
 	return func(t *testing.T) error {
 		addr := rawServer(t, answerHTTP(answer))
-		return failedGet(t, testHTTPClient(t, nil), "http://"+addr+"/")
+		return failedGet(t, nettest.HTTPClient(t, nil), "http://"+addr+"/")
 	}
 }
 
@@ -553,7 +555,7 @@ func TestClassifyErrorLoopbackRemoteAlerts(t *testing.T) {
 			t.Parallel()
 			// An alert record (21) of TLS 1.2: level fatal (2), the alert.
 			addr := rawServer(t, answerTLS([]byte{21, 3, 3, 0, 2, 2, byte(tc.alert)}))
-			hc := testHTTPClient(t, &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}) //nolint:gosec // the server sends no certificate
+			hc := nettest.HTTPClient(t, &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}) //nolint:gosec // the server sends no certificate
 			err := failedGet(t, hc, "https://"+addr+"/")
 			var op *net.OpError
 			require.ErrorAs(t, err, &op)

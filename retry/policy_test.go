@@ -17,6 +17,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/synthient-go/synthient/retry"
+	"github.com/synthient-go/synthient/retry/internal/retrytest"
 )
 
 // TestDecideRules checks every row of docs/retries.md for each class, on
@@ -24,20 +25,20 @@ import (
 func TestDecideRules(t *testing.T) {
 	t.Parallel()
 	var (
-		notRetryable = stopWith(retry.NotRetryable)
-		noRetryAfter = stopWith(retry.RateLimitedWithoutRetryAfter)
-		mayHaveBeen  = stopWith(retry.MayHaveBeenProcessed)
+		notRetryable = retrytest.StopWith(retry.NotRetryable)
+		noRetryAfter = retrytest.StopWith(retry.RateLimitedWithoutRetryAfter)
+		mayHaveBeen  = retrytest.StopWith(retry.MayHaveBeenProcessed)
 	)
 	type row struct {
 		name                    string
 		attempt                 retry.Attempt
-		billed, standard, never outcome
+		billed, standard, never retrytest.Outcome
 	}
 	rows := []row{
 		// 429: only a usable Retry-After makes it retryable, and never in Never.
-		{"429 Retry-After 1", status(429, "1"), retryIt, retryIt, notRetryable},
-		{"429 Retry-After 0", status(429, "0"), retryIt, retryIt, notRetryable},
-		{"429 Retry-After HTTP-date", status(429, "Sun, 06 Nov 1994 08:49:37 GMT"), retryIt, retryIt, notRetryable},
+		{"429 Retry-After 1", status(429, "1"), retrytest.RetryIt, retrytest.RetryIt, notRetryable},
+		{"429 Retry-After 0", status(429, "0"), retrytest.RetryIt, retrytest.RetryIt, notRetryable},
+		{"429 Retry-After HTTP-date", status(429, "Sun, 06 Nov 1994 08:49:37 GMT"), retrytest.RetryIt, retrytest.RetryIt, notRetryable},
 		{"429 without Retry-After", status(429), noRetryAfter, noRetryAfter, noRetryAfter},
 		{"429 Retry-After empty", status(429, ""), noRetryAfter, noRetryAfter, noRetryAfter},
 		{"429 Retry-After garbage", status(429, "soon"), noRetryAfter, noRetryAfter, noRetryAfter},
@@ -46,11 +47,11 @@ func TestDecideRules(t *testing.T) {
 		{"429 two Retry-After values", status(429, "1", "2"), noRetryAfter, noRetryAfter, noRetryAfter},
 		{"429 Retry-After non-GMT date", status(429, "Sun, 06 Nov 1994 08:49:37 +0000"), noRetryAfter, noRetryAfter, noRetryAfter},
 		// The retryable 5xx: only Standard sends them again.
-		{"500", status(500), mayHaveBeen, retryIt, notRetryable},
-		{"502", status(502), mayHaveBeen, retryIt, notRetryable},
-		{"503", status(503), mayHaveBeen, retryIt, notRetryable},
-		{"504", status(504), mayHaveBeen, retryIt, notRetryable},
-		{"503 with Retry-After", status(503, "1"), mayHaveBeen, retryIt, notRetryable},
+		{"500", status(500), mayHaveBeen, retrytest.RetryIt, notRetryable},
+		{"502", status(502), mayHaveBeen, retrytest.RetryIt, notRetryable},
+		{"503", status(503), mayHaveBeen, retrytest.RetryIt, notRetryable},
+		{"504", status(504), mayHaveBeen, retrytest.RetryIt, notRetryable},
+		{"503 with Retry-After", status(503, "1"), mayHaveBeen, retrytest.RetryIt, notRetryable},
 		// Everything else that is not a success is returned at once.
 		{"501", status(501), notRetryable, notRetryable, notRetryable},
 		{"505", status(505), notRetryable, notRetryable, notRetryable},
@@ -68,21 +69,21 @@ func TestDecideRules(t *testing.T) {
 		{"304", status(304), notRetryable, notRetryable, notRetryable},
 		{"307", status(307), notRetryable, notRetryable, notRetryable},
 		{"308", status(308), notRetryable, notRetryable, notRetryable},
-		{"307 accepted", retry.Attempt{Status: 307, Accepted: true}, success, success, success},
-		{"302 accepted", retry.Attempt{Status: 302, Accepted: true}, success, success, success},
+		{"307 accepted", retry.Attempt{Status: 307, Accepted: true}, retrytest.Success, retrytest.Success, retrytest.Success},
+		{"302 accepted", retry.Attempt{Status: 302, Accepted: true}, retrytest.Success, retrytest.Success, retrytest.Success},
 		// Success.
-		{"200", status(200), success, success, success},
-		{"201", status(201), success, success, success},
-		{"204", status(204), success, success, success},
-		{"206", status(206), success, success, success},
-		{"299", status(299), success, success, success},
-		{"200 with Retry-After", status(200, "1"), success, success, success},
+		{"200", status(200), retrytest.Success, retrytest.Success, retrytest.Success},
+		{"201", status(201), retrytest.Success, retrytest.Success, retrytest.Success},
+		{"204", status(204), retrytest.Success, retrytest.Success, retrytest.Success},
+		{"206", status(206), retrytest.Success, retrytest.Success, retrytest.Success},
+		{"299", status(299), retrytest.Success, retrytest.Success, retrytest.Success},
+		{"200 with Retry-After", status(200, "1"), retrytest.Success, retrytest.Success, retrytest.Success},
 		// Network failures: Standard retries all but TLS; Billed tells an
 		// unknown outcome (may have been sent) from a request that never left.
-		{"failure, may have been sent", netFailure(retry.Failure{}), mayHaveBeen, retryIt, notRetryable},
-		{"timeout, may have been sent", netFailure(retry.Failure{Timeout: true}), mayHaveBeen, retryIt, notRetryable},
-		{"failure, not sent", netFailure(retry.Failure{NotSent: true}), notRetryable, retryIt, notRetryable},
-		{"timeout, not sent", netFailure(retry.Failure{NotSent: true, Timeout: true}), notRetryable, retryIt, notRetryable},
+		{"failure, may have been sent", netFailure(retry.Failure{}), mayHaveBeen, retrytest.RetryIt, notRetryable},
+		{"timeout, may have been sent", netFailure(retry.Failure{Timeout: true}), mayHaveBeen, retrytest.RetryIt, notRetryable},
+		{"failure, not sent", netFailure(retry.Failure{NotSent: true}), notRetryable, retrytest.RetryIt, notRetryable},
+		{"timeout, not sent", netFailure(retry.Failure{NotSent: true, Timeout: true}), notRetryable, retrytest.RetryIt, notRetryable},
 		{"TLS failure, not sent", netFailure(retry.Failure{TLS: true, NotSent: true}), notRetryable, notRetryable, notRetryable},
 		// A TLS error that may have struck after the request was written
 		// leaves the outcome unknown: Billed must say so.
@@ -93,20 +94,20 @@ func TestDecideRules(t *testing.T) {
 	}
 	classes := []struct {
 		class retry.Class
-		want  func(row) outcome
+		want  func(row) retrytest.Outcome
 	}{
-		{retry.Billed, func(r row) outcome { return r.billed }},
-		{retry.Standard, func(r row) outcome { return r.standard }},
-		{retry.Never, func(r row) outcome { return r.never }},
+		{retry.Billed, func(r row) retrytest.Outcome { return r.billed }},
+		{retry.Standard, func(r row) retrytest.Outcome { return r.standard }},
+		{retry.Never, func(r row) retrytest.Outcome { return r.never }},
 	}
 	for _, c := range classes {
 		for _, r := range rows {
 			t.Run(c.class.String()+"/"+r.name, func(t *testing.T) {
 				t.Parallel()
-				p, _ := detPolicy(c.class, 1)
+				p, _ := retrytest.DetPolicy(c.class, 1)
 				call := p.Start()
 				d := call.Decide(context.Background(), r.attempt)
-				requireOutcome(t, d, c.want(r))
+				retrytest.RequireOutcome(t, d, c.want(r))
 				assert.Equal(t, c.class, d.Class, "Decision.Class")
 				assert.Equal(t, 1, d.Attempt, "Attempt")
 				assert.Equal(t, 3, d.MaxAttempts, "MaxAttempts")
@@ -137,11 +138,11 @@ func TestClassString(t *testing.T) {
 // response, so its Retry-After (if a caller passed one) is not used.
 func TestDecideRetryAfterNotReadOnNetworkFailure(t *testing.T) {
 	t.Parallel()
-	p, _ := detPolicy(retry.Standard, 1)
+	p, _ := retrytest.DetPolicy(retry.Standard, 1)
 	a := netFailure(retry.Failure{})
 	a.RetryAfter = []string{"10"}
 	d := p.Start().Decide(context.Background(), a)
-	requireOutcome(t, d, retryIt)
+	retrytest.RequireOutcome(t, d, retrytest.RetryIt)
 	assert.False(t, d.HasRetryAfter, "HasRetryAfter")
 	assert.Equal(t, time.Second, d.Wait, "Wait, want the 1s backoff")
 }
@@ -311,9 +312,9 @@ func TestWaitIsMaxOfBackoffAndRetryAfter(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			p, _ := detPolicy(retry.Standard, tc.u)
+			p, _ := retrytest.DetPolicy(retry.Standard, tc.u)
 			d := p.Start().Decide(context.Background(), tc.attempt)
-			requireOutcome(t, d, retryIt)
+			retrytest.RequireOutcome(t, d, retrytest.RetryIt)
 			assert.Equal(t, tc.wantWait, d.Wait, "Wait")
 			assert.True(t, d.HasRetryAfter, "HasRetryAfter")
 		})
@@ -321,13 +322,13 @@ func TestWaitIsMaxOfBackoffAndRetryAfter(t *testing.T) {
 
 	t.Run("later retries, where the backoff has grown", func(t *testing.T) {
 		t.Parallel()
-		p, _ := detPolicy(retry.Standard, 1)
+		p, _ := retrytest.DetPolicy(retry.Standard, 1)
 		p.MaxRetries = 5
 		call := p.Start()
 		wants := []time.Duration{5 * time.Second, 5 * time.Second, 5 * time.Second, 8 * time.Second, 16 * time.Second}
 		for i, want := range wants {
 			d := call.Decide(context.Background(), status(503, "5"))
-			requireOutcome(t, d, retryIt)
+			retrytest.RequireOutcome(t, d, retrytest.RetryIt)
 			assert.Equal(t, want, d.Wait, "retry %d: Wait, want max(b(%d), 5s)", i, i)
 		}
 		assert.Equal(t, 39*time.Second, call.Spent(), "Spent")
@@ -342,36 +343,36 @@ func TestMaxRetryAfter(t *testing.T) {
 		maxRetries    int
 		maxRetryAfter time.Duration
 		attempt       retry.Attempt
-		want          outcome
+		want          retrytest.Outcome
 		wantWait      time.Duration
 	}{
-		{"61s stops", retry.Standard, 2, 0, status(429, "61"), stopWith(retry.RetryAfterExceedsMax), 0},
-		{"61s stops in billed", retry.Billed, 2, 0, status(429, "61"), stopWith(retry.RetryAfterExceedsMax), 0},
-		{"61s on a 503 stops", retry.Standard, 2, 0, status(503, "61"), stopWith(retry.RetryAfterExceedsMax), 0},
-		{"61s stops even with retries off", retry.Standard, 0, 0, status(429, "61"), stopWith(retry.RetryAfterExceedsMax), 0},
-		{"60s with retries off is attempts_exhausted", retry.Standard, 0, 0, status(429, "60"), stopWith(retry.AttemptsExhausted), 0},
-		{"exactly 60s is waited", retry.Standard, 2, 0, status(429, "60"), retryIt, 60 * time.Second},
-		{"exactly 60s is waited in billed", retry.Billed, 2, 0, status(429, "60"), retryIt, 60 * time.Second},
-		{"negative MaxRetryAfter is the default", retry.Standard, 2, -time.Second, status(429, "61"), stopWith(retry.RetryAfterExceedsMax), 0},
-		{"custom 5s: 6s stops", retry.Standard, 2, 5 * time.Second, status(429, "6"), stopWith(retry.RetryAfterExceedsMax), 0},
-		{"custom 5s: 5s is waited", retry.Standard, 2, 5 * time.Second, status(429, "5"), retryIt, 5 * time.Second},
-		{"custom 2m: 61s is waited", retry.Standard, 2, 2 * time.Minute, status(429, "61"), retryIt, 61 * time.Second},
-		{"custom 2m: 121s stops", retry.Standard, 2, 2 * time.Minute, status(429, "121"), stopWith(retry.RetryAfterExceedsMax), 0},
-		{"overflowing seconds exceed the max", retry.Standard, 2, 0, status(429, "99999999999999999999"), stopWith(retry.RetryAfterExceedsMax), 0},
-		{"overflowing seconds exceed a huge max", retry.Standard, 2, 1 << 62, status(429, "99999999999999999999"), stopWith(retry.RetryAfterExceedsMax), 0},
+		{"61s stops", retry.Standard, 2, 0, status(429, "61"), retrytest.StopWith(retry.RetryAfterExceedsMax), 0},
+		{"61s stops in billed", retry.Billed, 2, 0, status(429, "61"), retrytest.StopWith(retry.RetryAfterExceedsMax), 0},
+		{"61s on a 503 stops", retry.Standard, 2, 0, status(503, "61"), retrytest.StopWith(retry.RetryAfterExceedsMax), 0},
+		{"61s stops even with retries off", retry.Standard, 0, 0, status(429, "61"), retrytest.StopWith(retry.RetryAfterExceedsMax), 0},
+		{"60s with retries off is attempts_exhausted", retry.Standard, 0, 0, status(429, "60"), retrytest.StopWith(retry.AttemptsExhausted), 0},
+		{"exactly 60s is waited", retry.Standard, 2, 0, status(429, "60"), retrytest.RetryIt, 60 * time.Second},
+		{"exactly 60s is waited in billed", retry.Billed, 2, 0, status(429, "60"), retrytest.RetryIt, 60 * time.Second},
+		{"negative MaxRetryAfter is the default", retry.Standard, 2, -time.Second, status(429, "61"), retrytest.StopWith(retry.RetryAfterExceedsMax), 0},
+		{"custom 5s: 6s stops", retry.Standard, 2, 5 * time.Second, status(429, "6"), retrytest.StopWith(retry.RetryAfterExceedsMax), 0},
+		{"custom 5s: 5s is waited", retry.Standard, 2, 5 * time.Second, status(429, "5"), retrytest.RetryIt, 5 * time.Second},
+		{"custom 2m: 61s is waited", retry.Standard, 2, 2 * time.Minute, status(429, "61"), retrytest.RetryIt, 61 * time.Second},
+		{"custom 2m: 121s stops", retry.Standard, 2, 2 * time.Minute, status(429, "121"), retrytest.StopWith(retry.RetryAfterExceedsMax), 0},
+		{"overflowing seconds exceed the max", retry.Standard, 2, 0, status(429, "99999999999999999999"), retrytest.StopWith(retry.RetryAfterExceedsMax), 0},
+		{"overflowing seconds exceed a huge max", retry.Standard, 2, 1 << 62, status(429, "99999999999999999999"), retrytest.StopWith(retry.RetryAfterExceedsMax), 0},
 		{"HTTP-date 61s ahead stops", retry.Standard, 2, 0, retry.Attempt{
 			Status: 429, RetryAfter: []string{"Sun, 06 Nov 1994 08:50:38 GMT"}, Date: "Sun, 06 Nov 1994 08:49:37 GMT",
-		}, stopWith(retry.RetryAfterExceedsMax), 0},
+		}, retrytest.StopWith(retry.RetryAfterExceedsMax), 0},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			p, _ := detPolicy(tc.class, 1)
+			p, _ := retrytest.DetPolicy(tc.class, 1)
 			p.Base, p.Max = time.Millisecond, time.Millisecond
 			p.MaxRetries = tc.maxRetries
 			p.MaxRetryAfter = tc.maxRetryAfter
 			d := p.Start().Decide(context.Background(), tc.attempt)
-			requireOutcome(t, d, tc.want)
+			retrytest.RequireOutcome(t, d, tc.want)
 			assert.Equal(t, 1, d.Attempt, "Attempt")
 			assert.True(t, d.HasRetryAfter, "HasRetryAfter: the parsed Retry-After is reported")
 			if d.Retry {
@@ -382,18 +383,18 @@ func TestMaxRetryAfter(t *testing.T) {
 
 	t.Run("overflow is reported as the largest Duration", func(t *testing.T) {
 		t.Parallel()
-		p, _ := detPolicy(retry.Standard, 1)
+		p, _ := retrytest.DetPolicy(retry.Standard, 1)
 		d := p.Start().Decide(context.Background(), status(429, "99999999999999999999"))
 		assert.Equal(t, maxDuration, d.RetryAfter, "RetryAfter")
 	})
 
 	t.Run("a later attempt stops too", func(t *testing.T) {
 		t.Parallel()
-		p, _ := detPolicy(retry.Standard, 1)
+		p, _ := retrytest.DetPolicy(retry.Standard, 1)
 		call := p.Start()
-		requireOutcome(t, call.Decide(context.Background(), status(503)), retryIt)
+		retrytest.RequireOutcome(t, call.Decide(context.Background(), status(503)), retrytest.RetryIt)
 		d := call.Decide(context.Background(), status(429, "61"))
-		requireOutcome(t, d, stopWith(retry.RetryAfterExceedsMax))
+		retrytest.RequireOutcome(t, d, retrytest.StopWith(retry.RetryAfterExceedsMax))
 		assert.Equal(t, 2, d.Attempt, "Attempt")
 	})
 }
@@ -434,24 +435,24 @@ func TestMaxRetries(t *testing.T) {
 		} {
 			t.Run(tc.name+"/"+a.name, func(t *testing.T) {
 				t.Parallel()
-				p, _ := detPolicy(retry.Standard, 1)
+				p, _ := retrytest.DetPolicy(retry.Standard, 1)
 				p.Base, p.Max = time.Nanosecond, time.Nanosecond
 				p.MaxRetries = tc.maxRetries
 				require.Equal(t, tc.want, p.Retries(), "Retries()")
 				call := p.Start()
 				for i := 1; i <= tc.want; i++ {
 					d := call.Decide(context.Background(), a.attempt)
-					requireOutcome(t, d, retryIt)
+					retrytest.RequireOutcome(t, d, retrytest.RetryIt)
 					require.Equal(t, i, d.Attempt, "attempt %d: Attempt", i)
 					require.Equal(t, tc.want+1, d.MaxAttempts, "attempt %d: MaxAttempts", i)
 				}
 				d := call.Decide(context.Background(), a.attempt)
-				requireOutcome(t, d, stopWith(retry.AttemptsExhausted))
+				retrytest.RequireOutcome(t, d, retrytest.StopWith(retry.AttemptsExhausted))
 				assert.Equal(t, tc.want+1, d.Attempt, "last: Attempt")
 				assert.Equal(t, tc.want+1, d.MaxAttempts, "last: MaxAttempts")
 				assert.Equal(t, tc.want, call.Retries(), "Retries()")
 				// Once exhausted it stays exhausted.
-				requireOutcome(t, call.Decide(context.Background(), a.attempt), stopWith(retry.AttemptsExhausted))
+				retrytest.RequireOutcome(t, call.Decide(context.Background(), a.attempt), retrytest.StopWith(retry.AttemptsExhausted))
 			})
 		}
 	}
@@ -460,18 +461,18 @@ func TestMaxRetries(t *testing.T) {
 		t.Parallel()
 		var call retry.Call
 		d := call.Decide(context.Background(), status(429, "1"))
-		requireOutcome(t, d, stopWith(retry.AttemptsExhausted))
+		retrytest.RequireOutcome(t, d, retrytest.StopWith(retry.AttemptsExhausted))
 		assert.Equal(t, 1, d.MaxAttempts, "MaxAttempts")
 	})
 
 	t.Run("success after retries reports its attempt", func(t *testing.T) {
 		t.Parallel()
-		p, _ := detPolicy(retry.Standard, 1)
+		p, _ := retrytest.DetPolicy(retry.Standard, 1)
 		call := p.Start()
-		requireOutcome(t, call.Decide(context.Background(), status(502)), retryIt)
-		requireOutcome(t, call.Decide(context.Background(), status(504)), retryIt)
+		retrytest.RequireOutcome(t, call.Decide(context.Background(), status(502)), retrytest.RetryIt)
+		retrytest.RequireOutcome(t, call.Decide(context.Background(), status(504)), retrytest.RetryIt)
 		d := call.Decide(context.Background(), status(200))
-		requireOutcome(t, d, success)
+		retrytest.RequireOutcome(t, d, retrytest.Success)
 		assert.Equal(t, 3, d.Attempt, "Attempt")
 		assert.Equal(t, 3, d.MaxAttempts, "MaxAttempts")
 		assert.Zero(t, d.Wait, "Wait")
@@ -479,17 +480,17 @@ func TestMaxRetries(t *testing.T) {
 
 	t.Run("Reset starts a new call", func(t *testing.T) {
 		t.Parallel()
-		p, _ := detPolicy(retry.Standard, 1)
+		p, _ := retrytest.DetPolicy(retry.Standard, 1)
 		call := p.Start()
 		call.Decide(context.Background(), status(503))
 		call.Decide(context.Background(), status(503))
-		requireOutcome(t, call.Decide(context.Background(), status(503)), stopWith(retry.AttemptsExhausted))
+		retrytest.RequireOutcome(t, call.Decide(context.Background(), status(503)), retrytest.StopWith(retry.AttemptsExhausted))
 		call.Reset(p)
 		require.Zero(t, call.Retries(), "Retries after Reset")
 		require.Zero(t, call.Spent(), "Spent after Reset")
 		require.Zero(t, call.Last(), "Last after Reset")
 		d := call.Decide(context.Background(), status(503))
-		requireOutcome(t, d, retryIt)
+		retrytest.RequireOutcome(t, d, retrytest.RetryIt)
 		assert.Equal(t, 1, d.Attempt, "Attempt after Reset")
 	})
 }
@@ -512,23 +513,23 @@ func TestMaxTotalDelay(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			p, _ := detPolicy(retry.Standard, 1)
+			p, _ := retrytest.DetPolicy(retry.Standard, 1)
 			p.MaxRetries = 5
 			p.MaxTotalDelay = tc.budget
 			call := p.Start()
 			var spent time.Duration
 			for i := 0; i < tc.retries; i++ {
 				d := call.Decide(context.Background(), status(503))
-				requireOutcome(t, d, retryIt)
+				retrytest.RequireOutcome(t, d, retrytest.RetryIt)
 				spent += d.Wait
 			}
 			require.Equal(t, spent, call.Spent(), "Spent")
 			d := call.Decide(context.Background(), status(503))
 			if tc.retries == 5 {
-				requireOutcome(t, d, stopWith(retry.AttemptsExhausted))
+				retrytest.RequireOutcome(t, d, retrytest.StopWith(retry.AttemptsExhausted))
 				return
 			}
-			requireOutcome(t, d, stopWith(retry.BudgetExhausted))
+			retrytest.RequireOutcome(t, d, retrytest.StopWith(retry.BudgetExhausted))
 			if tc.budget > 0 {
 				assert.Greater(t, spent+d.Wait, tc.budget, "stopped although %v + %v fits the budget", spent, d.Wait)
 			}
@@ -539,16 +540,16 @@ func TestMaxTotalDelay(t *testing.T) {
 
 	t.Run("Retry-After counts against the budget", func(t *testing.T) {
 		t.Parallel()
-		p, _ := detPolicy(retry.Standard, 1)
+		p, _ := retrytest.DetPolicy(retry.Standard, 1)
 		p.MaxTotalDelay = 10 * time.Second
 		call := p.Start()
-		requireOutcome(t, call.Decide(context.Background(), status(429, "6")), retryIt)
+		retrytest.RequireOutcome(t, call.Decide(context.Background(), status(429, "6")), retrytest.RetryIt)
 		d := call.Decide(context.Background(), status(429, "5"))
-		requireOutcome(t, d, stopWith(retry.BudgetExhausted))
+		retrytest.RequireOutcome(t, d, retrytest.StopWith(retry.BudgetExhausted))
 		assert.Equal(t, 5*time.Second, d.Wait, "Wait, want the 5s that did not fit")
 		call = p.Start()
-		requireOutcome(t, call.Decide(context.Background(), status(429, "6")), retryIt)
-		requireOutcome(t, call.Decide(context.Background(), status(429, "4")), retryIt)
+		retrytest.RequireOutcome(t, call.Decide(context.Background(), status(429, "6")), retrytest.RetryIt)
+		retrytest.RequireOutcome(t, call.Decide(context.Background(), status(429, "4")), retrytest.RetryIt)
 	})
 }
 
@@ -559,30 +560,30 @@ func TestDeadline(t *testing.T) {
 		base     time.Duration
 		attempt  retry.Attempt
 		left     time.Duration
-		want     outcome
+		want     retrytest.Outcome
 		wantWait time.Duration
 	}{
-		{"backoff fits", time.Second, status(503), 2 * time.Second, retryIt, time.Second},
-		{"backoff exactly fits", time.Second, status(503), time.Second, retryIt, time.Second},
-		{"backoff does not fit", time.Second, status(503), time.Second - 1, stopWith(retry.BackoffExceedsDeadline), time.Second},
-		{"network failure backoff does not fit", time.Second, netFailure(retry.Failure{}), 500 * time.Millisecond, stopWith(retry.BackoffExceedsDeadline), time.Second},
-		{"Retry-After fits", time.Second, status(429, "5"), 10 * time.Second, retryIt, 5 * time.Second},
-		{"Retry-After exactly fits and is not shortened", time.Second, status(429, "5"), 5 * time.Second, retryIt, 5 * time.Second},
-		{"Retry-After does not fit", time.Second, status(429, "5"), 5*time.Second - 1, stopWith(retry.RetryAfterExceedsDeadline), 5 * time.Second},
-		{"Retry-After far beyond", time.Second, status(429, "30"), 3 * time.Second, stopWith(retry.RetryAfterExceedsDeadline), 30 * time.Second},
-		{"Retry-After fits, backoff does not", 4 * time.Second, status(429, "1"), 2 * time.Second, stopWith(retry.BackoffExceedsDeadline), 4 * time.Second},
-		{"Retry-After 0, backoff does not fit", time.Second, status(429, "0"), 0, stopWith(retry.BackoffExceedsDeadline), time.Second},
-		{"deadline already passed on the injected clock", time.Second, status(503), -time.Second, stopWith(retry.BackoffExceedsDeadline), time.Second},
-		{"not retryable is not a deadline stop", time.Second, status(404), time.Nanosecond, stopWith(retry.NotRetryable), 0},
+		{"backoff fits", time.Second, status(503), 2 * time.Second, retrytest.RetryIt, time.Second},
+		{"backoff exactly fits", time.Second, status(503), time.Second, retrytest.RetryIt, time.Second},
+		{"backoff does not fit", time.Second, status(503), time.Second - 1, retrytest.StopWith(retry.BackoffExceedsDeadline), time.Second},
+		{"network failure backoff does not fit", time.Second, netFailure(retry.Failure{}), 500 * time.Millisecond, retrytest.StopWith(retry.BackoffExceedsDeadline), time.Second},
+		{"Retry-After fits", time.Second, status(429, "5"), 10 * time.Second, retrytest.RetryIt, 5 * time.Second},
+		{"Retry-After exactly fits and is not shortened", time.Second, status(429, "5"), 5 * time.Second, retrytest.RetryIt, 5 * time.Second},
+		{"Retry-After does not fit", time.Second, status(429, "5"), 5*time.Second - 1, retrytest.StopWith(retry.RetryAfterExceedsDeadline), 5 * time.Second},
+		{"Retry-After far beyond", time.Second, status(429, "30"), 3 * time.Second, retrytest.StopWith(retry.RetryAfterExceedsDeadline), 30 * time.Second},
+		{"Retry-After fits, backoff does not", 4 * time.Second, status(429, "1"), 2 * time.Second, retrytest.StopWith(retry.BackoffExceedsDeadline), 4 * time.Second},
+		{"Retry-After 0, backoff does not fit", time.Second, status(429, "0"), 0, retrytest.StopWith(retry.BackoffExceedsDeadline), time.Second},
+		{"deadline already passed on the injected clock", time.Second, status(503), -time.Second, retrytest.StopWith(retry.BackoffExceedsDeadline), time.Second},
+		{"not retryable is not a deadline stop", time.Second, status(404), time.Nanosecond, retrytest.StopWith(retry.NotRetryable), 0},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			p, now := detPolicy(retry.Standard, 1)
+			p, now := retrytest.DetPolicy(retry.Standard, 1)
 			p.Base = tc.base
 			ctx := deadlineCtx(t, now, tc.left)
 			d := p.Start().Decide(ctx, tc.attempt)
-			requireOutcome(t, d, tc.want)
+			retrytest.RequireOutcome(t, d, tc.want)
 			assert.True(t, d.HasDeadline, "HasDeadline")
 			assert.Equal(t, tc.left, d.TimeLeft, "TimeLeft")
 			if tc.wantWait != 0 {
@@ -596,26 +597,26 @@ func TestDeadline(t *testing.T) {
 
 	t.Run("no deadline", func(t *testing.T) {
 		t.Parallel()
-		p, _ := detPolicy(retry.Standard, 1)
+		p, _ := retrytest.DetPolicy(retry.Standard, 1)
 		d := p.Start().Decide(context.Background(), status(429, "60"))
-		requireOutcome(t, d, retryIt)
+		retrytest.RequireOutcome(t, d, retrytest.RetryIt)
 		assert.False(t, d.HasDeadline, "HasDeadline without a deadline")
 		assert.Zero(t, d.TimeLeft, "TimeLeft without a deadline")
 	})
 
 	t.Run("TimeLeft follows the injected clock", func(t *testing.T) {
 		t.Parallel()
-		p, now := detPolicy(retry.Standard, 1)
+		p, now := retrytest.DetPolicy(retry.Standard, 1)
 		clock := now
 		p.Now = func() time.Time { return clock }
 		ctx := deadlineCtx(t, now, 10*time.Second)
 		call := p.Start()
 		d := call.Decide(ctx, status(503))
-		requireOutcome(t, d, retryIt)
+		retrytest.RequireOutcome(t, d, retrytest.RetryIt)
 		require.Equal(t, 10*time.Second, d.TimeLeft, "TimeLeft")
 		clock = clock.Add(d.Wait + 7500*time.Millisecond) // waited 1s, the attempt took 7.5s
 		d = call.Decide(ctx, status(503))
-		requireOutcome(t, d, stopWith(retry.BackoffExceedsDeadline)) // the 2s backoff does not fit in 1.5s
+		retrytest.RequireOutcome(t, d, retrytest.StopWith(retry.BackoffExceedsDeadline)) // the 2s backoff does not fit in 1.5s
 		assert.Equal(t, 1500*time.Millisecond, d.TimeLeft, "TimeLeft")
 		assert.Equal(t, 2*time.Second, d.Wait, "Wait")
 	})
@@ -632,19 +633,19 @@ func TestContextDone(t *testing.T) {
 			for _, a := range []struct {
 				name    string
 				attempt retry.Attempt
-				want    outcome
+				want    retrytest.Outcome
 			}{
-				{"503", status(503), stopWith(retry.ContextDone)},
-				{"429 Retry-After 1", status(429, "1"), stopWith(retry.ContextDone)},
-				{"network failure", netFailure(retry.Failure{NotSent: true, Timeout: true}), stopWith(retry.ContextDone)},
-				{"200 still succeeds", status(200), success},
-				{"accepted 307 still succeeds", retry.Attempt{Status: 307, Accepted: true}, success},
+				{"503", status(503), retrytest.StopWith(retry.ContextDone)},
+				{"429 Retry-After 1", status(429, "1"), retrytest.StopWith(retry.ContextDone)},
+				{"network failure", netFailure(retry.Failure{NotSent: true, Timeout: true}), retrytest.StopWith(retry.ContextDone)},
+				{"200 still succeeds", status(200), retrytest.Success},
+				{"accepted 307 still succeeds", retry.Attempt{Status: 307, Accepted: true}, retrytest.Success},
 			} {
 				t.Run(name+"/"+class.String()+"/"+a.name, func(t *testing.T) {
 					t.Parallel()
-					p, _ := detPolicy(class, 1)
+					p, _ := retrytest.DetPolicy(class, 1)
 					call := p.Start()
-					requireOutcome(t, call.Decide(ctx, a.attempt), a.want)
+					retrytest.RequireOutcome(t, call.Decide(ctx, a.attempt), a.want)
 					assert.Zero(t, call.Retries(), "Retries")
 				})
 			}

@@ -15,11 +15,12 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/synthient-go/synthient/retry"
+	"github.com/synthient-go/synthient/retry/internal/retrytest"
 )
 
 // quotaPolicy returns a deterministic Standard policy sharing q.
 func quotaPolicy(q *retry.Quota) retry.Policy {
-	p, _ := detPolicy(retry.Standard, 1)
+	p, _ := retrytest.DetPolicy(retry.Standard, 1)
 	p.Base, p.Max = time.Millisecond, time.Millisecond
 	p.Quota = q
 	return p
@@ -40,7 +41,7 @@ func TestQuotaCreditStopsAtCapacity(t *testing.T) {
 	q := retry.NewQuota(500, 10, 5)
 	p := quotaPolicy(q)
 	for range 3 {
-		requireOutcome(t, p.Start().Decide(context.Background(), status(200)), success)
+		retrytest.RequireOutcome(t, p.Start().Decide(context.Background(), status(200)), retrytest.Success)
 	}
 	assert.Equal(t, 500, q.Available(), "Available after successes on a full quota")
 }
@@ -56,10 +57,10 @@ func TestQuotaNew(t *testing.T) {
 	// A failure cost below 1 is 1: one retry empties a 1-token quota. A
 	// negative throttle cost is 0: a 429's retry stays free on it.
 	p := quotaPolicy(q)
-	requireOutcome(t, p.Start().Decide(context.Background(), status(503)), retryIt)
+	retrytest.RequireOutcome(t, p.Start().Decide(context.Background(), status(503)), retrytest.RetryIt)
 	assert.Zero(t, q.Available(), "Available after a 1-token retry")
-	requireOutcome(t, p.Start().Decide(context.Background(), status(503)), stopWith(retry.QuotaExhausted))
-	requireOutcome(t, p.Start().Decide(context.Background(), status(429, "1")), retryIt)
+	retrytest.RequireOutcome(t, p.Start().Decide(context.Background(), status(503)), retrytest.StopWith(retry.QuotaExhausted))
+	retrytest.RequireOutcome(t, p.Start().Decide(context.Background(), status(429, "1")), retrytest.RetryIt)
 }
 
 // TestQuotaFreeThrottle: with a throttle cost of 0 (the default) a retry
@@ -72,24 +73,24 @@ func TestQuotaFreeThrottle(t *testing.T) {
 		class   retry.Class
 		empty   bool // spend the quota first
 		attempt retry.Attempt
-		want    outcome
+		want    retrytest.Outcome
 		left    int
 	}{
-		{"429 on a full quota", retry.Standard, false, status(429, "1"), retryIt, 500},
-		{"429, billed class", retry.Billed, false, status(429, "1"), retryIt, 500},
-		{"429 on an empty quota", retry.Standard, true, status(429, "1"), retryIt, 0},
-		{"503 still pays", retry.Standard, false, status(503), retryIt, 490},
-		{"503 on an empty quota", retry.Standard, true, status(503), stopWith(retry.QuotaExhausted), 0},
+		{"429 on a full quota", retry.Standard, false, status(429, "1"), retrytest.RetryIt, 500},
+		{"429, billed class", retry.Billed, false, status(429, "1"), retrytest.RetryIt, 500},
+		{"429 on an empty quota", retry.Standard, true, status(429, "1"), retrytest.RetryIt, 0},
+		{"503 still pays", retry.Standard, false, status(503), retrytest.RetryIt, 490},
+		{"503 on an empty quota", retry.Standard, true, status(503), retrytest.StopWith(retry.QuotaExhausted), 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			q := retry.NewQuota(retry.DefaultQuotaCapacity, retry.DefaultFailureCost, retry.DefaultThrottleCost)
 			p := quotaPolicy(q)
 			for tc.empty && q.Available() > 0 {
-				requireOutcome(t, p.Start().Decide(context.Background(), status(503)), retryIt)
+				retrytest.RequireOutcome(t, p.Start().Decide(context.Background(), status(503)), retrytest.RetryIt)
 			}
 			p.Class = tc.class
-			requireOutcome(t, p.Start().Decide(context.Background(), tc.attempt), tc.want)
+			retrytest.RequireOutcome(t, p.Start().Decide(context.Background(), tc.attempt), tc.want)
 			assert.Equal(t, tc.left, q.Available(), "Available after the decision")
 		})
 	}
@@ -117,7 +118,7 @@ func TestQuotaCosts(t *testing.T) {
 			q := retry.NewQuota(500, 10, 5)
 			p := quotaPolicy(q)
 			p.Class = tc.class
-			requireOutcome(t, p.Start().Decide(context.Background(), tc.attempt), retryIt)
+			retrytest.RequireOutcome(t, p.Start().Decide(context.Background(), tc.attempt), retrytest.RetryIt)
 			assert.Equal(t, 500-tc.cost, q.Available(), "Available after one retry")
 		})
 	}
@@ -155,7 +156,7 @@ func TestQuotaNoTokensWithoutRetry(t *testing.T) {
 			if tc.ctx != nil {
 				ctx = tc.ctx(t, p.Now())
 			}
-			requireOutcome(t, p.Start().Decide(ctx, tc.attempt), stopWith(tc.want))
+			retrytest.RequireOutcome(t, p.Start().Decide(ctx, tc.attempt), retrytest.StopWith(tc.want))
 			assert.Equal(t, 500, q.Available(), "Available after a stop")
 		})
 	}
@@ -166,8 +167,8 @@ func TestQuotaNoTokensWithoutRetry(t *testing.T) {
 		p := quotaPolicy(q)
 		p.MaxRetries = 1
 		call := p.Start()
-		requireOutcome(t, call.Decide(context.Background(), status(503)), retryIt)
-		requireOutcome(t, call.Decide(context.Background(), status(503)), stopWith(retry.AttemptsExhausted))
+		retrytest.RequireOutcome(t, call.Decide(context.Background(), status(503)), retrytest.RetryIt)
+		retrytest.RequireOutcome(t, call.Decide(context.Background(), status(503)), retrytest.StopWith(retry.AttemptsExhausted))
 		assert.Equal(t, 490, q.Available(), "Available: one retry")
 	})
 }
@@ -177,23 +178,23 @@ func TestQuotaExhausted(t *testing.T) {
 	q := retry.NewQuota(25, 10, 5)
 	p := quotaPolicy(q)
 	a, b, c := p.Start(), p.Start(), p.Start()
-	requireOutcome(t, a.Decide(context.Background(), status(503)), retryIt) // 15 left
-	requireOutcome(t, b.Decide(context.Background(), status(503)), retryIt) // 5 left
+	retrytest.RequireOutcome(t, a.Decide(context.Background(), status(503)), retrytest.RetryIt) // 15 left
+	retrytest.RequireOutcome(t, b.Decide(context.Background(), status(503)), retrytest.RetryIt) // 5 left
 	// A failure retry costs 10: it no longer fits.
 	d := c.Decide(context.Background(), status(503))
-	requireOutcome(t, d, stopWith(retry.QuotaExhausted))
+	retrytest.RequireOutcome(t, d, retrytest.StopWith(retry.QuotaExhausted))
 	assert.Positive(t, d.Wait, "Wait: the stopped retry's wait is reported")
 	require.Zero(t, c.Retries(), "a quota stop changed Retries")
 	require.Zero(t, c.Spent(), "a quota stop changed Spent")
 	require.Equal(t, 5, q.Available(), "a quota stop changed Available")
 	// A throttle retry costs 5: it still fits, and then the quota is empty.
-	requireOutcome(t, c.Decide(context.Background(), status(429, "0")), retryIt)
+	retrytest.RequireOutcome(t, c.Decide(context.Background(), status(429, "0")), retrytest.RetryIt)
 	require.Zero(t, q.Available(), "Available")
-	requireOutcome(t, p.Start().Decide(context.Background(), status(429, "0")), stopWith(retry.QuotaExhausted))
-	requireOutcome(t, p.Start().Decide(context.Background(), netFailure(retry.Failure{})), stopWith(retry.QuotaExhausted))
+	retrytest.RequireOutcome(t, p.Start().Decide(context.Background(), status(429, "0")), retrytest.StopWith(retry.QuotaExhausted))
+	retrytest.RequireOutcome(t, p.Start().Decide(context.Background(), netFailure(retry.Failure{})), retrytest.StopWith(retry.QuotaExhausted))
 	// An empty quota does not change the non-retryable answers.
-	requireOutcome(t, p.Start().Decide(context.Background(), status(404)), stopWith(retry.NotRetryable))
-	requireOutcome(t, p.Start().Decide(context.Background(), status(200)), success)
+	retrytest.RequireOutcome(t, p.Start().Decide(context.Background(), status(404)), retrytest.StopWith(retry.NotRetryable))
+	retrytest.RequireOutcome(t, p.Start().Decide(context.Background(), status(200)), retrytest.Success)
 }
 
 func TestQuotaRefund(t *testing.T) {
@@ -203,13 +204,13 @@ func TestQuotaRefund(t *testing.T) {
 		q := retry.NewQuota(500, 10, 5)
 		p := quotaPolicy(q)
 		other := p.Start()
-		requireOutcome(t, other.Decide(context.Background(), status(503)), retryIt) // holds 10
+		retrytest.RequireOutcome(t, other.Decide(context.Background(), status(503)), retrytest.RetryIt) // holds 10
 		call := p.Start()
-		requireOutcome(t, call.Decide(context.Background(), status(503)), retryIt)
+		retrytest.RequireOutcome(t, call.Decide(context.Background(), status(503)), retrytest.RetryIt)
 		require.Equal(t, 480, q.Available(), "Available")
-		requireOutcome(t, call.Decide(context.Background(), status(200)), success)
+		retrytest.RequireOutcome(t, call.Decide(context.Background(), status(200)), retrytest.Success)
 		require.Equal(t, 490, q.Available(), "Available after the retry succeeded")
-		requireOutcome(t, other.Decide(context.Background(), retry.Attempt{Status: 307, Accepted: true}), success)
+		retrytest.RequireOutcome(t, other.Decide(context.Background(), retry.Attempt{Status: 307, Accepted: true}), retrytest.Success)
 		assert.Equal(t, 500, q.Available(), "Available after an accepted answer")
 	})
 
@@ -218,9 +219,9 @@ func TestQuotaRefund(t *testing.T) {
 		q := retry.NewQuota(500, 10, 5)
 		p := quotaPolicy(q)
 		call := p.Start()
-		requireOutcome(t, call.Decide(context.Background(), status(503)), retryIt)      // -10
-		requireOutcome(t, call.Decide(context.Background(), status(429, "0")), retryIt) // -5
-		requireOutcome(t, call.Decide(context.Background(), status(200)), success)      // +5
+		retrytest.RequireOutcome(t, call.Decide(context.Background(), status(503)), retrytest.RetryIt)      // -10
+		retrytest.RequireOutcome(t, call.Decide(context.Background(), status(429, "0")), retrytest.RetryIt) // -5
+		retrytest.RequireOutcome(t, call.Decide(context.Background(), status(200)), retrytest.Success)      // +5
 		assert.Equal(t, 490, q.Available(), "Available")
 	})
 
@@ -228,10 +229,10 @@ func TestQuotaRefund(t *testing.T) {
 		t.Parallel()
 		q := retry.NewQuota(500, 10, 5)
 		p := quotaPolicy(q)
-		requireOutcome(t, p.Start().Decide(context.Background(), status(503)), retryIt)
+		retrytest.RequireOutcome(t, p.Start().Decide(context.Background(), status(503)), retrytest.RetryIt)
 		call := p.Start()
-		requireOutcome(t, call.Decide(context.Background(), status(200)), success)
-		requireOutcome(t, call.Decide(context.Background(), status(200)), success) // judged again
+		retrytest.RequireOutcome(t, call.Decide(context.Background(), status(200)), retrytest.Success)
+		retrytest.RequireOutcome(t, call.Decide(context.Background(), status(200)), retrytest.Success) // judged again
 		assert.Equal(t, 490+retry.SuccessCredit, q.Available(), "Available")
 	})
 
@@ -239,13 +240,13 @@ func TestQuotaRefund(t *testing.T) {
 		t.Parallel()
 		q := retry.NewQuota(20, 10, 5)
 		p := quotaPolicy(q)
-		requireOutcome(t, p.Start().Decide(context.Background(), status(503)), retryIt)
-		requireOutcome(t, p.Start().Decide(context.Background(), status(503)), retryIt)
-		requireOutcome(t, p.Start().Decide(context.Background(), status(503)), stopWith(retry.QuotaExhausted))
+		retrytest.RequireOutcome(t, p.Start().Decide(context.Background(), status(503)), retrytest.RetryIt)
+		retrytest.RequireOutcome(t, p.Start().Decide(context.Background(), status(503)), retrytest.RetryIt)
+		retrytest.RequireOutcome(t, p.Start().Decide(context.Background(), status(503)), retrytest.StopWith(retry.QuotaExhausted))
 		for i := 0; i < 10; i++ {
-			requireOutcome(t, p.Start().Decide(context.Background(), status(200)), success)
+			retrytest.RequireOutcome(t, p.Start().Decide(context.Background(), status(200)), retrytest.Success)
 		}
-		requireOutcome(t, p.Start().Decide(context.Background(), status(503)), retryIt)
+		retrytest.RequireOutcome(t, p.Start().Decide(context.Background(), status(503)), retrytest.RetryIt)
 	})
 
 	t.Run("a failed call refunds nothing", func(t *testing.T) {
@@ -253,8 +254,8 @@ func TestQuotaRefund(t *testing.T) {
 		q := retry.NewQuota(500, 10, 5)
 		p := quotaPolicy(q)
 		call := p.Start()
-		requireOutcome(t, call.Decide(context.Background(), status(503)), retryIt)
-		requireOutcome(t, call.Decide(context.Background(), status(404)), stopWith(retry.NotRetryable))
+		retrytest.RequireOutcome(t, call.Decide(context.Background(), status(503)), retrytest.RetryIt)
+		retrytest.RequireOutcome(t, call.Decide(context.Background(), status(404)), retrytest.StopWith(retry.NotRetryable))
 		assert.Equal(t, 490, q.Available(), "Available")
 	})
 
@@ -263,9 +264,9 @@ func TestQuotaRefund(t *testing.T) {
 		q := retry.NewQuota(500, 10, 5)
 		p := quotaPolicy(q)
 		call := p.Start()
-		requireOutcome(t, call.Decide(context.Background(), status(503)), retryIt)
-		requireOutcome(t, call.Decide(context.Background(), status(200)), success)
-		requireOutcome(t, call.Decide(context.Background(), status(200)), success) // judged again
+		retrytest.RequireOutcome(t, call.Decide(context.Background(), status(503)), retrytest.RetryIt)
+		retrytest.RequireOutcome(t, call.Decide(context.Background(), status(200)), retrytest.Success)
+		retrytest.RequireOutcome(t, call.Decide(context.Background(), status(200)), retrytest.Success) // judged again
 		assert.Equal(t, 500, q.Available(), "Available, want the capacity")
 	})
 
@@ -277,11 +278,11 @@ func TestQuotaRefund(t *testing.T) {
 		q := retry.NewQuota(500, 10, 5)
 		p := quotaPolicy(q)
 		other := p.Start()
-		requireOutcome(t, other.Decide(context.Background(), status(503)), retryIt) // holds 10
+		retrytest.RequireOutcome(t, other.Decide(context.Background(), status(503)), retrytest.RetryIt) // holds 10
 		call := p.Start()
-		requireOutcome(t, call.Decide(context.Background(), status(503)), retryIt)
-		requireOutcome(t, call.Decide(context.Background(), status(200)), success)
-		requireOutcome(t, call.Decide(context.Background(), status(200)), success)
+		retrytest.RequireOutcome(t, call.Decide(context.Background(), status(503)), retrytest.RetryIt)
+		retrytest.RequireOutcome(t, call.Decide(context.Background(), status(200)), retrytest.Success)
+		retrytest.RequireOutcome(t, call.Decide(context.Background(), status(200)), retrytest.Success)
 		assert.Equal(t, 490, q.Available(), "Available: another call's retry still holds 10 tokens")
 	})
 }

@@ -28,7 +28,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/synthient-go/synthient/internal/nettest"
 	"github.com/synthient-go/synthient/retry"
+	"github.com/synthient-go/synthient/retry/internal/retrytest"
 	"github.com/synthient-go/synthient/retry/retryhttp"
 )
 
@@ -61,7 +63,7 @@ func doGet(t *testing.T, call *retry.Call, hc *http.Client, ctx context.Context,
 
 func TestClientStandardRetries5xx(t *testing.T) {
 	t.Parallel()
-	srv, arrivals := countingServer(t, func(n int32, w http.ResponseWriter, r *http.Request) {
+	srv, arrivals := nettest.CountingServer(t, func(n int32, w http.ResponseWriter, r *http.Request) {
 		if n <= 2 {
 			http.Error(w, "busy", http.StatusServiceUnavailable)
 			return
@@ -69,7 +71,7 @@ func TestClientStandardRetries5xx(t *testing.T) {
 		_, _ = io.WriteString(w, "ok")
 	})
 	call := fastPolicy(retry.Standard).Start()
-	status, body, err := doGet(t, call, testHTTPClient(t, nil), context.Background(), srv.URL)
+	status, body, err := doGet(t, call, nettest.HTTPClient(t, nil), context.Background(), srv.URL)
 	require.NoError(t, err)
 	assert.Equal(t, 200, status, "status")
 	assert.Equal(t, "ok", body, "body")
@@ -81,11 +83,11 @@ func TestClientStandardRetries5xx(t *testing.T) {
 
 func TestClientGivesUpWithLastResponse(t *testing.T) {
 	t.Parallel()
-	srv, arrivals := countingServer(t, func(n int32, w http.ResponseWriter, r *http.Request) {
+	srv, arrivals := nettest.CountingServer(t, func(n int32, w http.ResponseWriter, r *http.Request) {
 		http.Error(w, fmt.Sprintf("busy %d", n), http.StatusBadGateway)
 	})
 	call := fastPolicy(retry.Standard).Start()
-	status, body, err := doGet(t, call, testHTTPClient(t, nil), context.Background(), srv.URL)
+	status, body, err := doGet(t, call, nettest.HTTPClient(t, nil), context.Background(), srv.URL)
 	require.NoError(t, err, "want the last response and no error")
 	assert.Equal(t, 502, status, "status")
 	assert.Equal(t, "busy 3\n", body, "body: the third 502's")
@@ -98,11 +100,11 @@ func TestClientBilledReturns5xx(t *testing.T) {
 	for _, code := range []int{500, 502, 503, 504} {
 		t.Run(strconv.Itoa(code), func(t *testing.T) {
 			t.Parallel()
-			srv, arrivals := countingServer(t, func(n int32, w http.ResponseWriter, r *http.Request) {
+			srv, arrivals := nettest.CountingServer(t, func(n int32, w http.ResponseWriter, r *http.Request) {
 				http.Error(w, "busy", code)
 			})
 			call := fastPolicy(retry.Billed).Start()
-			status, body, err := doGet(t, call, testHTTPClient(t, nil), context.Background(), srv.URL)
+			status, body, err := doGet(t, call, nettest.HTTPClient(t, nil), context.Background(), srv.URL)
 			require.NoError(t, err, "want the %d response", code)
 			assert.Equal(t, code, status, "status")
 			assert.Equal(t, "busy\n", body, "body")
@@ -134,7 +136,7 @@ func TestClient429(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			srv, arrivals := countingServer(t, func(n int32, w http.ResponseWriter, r *http.Request) {
+			srv, arrivals := nettest.CountingServer(t, func(n int32, w http.ResponseWriter, r *http.Request) {
 				if n == 1 {
 					if tc.retryAfter != "" {
 						w.Header().Set("Retry-After", tc.retryAfter)
@@ -145,7 +147,7 @@ func TestClient429(t *testing.T) {
 				_, _ = io.WriteString(w, "ok")
 			})
 			call := fastPolicy(tc.class).Start()
-			status, _, err := doGet(t, call, testHTTPClient(t, nil), context.Background(), srv.URL)
+			status, _, err := doGet(t, call, nettest.HTTPClient(t, nil), context.Background(), srv.URL)
 			require.NoError(t, err)
 			assert.Equal(t, tc.status, status, "status")
 			assert.Equal(t, tc.arrivals, arrivals.Load(), "arrivals")
@@ -159,7 +161,7 @@ func TestClient429(t *testing.T) {
 // The deadline is minutes away, which only a hang reaches.
 func TestClientDeadline(t *testing.T) {
 	t.Parallel()
-	srv, arrivals := countingServer(t, func(n int32, w http.ResponseWriter, r *http.Request) {
+	srv, arrivals := nettest.CountingServer(t, func(n int32, w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusServiceUnavailable)
 	})
 	p := retry.New(retry.Standard)
@@ -167,7 +169,7 @@ func TestClientDeadline(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	call := p.Start()
-	status, _, err := doGet(t, call, testHTTPClient(t, nil), ctx, srv.URL)
+	status, _, err := doGet(t, call, nettest.HTTPClient(t, nil), ctx, srv.URL)
 	require.NoError(t, err)
 	assert.Equal(t, 503, status, "status")
 	assert.EqualValues(t, 1, arrivals.Load(), "arrivals")
@@ -190,14 +192,14 @@ func TestClientNetworkFailure(t *testing.T) {
 	} {
 		t.Run(tc.class.String(), func(t *testing.T) {
 			t.Parallel()
-			srv, arrivals := countingServer(t, func(n int32, w http.ResponseWriter, r *http.Request) {
+			srv, arrivals := nettest.CountingServer(t, func(n int32, w http.ResponseWriter, r *http.Request) {
 				conn, _, err := w.(http.Hijacker).Hijack()
 				if err == nil {
 					_ = conn.Close() // the request was read: the outcome is unknown
 				}
 			})
 			call := fastPolicy(tc.class).Start()
-			status, _, err := doGet(t, call, testHTTPClient(t, nil), context.Background(), srv.URL)
+			status, _, err := doGet(t, call, nettest.HTTPClient(t, nil), context.Background(), srv.URL)
 			require.Error(t, err, "want the transport error")
 			assert.Zero(t, status, "status: want no response")
 			assert.Equal(t, tc.arrivals, arrivals.Load(), "arrivals")
@@ -211,7 +213,7 @@ func TestClientNetworkFailure(t *testing.T) {
 // http.DefaultTransport.
 func TestClientWithoutHTTPClient(t *testing.T) {
 	t.Parallel()
-	srv, arrivals := countingServer(t, func(_ int32, w http.ResponseWriter, _ *http.Request) {
+	srv, arrivals := nettest.CountingServer(t, func(_ int32, w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Connection", "close") // no idle connection is left in http.DefaultTransport
 		_, _ = io.WriteString(w, "ok")
 	})
@@ -240,7 +242,7 @@ func TestClientAdapter(t *testing.T) {
 	t.Parallel()
 	jar := &cookieless{}
 	hc := &http.Client{Jar: jar, Timeout: time.Minute}
-	p, _ := detPolicy(retry.Standard, 1)
+	p, _ := retrytest.DetPolicy(retry.Standard, 1)
 	p.MaxRetries = 100
 	call := p.Start()
 	rc := retryhttp.Client(call, hc)
@@ -280,7 +282,7 @@ func TestClientAdapter(t *testing.T) {
 	assert.False(t, ok, "CheckRetry(404)")
 	assert.Equal(t, retry.NotRetryable, call.Last().Reason, "Last().Reason after a 404")
 
-	billed, _ := detPolicy(retry.Billed, 1)
+	billed, _ := retrytest.DetPolicy(retry.Billed, 1)
 	ok, err = retryhttp.CheckRetry(billed.Start())(context.Background(), nil, &url.Error{Op: "Get", URL: "x", Err: io.EOF})
 	require.NoError(t, err, "billed CheckRetry(EOF)")
 	assert.False(t, ok, "billed CheckRetry(EOF)")
@@ -297,7 +299,7 @@ func TestClientNeverReplaysABilledCall(t *testing.T) {
 			// reused connection, is read and its connection closed without
 			// an answer. net/http's Transport re-sends a GET on its own
 			// after such a close: a third arrival.
-			srv, arrivals := countingServer(t, func(n int32, w http.ResponseWriter, r *http.Request) {
+			srv, arrivals := nettest.CountingServer(t, func(n int32, w http.ResponseWriter, r *http.Request) {
 				if n == 2 {
 					if c, _, err := w.(http.Hijacker).Hijack(); err == nil {
 						_ = c.Close() // read, and not answered
@@ -306,7 +308,7 @@ func TestClientNeverReplaysABilledCall(t *testing.T) {
 				}
 				_, _ = io.WriteString(w, "ok")
 			})
-			hc := testHTTPClient(t, nil)
+			hc := nettest.HTTPClient(t, nil)
 			do := func() error {
 				var body any
 				if method == http.MethodPost {
@@ -353,7 +355,7 @@ func TestNoReplay(t *testing.T) {
 	t.Parallel()
 	// Nothing listens there: a request that went anywhere but to the
 	// recording transport would fail.
-	target := "http://" + deadAddr(t) + "/lookup/ip/192.0.2.1"
+	target := "http://" + nettest.DeadAddr(t) + "/lookup/ip/192.0.2.1"
 	cases := []struct {
 		name      string
 		req       func() (*http.Request, error)
@@ -445,13 +447,13 @@ func TestNoReplayCopiesTheRequest(t *testing.T) {
 		mu  sync.Mutex
 		got []string
 	)
-	srv, _ := countingServer(t, func(_ int32, w http.ResponseWriter, r *http.Request) {
+	srv, _ := nettest.CountingServer(t, func(_ int32, w http.ResponseWriter, r *http.Request) {
 		b, _ := io.ReadAll(r.Body)
 		mu.Lock()
 		defer mu.Unlock()
 		got = append(got, r.Method+" "+string(b)+" "+strings.Join(r.TransferEncoding, ","))
 	})
-	rt := retryhttp.NoReplay(testHTTPClient(t, nil).Transport)
+	rt := retryhttp.NoReplay(nettest.HTTPClient(t, nil).Transport)
 
 	req, err := http.NewRequestWithContext(t.Context(), http.MethodGet, srv.URL, nil)
 	require.NoError(t, err)
@@ -488,9 +490,9 @@ func TestClientKeepsThePoolWarm(t *testing.T) {
 	}
 	srv.Start()
 	t.Cleanup(srv.Close)
-	dead := "http://" + deadAddr(t)
+	dead := "http://" + nettest.DeadAddr(t)
 
-	hc := testHTTPClient(t, nil)
+	hc := nettest.HTTPClient(t, nil)
 	get := func(url string) error {
 		req, err := retryablehttp.NewRequestWithContext(t.Context(), http.MethodGet, url, nil)
 		require.NoError(t, err)
@@ -515,7 +517,7 @@ func TestClientResponseHandlerErrorStops(t *testing.T) {
 	for _, c := range []retry.Class{retry.Billed, retry.Standard, retry.Never} {
 		t.Run(c.String(), func(t *testing.T) {
 			t.Parallel()
-			srv, arrivals := countingServer(t, func(_ int32, w http.ResponseWriter, _ *http.Request) {
+			srv, arrivals := nettest.CountingServer(t, func(_ int32, w http.ResponseWriter, _ *http.Request) {
 				_, _ = io.WriteString(w, "not what the handler wants")
 			})
 			refused := errors.New("refused")
@@ -523,13 +525,13 @@ func TestClientResponseHandlerErrorStops(t *testing.T) {
 			require.NoError(t, err)
 			req.SetResponseHandler(func(*http.Response) error { return refused })
 			call := fastPolicy(c).Start()
-			resp, err := retryhttp.Client(call, testHTTPClient(t, nil)).Do(req)
+			resp, err := retryhttp.Client(call, nettest.HTTPClient(t, nil)).Do(req)
 			if resp != nil {
 				require.NoError(t, resp.Body.Close(), "closing the body")
 			}
 			require.ErrorIs(t, err, refused, "want the handler's error")
 			assert.EqualValues(t, 1, arrivals.Load(), "arrivals")
-			requireOutcome(t, call.Last(), stopWith(retry.HookFailed))
+			retrytest.RequireOutcome(t, call.Last(), retrytest.StopWith(retry.HookFailed))
 		})
 	}
 	t.Run("AttemptOf", func(t *testing.T) {
@@ -561,7 +563,7 @@ func TestAttemptOfError(t *testing.T) {
 // must still get back only what the call's retry took.
 func TestQuotaRefundOnceThroughRetryablehttp(t *testing.T) {
 	t.Parallel()
-	srv, arrivals := countingServer(t, func(n int32, w http.ResponseWriter, r *http.Request) {
+	srv, arrivals := nettest.CountingServer(t, func(n int32, w http.ResponseWriter, r *http.Request) {
 		if n == 1 {
 			w.WriteHeader(http.StatusServiceUnavailable)
 			return
@@ -569,15 +571,15 @@ func TestQuotaRefundOnceThroughRetryablehttp(t *testing.T) {
 		_, _ = io.WriteString(w, "ok")
 	})
 	q := retry.NewQuota(500, 10, 5)
-	p, _ := detPolicy(retry.Standard, 1)
+	p, _ := retrytest.DetPolicy(retry.Standard, 1)
 	p.Base, p.Max = time.Millisecond, time.Millisecond
 	p.Quota = q
-	requireOutcome(t, p.Start().Decide(context.Background(), retry.Attempt{Status: 503}), outcome{Retry: true}) // another call holds 10
+	retrytest.RequireOutcome(t, p.Start().Decide(context.Background(), retry.Attempt{Status: 503}), retrytest.Outcome{Retry: true}) // another call holds 10
 
 	req, err := retryablehttp.NewRequestWithContext(context.Background(), http.MethodGet, srv.URL, nil)
 	require.NoError(t, err)
 	req.SetResponseHandler(func(*http.Response) error { return nil })
-	resp, err := retryhttp.Client(p.Start(), testHTTPClient(t, nil)).Do(req)
+	resp, err := retryhttp.Client(p.Start(), nettest.HTTPClient(t, nil)).Do(req)
 	require.NoError(t, err)
 	require.NoError(t, resp.Body.Close(), "closing the body")
 	assert.Equal(t, 200, resp.StatusCode, "status")

@@ -1,4 +1,4 @@
-package synthient
+package transport
 
 import (
 	"context"
@@ -40,7 +40,7 @@ func TestTimeoutStartsAtTheWrite(t *testing.T) {
 		go func() { _ = srv.Serve(ln) }()
 		defer srv.Close() //nolint:errcheck // the test's server: nothing to lose
 
-		tr := newTransport(timeout, time.Second, nil)
+		tr := New(timeout, time.Second, nil)
 		defer tr.CloseIdleConnections()
 		var dials atomic.Int32
 		tr.DialContext = func(context.Context, string, string) (net.Conn, error) {
@@ -48,9 +48,9 @@ func TestTimeoutStartsAtTheWrite(t *testing.T) {
 			return &deadlineConn{Conn: ln.dial(), timeout: timeout, armed: true}, nil
 		}
 		get := func() error {
-			req, err := http.NewRequestWithContext(t.Context(), http.MethodGet, "http://pipe/", nil)
+			req, err := http.NewRequestWithContext(t.Context(), http.MethodPost, "http://pipe/", http.NoBody) // POST: net/http never replays it on a new connection
 			require.NoError(t, err)
-			resp, err := newHTTPClient(tr).Do(req)
+			resp, err := (&http.Client{Transport: tr}).Do(req)
 			if err != nil {
 				return err
 			}
