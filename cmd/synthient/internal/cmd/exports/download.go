@@ -21,6 +21,7 @@ import (
 	"github.com/synthient-go/synthient/cmd/synthient/internal/output"
 	"github.com/synthient-go/synthient/cmd/synthient/internal/render"
 	"github.com/synthient-go/synthient/cmd/synthient/internal/textsafe"
+	"github.com/synthient-go/synthient/internal/safefile"
 )
 
 // DownloadOptions are the options of exports download.
@@ -192,8 +193,8 @@ func exists(path string) bool {
 // checkHeld returns nil when the file at path is the export m describes:
 // a regular file of its size whose SHA-256 is its checksum. Otherwise it
 // returns a usage error saying how the file differs (or that it cannot be
-// read). Opening and reading stop when ctx is done (a named pipe put in
-// the file's place would block the open).
+// read). The file is opened without blocking (safefile.Open: a named pipe
+// put in its place is refused), and reading it stops when ctx is done.
 func checkHeld(ctx context.Context, path string, m *synthient.ExportMeta) error {
 	differs := func(format string, args ...any) error {
 		return clierr.Usagef("%s exists and is not %s %s: %s (--force replaces it)",
@@ -221,18 +222,16 @@ type fileSum struct {
 // want, its SHA-256 (a file of another size is not read). It stops when
 // ctx is done.
 func sumFile(ctx context.Context, path string, want int64) (fileSum, error) {
-	f, err := os.Open(path) //nolint:gosec // the file the user's download would write
-	if err != nil {
+	f, fi, err := safefile.Open(path, os.O_RDONLY, 0)
+	var nr *safefile.NotRegularError
+	switch {
+	case errors.As(err, &nr):
+		return fileSum{}, clierr.Usagef("%s is not a regular file", path)
+	case err != nil:
 		return fileSum{}, clierr.Usagef("comparing the file there with the export: %v", err)
 	}
 	defer f.Close() //nolint:errcheck // opened read-only: closing it loses nothing
-	fi, err := f.Stat()
-	switch {
-	case err != nil:
-		return fileSum{}, clierr.Usagef("comparing the file there with the export: %v", err)
-	case !fi.Mode().IsRegular():
-		return fileSum{}, clierr.Usagef("%s is not a regular file", path)
-	case fi.Size() != want:
+	if fi.Size() != want {
 		return fileSum{size: fi.Size()}, nil
 	}
 	h := sha256.New()
