@@ -1,11 +1,12 @@
 // Package clitest is the test harness of the command's packages: the
 // in-process run of a command line and what every run checks (Call,
-// Result, RequireCode), the fake API on a fixed clock (NewServer), the
-// Golden files, a reverse proxy in front of the fake (ProxyTo,
-// ServeFront) and the hostile server built on it, and the helpers the
-// tests of two packages share: key constants, named pipes, failing
-// writers, the JSON and terminal checks, the parsing of a bulk lookup's
-// summary. A helper one test file uses stays in that file.
+// Result, RequireCode), a command built alone with a runF that captures
+// its options (Factory, Parse), the fake API on a fixed clock
+// (NewServer), the Golden files, a reverse proxy in front of the fake
+// (ProxyTo, ServeFront) and the hostile server built on it, and the
+// helpers the tests of two packages share: key constants, named pipes,
+// failing writers, the JSON and terminal checks, the parsing of a bulk
+// lookup's summary. A helper one test file uses stays in that file.
 package clitest
 
 import (
@@ -26,10 +27,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"github.com/synthient-go/synthient/cmd/synthient/internal/cmd/root"
-	"github.com/synthient-go/synthient/cmd/synthient/internal/cmdutil"
 	"github.com/synthient-go/synthient/cmd/synthient/internal/config"
 	"github.com/synthient-go/synthient/cmd/synthient/internal/iostreams"
-	"github.com/synthient-go/synthient/cmd/synthient/internal/redact"
 	"github.com/synthient-go/synthient/synthienttest"
 )
 
@@ -213,9 +212,7 @@ func RepoFile(t testing.TB, rel string) string {
 // Root returns the synthient command tree, as a command line runs it, on
 // streams that read and write nothing: for tests that walk the tree.
 func Root() *cobra.Command {
-	secrets := &redact.Redactor{}
-	io := iostreams.New(iostreams.System{Stdin: strings.NewReader(""), Stdout: io.Discard, Stderr: io.Discard}, secrets)
-	return root.NewCmdRoot(&cmdutil.Factory{IO: io, Secrets: secrets, Getenv: func(string) string { return "" }})
+	return root.NewCmdRoot(Factory(iostreams.System{}))
 }
 
 // RunArgs runs the command with getenv seeing env.

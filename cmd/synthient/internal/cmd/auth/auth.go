@@ -12,7 +12,7 @@ import (
 // NewCmdAuth returns the auth command group.
 func NewCmdAuth(f *cmdutil.Factory) *cobra.Command {
 	cmd := cmdutil.GroupCommand("auth", "Log in with an API key, show where the settings come from, log out",
-		NewCmdLogin(f, nil), NewCmdStatus(f, nil), NewCmdLogout(f, nil))
+		NewCmdLogin(f, nil), NewCmdStatus(f), NewCmdLogout(f))
 	cmd.Long = `Log in: the API key is checked with the API (a free request) and kept in the
 system keychain (the macOS Keychain, the Windows Credential Manager, the Secret
 Service on Linux), or, where there is none (a headless server), in the file

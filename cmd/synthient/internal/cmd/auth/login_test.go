@@ -14,7 +14,10 @@ import (
 
 	"github.com/synthient-go/synthient/cmd/synthient/internal/clierr"
 	"github.com/synthient-go/synthient/cmd/synthient/internal/clitest"
+	"github.com/synthient-go/synthient/cmd/synthient/internal/cmd/auth"
+	"github.com/synthient-go/synthient/cmd/synthient/internal/cmdutil"
 	"github.com/synthient-go/synthient/cmd/synthient/internal/config"
+	"github.com/synthient-go/synthient/cmd/synthient/internal/iostreams"
 	"github.com/synthient-go/synthient/synthienttest"
 )
 
@@ -199,4 +202,48 @@ func TestLoginKeyFlags(t *testing.T) {
 	r = h.call("--profile", "slow", "auth", "login").Run(t)
 	clitest.RequireCode(t, r, clierr.Usage)
 	assert.Contains(t, r.Stderr, "give it on stdin with --with-token (XDG_CONFIG_HOME="+h.dir+" synthient auth login --profile slow --base-url "+h.srv.URL+" --with-token < key.txt)")
+}
+
+// auth login parses its command line before any key is read (its runF
+// seam): the host the key is bound to, from the base URL in use, and the
+// global flag that gives the key; --with-token with a flag that gives the
+// key too, and a base URL that is no URL, are usage errors.
+func TestLoginParse(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		name      string
+		args      []string
+		flags     cmdutil.GlobalFlags
+		env       map[string]string
+		host      string // the host parsed; else want, the error
+		keyFlag   string
+		withToken bool
+		want      string
+	}{
+		{name: "the default host", host: config.DefaultHost},
+		{name: "--with-token", args: []string{"--with-token"}, host: config.DefaultHost, withToken: true},
+		{name: "--base-url", flags: cmdutil.GlobalFlags{BaseURL: "HTTP://127.0.0.1:8080/api/v4"}, host: "http://127.0.0.1:8080"},
+		{name: "SYNTHIENT_BASE_URL", env: map[string]string{"SYNTHIENT_BASE_URL": "https://staging.example.com:443/api/v4"}, host: "https://staging.example.com"},
+		{name: "--api-key-file", flags: cmdutil.GlobalFlags{APIKeyFile: "key.txt"}, host: config.DefaultHost, keyFlag: "--api-key-file"},
+		{name: "--api-key", flags: cmdutil.GlobalFlags{APIKey: clitest.ConfiguredKey}, host: config.DefaultHost, keyFlag: "--api-key"},
+		{name: "--with-token and --api-key-file", args: []string{"--with-token"}, flags: cmdutil.GlobalFlags{APIKeyFile: "key.txt"},
+			want: "--with-token and --api-key-file both give the key: give one"},
+		{name: "a base URL that is no URL", flags: cmdutil.GlobalFlags{BaseURL: "api.synthient.com"}, want: `the base URL "api.synthient.com" is not an absolute http or https URL`},
+		{name: "an argument", args: []string{"default"}, want: `login takes no argument, not "default"`},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			f := clitest.Factory(iostreams.System{Getenv: func(k string) string { return tt.env[k] }})
+			f.Flags = tt.flags
+			var seam clitest.Seam[auth.LoginOptions]
+			err := clitest.Parse(t, auth.NewCmdLogin(f, seam.RunF), tt.args...)
+			if !seam.Parsed(t, err, tt.want) {
+				return
+			}
+			got := seam.Got
+			assert.Equal(t, tt.host, got.Host)
+			assert.Equal(t, tt.keyFlag, got.KeyFlag)
+			assert.Equal(t, tt.withToken, got.WithToken)
+		})
+	}
 }

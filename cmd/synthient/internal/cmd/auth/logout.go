@@ -1,7 +1,6 @@
 package auth
 
 import (
-	"context"
 	"fmt"
 	"io"
 	"strings"
@@ -21,19 +20,15 @@ type LogoutOptions struct {
 	Getenv  func(string) string
 }
 
-// NewCmdLogout returns auth logout. runF, when not nil, runs in place of
-// the command's own run function.
-func NewCmdLogout(f *cmdutil.Factory, runF func(context.Context, *LogoutOptions) error) *cobra.Command {
+// NewCmdLogout returns auth logout.
+func NewCmdLogout(f *cmdutil.Factory) *cobra.Command {
 	opts := &LogoutOptions{Getenv: f.Getenv}
 	cmd := &cobra.Command{
 		Use:   "logout",
 		Short: "Remove the profile's stored key, from the keychain and from the file",
 		Args:  cmdutil.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
+		RunE: func(*cobra.Command, []string) error {
 			opts.Err, opts.Store, opts.Profile = f.IO.ErrOut, f.Store(), f.Settings.Profile
-			if runF != nil {
-				return runF(cmd.Context(), opts)
-			}
 			return logoutRun(opts)
 		},
 	}

@@ -39,10 +39,13 @@ type DownloadOptions struct {
 	Date          string // --date: YYYY-MM-DD or latest, in place of ID
 	Hour          int    // --hour: 0 to 23 with --date; -1 for none
 	Verify, Force bool
+
+	feed synthient.Feed // Feed, parsed
 }
 
 // NewCmdDownload returns exports download. runF, when not nil, runs in
-// place of the command's own run function.
+// place of the command's own run function, given the options once they
+// are parsed and checked (parse).
 func NewCmdDownload(f *cmdutil.Factory, runF func(context.Context, *DownloadOptions) error) *cobra.Command {
 	opts := &DownloadOptions{Client: f.Client}
 	cmd := &cobra.Command{
@@ -72,6 +75,9 @@ output.`,
 				opts.ID = args[1]
 			}
 			opts.StdoutIsTerminal, opts.Bar = f.IO.StdoutIsTerminal(), barWriter(f)
+			if err := opts.parse(); err != nil {
+				return err
+			}
 			if runF != nil {
 				return runF(cmd.Context(), opts)
 			}
@@ -90,14 +96,21 @@ output.`,
 
 func (o *DownloadOptions) toStdout() bool { return o.Out == "-" }
 
-func downloadRun(ctx context.Context, o *DownloadOptions) error {
+// parse checks the feed and sets feed, and sets ID from --date and
+// --hour (resolveID).
+func (o *DownloadOptions) parse() error {
 	feed, err := cmdutil.ParseFeed(o.Feed)
 	if err != nil {
 		return err
 	}
-	if err := o.resolveID(); err != nil {
-		return err
-	}
+	o.feed = feed
+	return o.resolveID()
+}
+
+// downloadRun downloads the export o describes, once parse has checked
+// it.
+func downloadRun(ctx context.Context, o *DownloadOptions) error {
+	feed := o.feed
 	if o.Out != "" {
 		if err := o.checkOut(); err != nil {
 			return err
