@@ -17,7 +17,10 @@ func NewCmdAuth(f *cmdutil.Factory) *cobra.Command {
 system keychain (the macOS Keychain, the Windows Credential Manager, the Secret
 Service on Linux), or, where there is none (a headless server), in the file
 credentials.toml of the configuration directory, mode 0600. Each profile of
-config.toml (--profile, SYNTHIENT_PROFILE) has a key of its own.
+config.toml (--profile, SYNTHIENT_PROFILE) has a key of its own. The default
+profile, until it has one, takes the key the official Synthient CLI kept in
+the keychain (service synthient, account token), which is never changed here;
+no profile may be named token.
 
 The key a command uses is the first of: --api-key or --api-key-file,
 SYNTHIENT_API_KEY, SYNTHIENT_API_KEY in a .env file of the current directory,

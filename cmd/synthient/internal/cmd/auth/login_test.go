@@ -247,3 +247,71 @@ func TestLoginParse(t *testing.T) {
 		})
 	}
 }
+
+// A profile named token, by --profile or SYNTHIENT_PROFILE, is refused
+// (exit 2) by every command: its keychain entry would be the official
+// Synthient CLI's key, which auth login would replace and auth logout
+// remove. Before, login replaced it.
+func TestProfileNamedToken(t *testing.T) {
+	t.Parallel()
+	h := newHome(t, nil)
+	require.NoError(t, h.keychain.Set("synthient", "token", "official-key"))
+	const says = "synthient: profile token: the name is taken by the official Synthient CLI's key in the system keychain (service synthient, account token), " +
+		"which the default profile reads: name the profile otherwise (in config.toml too) (from "
+	for _, args := range [][]string{
+		{"--profile", "token", "auth", "login", "--with-token"},
+		{"--profile", "token", "auth", "logout"},
+		{"--profile", "token", "auth", "status"},
+		{"--profile", "token", "account"},
+	} {
+		c := h.call(args...)
+		c.Stdin = strings.NewReader(h.srv.APIKey)
+		r := c.Run(t)
+		clitest.RequireCode(t, r, clierr.Usage, args...)
+		assert.Equal(t, says+"--profile)\n", r.Stderr, "synthient %v", args)
+	}
+	c := h.call("auth", "login", "--with-token")
+	c.Env["SYNTHIENT_PROFILE"] = "token"
+	c.Stdin = strings.NewReader(h.srv.APIKey)
+	clitest.RequireFails(t, c.Run(t), clierr.Usage, says+"SYNTHIENT_PROFILE)")
+	v, err := h.keychain.Get("synthient", "token")
+	require.NoError(t, err)
+	assert.Equal(t, "official-key", v, "the official CLI's key")
+	assert.Empty(t, h.srv.Requests(), "requests sent")
+}
+
+// The default profile, with no key of its own, takes the official
+// Synthient CLI's key (keychain service synthient, account token), bound
+// to the default API's host as the official CLI sends it: auth status and
+// the error of a command on another host say so. Its own key, once
+// logged in, comes first; logout removes that, and leaves the official
+// CLI's.
+func TestOfficialCLIKey(t *testing.T) {
+	t.Parallel()
+	h := newHome(t, nil)
+	require.NoError(t, h.keychain.Set("synthient", "token", h.srv.APIKey))
+	const from = "the official Synthient CLI's entry in the system keychain (service synthient, account token)"
+	r := h.call("auth", "status").Run(t)
+	clitest.RequireCode(t, r, clierr.Failure)
+	assert.Contains(t, r.Stdout, "API key   not used, from "+from+", profile default, bound to https://api.synthient.com (the official Synthient CLI's key names no host): the base URL is on another host")
+	r = h.call("account").Run(t)
+	clitest.RequireFails(t, r, clierr.Usage, "synthient: the key kept for profile default is bound to https://api.synthient.com (the official Synthient CLI's key, which names no host: the default API's), and the base URL "+h.srv.URL)
+	assert.Empty(t, h.srv.Requests(), "requests sent")
+
+	c := h.call("auth", "login", "--with-token")
+	c.Stdin = strings.NewReader(h.srv.APIKey)
+	clitest.RequireCode(t, c.Run(t), clierr.OK)
+	r = h.call("auth", "status").Run(t)
+	clitest.RequireCode(t, r, clierr.OK)
+	assert.Contains(t, r.Stdout, "API key   set (not shown), from the system keychain (service synthient), profile default")
+
+	r = h.call("auth", "logout").Run(t)
+	clitest.RequireCode(t, r, clierr.OK)
+	assert.Equal(t, "synthient: logged out of profile default: its key is removed from the system keychain (service synthient); "+
+		from+" still gives profile default a key: it is that CLI's, and stays\n", r.Stderr)
+	r = h.call("auth", "logout").Run(t)
+	clitest.RequireFails(t, r, clierr.Failure, "no key stored for profile default: nothing to log out of; "+from+" still gives")
+	v, err := h.keychain.Get("synthient", "token")
+	require.NoError(t, err)
+	assert.Equal(t, h.srv.APIKey, v, "the official CLI's key")
+}

@@ -151,7 +151,10 @@ func (o *StatusOptions) keyRow(st *status) string {
 	bound := ""
 	if st.KeyHost != "" {
 		bound = ", bound to " + st.KeyHost
-		if o.Settings.Kept.Unbound {
+		switch {
+		case o.Settings.Kept.Official:
+			bound += " (the official Synthient CLI's key names no host)"
+		case o.Settings.Kept.Unbound:
 			bound += " (kept before keys were bound to a host)"
 		}
 	}
