@@ -304,7 +304,7 @@ func checkTailRecipe(t *testing.T, script string) {
 	cmd := recipe(t, srv, script, dir)
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true} // Ctrl-C reaches the group
+	inGroup(cmd) // Ctrl-C reaches the group
 	require.NoError(t, cmd.Start())
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
@@ -313,11 +313,11 @@ func checkTailRecipe(t *testing.T, script string) {
 		b, _ := os.ReadFile(file) //nolint:gosec // a file of the test's temporary directory
 		return bytes.Count(b, []byte("\n")) >= 7
 	}, 2*time.Minute, 20*time.Millisecond, "events appended across reconnects")
-	require.NoError(t, syscall.Kill(-cmd.Process.Pid, syscall.SIGINT))
+	require.NoError(t, signalGroup(cmd, syscall.SIGINT))
 	select {
 	case <-done: //nolint:errcheck // the shell's exit after Ctrl-C: the file below is what the recipe promises
 	case <-time.After(2 * time.Minute):
-		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		_ = signalGroup(cmd, syscall.SIGKILL)
 		<-done //nolint:errcheck // the kill's: the failure is reported below
 		t.Fatalf("the recipe did not end within 2 minutes of Ctrl-C:\n%s", out.String())
 	}

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"strings"
-	"syscall"
 	"testing"
 	"unicode/utf8"
 
@@ -14,12 +13,6 @@ import (
 	"github.com/synthient-go/synthient/cmd/synthient/internal/redact"
 	"github.com/synthient-go/synthient/cmd/synthient/internal/textsafe"
 )
-
-// MakeFIFO creates a named pipe at path.
-func MakeFIFO(t *testing.T, path string) {
-	t.Helper()
-	require.NoError(t, syscall.Mkfifo(path, 0o644))
-}
 
 // FailWriter fails every write with err.
 type FailWriter struct{ Err error }

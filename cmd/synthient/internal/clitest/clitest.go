@@ -1,11 +1,12 @@
 // Package clitest is the test harness of the command's packages: the
 // in-process run of a command line and what every run checks (Call,
-// Result, RequireCode), the fake API on a fixed clock (NewServer), the
-// Golden files, a reverse proxy in front of the fake (ProxyTo,
-// ServeFront) and the hostile server built on it, and the helpers the
-// tests of two packages share: key constants, named pipes, failing
-// writers, the JSON and terminal checks, the parsing of a bulk lookup's
-// summary. A helper one test file uses stays in that file.
+// Result, RequireCode), a command built alone with a runF that captures
+// its options (Factory, Parse), the fake API on a fixed clock
+// (NewServer), the Golden files, a reverse proxy in front of the fake
+// (ProxyTo, ServeFront) and the hostile server built on it, and the
+// helpers the tests of two packages share: key constants, named pipes,
+// failing writers, the JSON and terminal checks, the parsing of a bulk
+// lookup's summary. A helper one test file uses stays in that file.
 package clitest
 
 import (
@@ -26,10 +27,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"github.com/synthient-go/synthient/cmd/synthient/internal/cmd/root"
-	"github.com/synthient-go/synthient/cmd/synthient/internal/cmdutil"
 	"github.com/synthient-go/synthient/cmd/synthient/internal/config"
 	"github.com/synthient-go/synthient/cmd/synthient/internal/iostreams"
-	"github.com/synthient-go/synthient/cmd/synthient/internal/redact"
 	"github.com/synthient-go/synthient/synthienttest"
 )
 
@@ -95,6 +94,25 @@ type Result struct {
 // own: it only reports failures, it never stops the test.
 func (c Call) Run(t testing.TB) Result {
 	t.Helper()
+	env := c.env(t)
+	start := time.Now()
+	code := root.Run(c.Ctx, c.Args, env)
+	r := Result{Code: code, Stdout: c.Stdout.String(), Stderr: c.Stderr.String(), Elapsed: time.Since(start)}
+	cmd := strings.Join(c.Args, " ")
+	for _, bad := range []string{"goroutine ", "panic"} {
+		assert.NotContains(t, r.Stderr, bad, "synthient %s: stderr holds %q", cmd, bad)
+	}
+	for _, s := range c.secrets() {
+		assert.NotContains(t, r.Stderr, s, "synthient %s: stderr holds the API key", cmd)
+	}
+	return r
+}
+
+// env fills in what c leaves out (a background context, an empty stdin,
+// buffers for the output, an empty keychain and working directory of its
+// own), and returns the Env the command runs with.
+func (c *Call) env(t testing.TB) root.Env {
+	t.Helper()
 	if c.Ctx == nil {
 		c.Ctx = context.Background()
 	}
@@ -132,28 +150,25 @@ func (c Call) Run(t testing.TB) Result {
 	if c.Setup != nil {
 		c.Setup(&env)
 	}
-	start := time.Now()
-	code := root.Run(c.Ctx, c.Args, env)
-	r := Result{Code: code, Stdout: c.Stdout.String(), Stderr: c.Stderr.String(), Elapsed: time.Since(start)}
-	secrets := []string{c.Env["SYNTHIENT_API_KEY"]}
+	return env
+}
+
+// secrets are the keys c gives, which no output may show:
+// SYNTHIENT_API_KEY and --api-key's.
+func (c *Call) secrets() []string {
+	var secrets []string
+	if k := c.Env["SYNTHIENT_API_KEY"]; k != "" {
+		secrets = append(secrets, k)
+	}
 	for i, a := range c.Args {
-		if a == "--api-key" && i+1 < len(c.Args) {
+		if a == "--api-key" && i+1 < len(c.Args) && c.Args[i+1] != "" {
 			secrets = append(secrets, c.Args[i+1])
 		}
-		if v, ok := strings.CutPrefix(a, "--api-key="); ok {
+		if v, ok := strings.CutPrefix(a, "--api-key="); ok && v != "" {
 			secrets = append(secrets, v)
 		}
 	}
-	cmd := strings.Join(c.Args, " ")
-	for _, bad := range []string{"goroutine ", "panic"} {
-		assert.NotContains(t, r.Stderr, bad, "synthient %s: stderr holds %q", cmd, bad)
-	}
-	for _, s := range secrets {
-		if s != "" {
-			assert.NotContains(t, r.Stderr, s, "synthient %s: stderr holds the API key", cmd)
-		}
-	}
-	return r
+	return secrets
 }
 
 // HangBound bounds a wait for a command that could hang (on a named
@@ -197,9 +212,7 @@ func RepoFile(t testing.TB, rel string) string {
 // Root returns the synthient command tree, as a command line runs it, on
 // streams that read and write nothing: for tests that walk the tree.
 func Root() *cobra.Command {
-	secrets := &redact.Redactor{}
-	io := iostreams.New(iostreams.System{Stdin: strings.NewReader(""), Stdout: io.Discard, Stderr: io.Discard}, secrets)
-	return root.NewCmdRoot(&cmdutil.Factory{IO: io, Secrets: secrets, Getenv: func(string) string { return "" }})
+	return root.NewCmdRoot(Factory(iostreams.System{}))
 }
 
 // RunArgs runs the command with getenv seeing env.

@@ -46,12 +46,9 @@ func (f *Factory) LoadConfig(changed func(flag string) bool, keeping bool) error
 	if err != nil {
 		return clierr.New(clierr.Usage, err)
 	}
-	s.Config, s.Profile = file, config.DefaultProfile
-	switch {
-	case f.Flags.Profile != "":
-		s.Profile, s.ProfileFrom = f.Flags.Profile, "--profile"
-	case f.Getenv("SYNTHIENT_PROFILE") != "":
-		s.Profile, s.ProfileFrom = f.Getenv("SYNTHIENT_PROFILE"), "SYNTHIENT_PROFILE"
+	s.Config = file
+	if err := f.pickProfile(); err != nil {
+		return err
 	}
 	p, known := file.Profiles[s.Profile]
 	if s.ProfileFrom != "" && !known && !keeping {
@@ -71,6 +68,24 @@ func (f *Factory) LoadConfig(changed func(flag string) bool, keeping bool) error
 		fl.MaxRetries = *p.MaxRetries
 	}
 	f.profileBase, f.profileBaseFrom = file.BaseURL(s.Profile)
+	return nil
+}
+
+// pickProfile sets Settings.Profile and ProfileFrom: --profile, else
+// SYNTHIENT_PROFILE, else "default". A name config.CheckProfile refuses
+// is a usage error.
+func (f *Factory) pickProfile() error {
+	s := &f.Settings
+	s.Profile, s.ProfileFrom = config.DefaultProfile, ""
+	switch {
+	case f.Flags.Profile != "":
+		s.Profile, s.ProfileFrom = f.Flags.Profile, "--profile"
+	case f.Getenv("SYNTHIENT_PROFILE") != "":
+		s.Profile, s.ProfileFrom = f.Getenv("SYNTHIENT_PROFILE"), "SYNTHIENT_PROFILE"
+	}
+	if err := config.CheckProfile(s.Profile); err != nil {
+		return clierr.Usagef("%v (from %s)", err, s.ProfileFrom)
+	}
 	return nil
 }
 
@@ -152,7 +167,10 @@ func (f *Factory) keyFromFiles() error {
 // unboundNote says why a key kept with no host is bound to the default
 // one.
 func unboundNote(k config.Kept) string {
-	if k.Unbound {
+	switch {
+	case k.Official:
+		return " (the official Synthient CLI's key, which names no host: the default API's)"
+	case k.Unbound:
 		return " (kept before keys were bound to a host: the default API's)"
 	}
 	return ""

@@ -12,6 +12,25 @@ import (
 // the account is the profile's name.
 const Service = "synthient"
 
+// OfficialAccount is the keychain account, under Service, of the official
+// Synthient CLI's key: its `synthient auth` keeps its one key there, bare.
+// The default profile reads it when it has no key of its own (Store.Get);
+// nothing here writes or removes it, and no profile takes its name
+// (CheckProfile).
+const OfficialAccount = "token"
+
+// CheckProfile refuses a profile name whose keychain entry would be the
+// official Synthient CLI's (OfficialAccount): the profile would read the
+// official CLI's key as its own, and auth login and logout would replace
+// and remove it.
+func CheckProfile(name string) error {
+	if name == OfficialAccount {
+		return fmt.Errorf("profile %s: the name is taken by the official Synthient CLI's key in the system keychain (service %s, account %s), "+
+			"which the default profile reads: name the profile otherwise (in config.toml too)", name, Service, OfficialAccount)
+	}
+	return nil
+}
+
 // Keychain is where keys are kept: the system keychain (SystemKeychain),
 // or another store a test gives. Get returns ErrNotFound for a key it does
 // not hold; any other error means the keychain cannot be used.

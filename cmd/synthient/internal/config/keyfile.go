@@ -17,6 +17,7 @@ import (
 
 	"github.com/synthient-go/synthient/cmd/synthient/internal/clierr"
 	"github.com/synthient-go/synthient/cmd/synthient/internal/interrupt"
+	"github.com/synthient-go/synthient/internal/safefile"
 )
 
 // MaxKeyFile is the largest --api-key-file read: a key is 36 bytes, and a
@@ -85,7 +86,7 @@ func openKeyFile(name string) (*os.File, error) {
 	case m.IsRegular(), m&fs.ModeNamedPipe != 0:
 	case m&fs.ModeCharDevice != 0 && term.IsTerminal(int(f.Fd())):
 	default:
-		err = clierr.Usagef("--api-key-file: %s is not a regular file, a pipe or a terminal (%s): refused", name, kind(m))
+		err = clierr.Usagef("--api-key-file: %s is not a regular file, a pipe or a terminal (%s): refused", name, safefile.Kind(m))
 	}
 	if err != nil {
 		_ = f.Close() // the refusal is the error to report

@@ -15,8 +15,8 @@ import (
 // Store keeps the API key of each profile, with the host it is bound to:
 // in the system keychain, else (a headless server has none) in the file
 // credentials.toml of the configuration directory, with mode 0600. Each
-// change of the file reads, changes and replaces it under an flock(2) of
-// credentials.toml.lock beside it, so that logins of many processes at
+// change of the file reads, changes and replaces it under a lock
+// (safefile.Lock) of credentials.toml.lock beside it, so that logins of many processes at
 // once each keep their key. A Store is safe for concurrent use when its
 // Keychain is.
 type Store struct {
@@ -34,16 +34,25 @@ type Kept struct {
 	// Unbound reports a key kept with no host, as keys were kept before
 	// they were bound to one: Host is then DefaultHost.
 	Unbound bool
+	// Official reports the official Synthient CLI's key
+	// (OfficialAccount), which names no host: Host is then DefaultHost.
+	Official bool
 }
 
 // Where says where a key is kept.
 type Where struct {
-	Keychain bool   // the system keychain, service Service, account the profile
+	Keychain bool // the system keychain, service Service, account the profile
+	// Official is the official Synthient CLI's entry in the keychain
+	// (OfficialAccount), with Keychain.
+	Official bool
 	Path     string // else this file
 }
 
 func (w Where) String() string {
-	if w.Keychain {
+	switch {
+	case w.Official:
+		return "the official Synthient CLI's entry in the system keychain (service " + Service + ", account " + OfficialAccount + ")"
+	case w.Keychain:
 		return "the system keychain (service " + Service + ")"
 	}
 	return w.Path
@@ -83,8 +92,12 @@ func (s *Store) CredentialsPath() string {
 
 // Get returns the key of profile, its host and where it is kept; a
 // zero Kept when it is kept nowhere. The keychain is asked first, then
-// the file.
+// the file, then, for the default profile, the official Synthient CLI's
+// entry (OfficialAccount). A name CheckProfile refuses is an error.
 func (s *Store) Get(profile string) (Kept, Where, error) {
+	if err := CheckProfile(profile); err != nil {
+		return Kept{}, Where{}, err
+	}
 	secret, err := s.Keychain.Get(Service, profile)
 	if err == nil && secret != "" {
 		k, err := decodeSecret(secret)
@@ -97,7 +110,24 @@ func (s *Store) Get(profile string) (Kept, Where, error) {
 	if err != nil {
 		return Kept{}, Where{}, err
 	}
-	return c.Profiles[profile].kept(), Where{Path: s.CredentialsPath()}, nil
+	k := c.Profiles[profile].kept()
+	if k.Key == "" && profile == DefaultProfile {
+		if official := s.official(); official.Key != "" {
+			return official, Where{Keychain: true, Official: true}, nil
+		}
+	}
+	return k, Where{Path: s.CredentialsPath()}, nil
+}
+
+// official returns the official Synthient CLI's key (OfficialAccount),
+// bound to DefaultHost, where the official CLI sends it unless told
+// otherwise; a zero Kept when there is none or no keychain.
+func (s *Store) official() Kept {
+	secret, err := s.Keychain.Get(Service, OfficialAccount)
+	if key := strings.TrimSpace(secret); err == nil && key != "" {
+		return Kept{Key: key, Host: DefaultHost, Official: true}
+	}
+	return Kept{}
 }
 
 // decodeSecret reads what the keychain keeps for a profile: the JSON of
@@ -117,6 +147,9 @@ func decodeSecret(secret string) (Kept, error) {
 // the file. keychainErr is why the keychain could not be used, when the
 // file was.
 func (s *Store) Set(profile string, k Kept) (where Where, keychainErr error, err error) {
+	if err := CheckProfile(profile); err != nil {
+		return Where{}, nil, err
+	}
 	e := entry{APIKey: k.Key, Host: k.Host}
 	secret, err := json.Marshal(e) //nolint:gosec // the keychain entry: keeping the key in it is the point
 	if err != nil {
@@ -150,8 +183,12 @@ func (s *Store) Set(profile string, k Kept) (where Where, keychainErr error, err
 }
 
 // Delete removes profile's key from the keychain and the file, and
-// returns where it was.
+// returns where it was. The official Synthient CLI's key stays: it is
+// that CLI's.
 func (s *Store) Delete(profile string) ([]Where, error) {
+	if err := CheckProfile(profile); err != nil {
+		return nil, err
+	}
 	var was []Where
 	err := s.Keychain.Delete(Service, profile)
 	if err == nil {

@@ -221,3 +221,52 @@ func TestStoreConcurrentProcesses(t *testing.T) {
 		assert.Equal(t, fmt.Sprint("key-of-p", i), k.Key, "the key of profile p%d", i)
 	}
 }
+
+// The official Synthient CLI keeps its key in the keychain under service
+// synthient, account token: the default profile reads it when it has no
+// key of its own, bound to the default host; no profile is named token,
+// and nothing here writes or removes that entry. Before, a profile named
+// token read it as its own, and Set replaced it (the official CLI then
+// sent a JSON document as its key).
+func TestStoreOfficialKey(t *testing.T) {
+	t.Parallel()
+	keychain := &clitest.Keychain{}
+	require.NoError(t, keychain.Set("synthient", "token", "official-key\n"))
+	s := &config.Store{Keychain: keychain, Dir: filepath.Join(t.TempDir(), "synthient")}
+	official := func() {
+		t.Helper()
+		v, err := keychain.Get("synthient", "token")
+		require.NoError(t, err)
+		assert.Equal(t, "official-key\n", v, "the official CLI's entry is as it kept it")
+	}
+
+	k, where, err := s.Get("default")
+	require.NoError(t, err)
+	assert.Equal(t, config.Kept{Key: "official-key", Host: config.DefaultHost, Official: true}, k)
+	assert.Equal(t, "the official Synthient CLI's entry in the system keychain (service synthient, account token)", where.String())
+	k, _, err = s.Get("staging")
+	require.NoError(t, err)
+	assert.Equal(t, config.Kept{}, k, "another profile")
+
+	_, _, err = s.Set("token", kept("k1"))
+	require.ErrorContains(t, err, "profile token: the name is taken by the official Synthient CLI's key in the system keychain (service synthient, account token)")
+	_, _, err = s.Get("token")
+	require.Error(t, err)
+	_, err = s.Delete("token")
+	require.Error(t, err)
+	official()
+
+	_, _, err = s.Set("default", kept("own"))
+	require.NoError(t, err)
+	k, where, err = s.Get("default")
+	require.NoError(t, err)
+	assert.Equal(t, kept("own"), k, "the profile's own key first")
+	assert.False(t, where.Official)
+	was, err := s.Delete("default")
+	require.NoError(t, err)
+	assert.Equal(t, []config.Where{{Keychain: true}}, was, "the profile's own key only")
+	official()
+	k, _, err = s.Get("default")
+	require.NoError(t, err)
+	assert.True(t, k.Official, "the official key again")
+}

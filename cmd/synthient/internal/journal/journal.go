@@ -34,9 +34,9 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
-	"syscall"
 
 	"github.com/synthient-go/synthient"
+	"github.com/synthient-go/synthient/internal/safefile"
 )
 
 // State is what a journal knows of an address.
@@ -118,7 +118,7 @@ func Open(path string) (*Journal, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+	if err := safefile.TryLock(f); err != nil {
 		_ = f.Close() // nothing written: the lock's error is the one to report
 		return nil, &Error{Path: path, Msg: "in use by another run (it is locked)", Err: err}
 	}
@@ -155,38 +155,25 @@ func Read(path string) (*Journal, error) {
 	return j, nil
 }
 
-// openRegular opens path with flag, and O_NONBLOCK so that opening a
-// named pipe cannot block, and refuses with an *Error a file that is not
-// a regular one. (O_NONBLOCK changes nothing for a regular file.)
+// openRegular opens path with flag as safefile.Open does (without
+// blocking, so that a named pipe cannot hang it), and refuses with an
+// *Error a file that is not a regular one.
 func openRegular(path string, flag int) (*os.File, error) {
-	f, err := os.OpenFile(path, flag|syscall.O_NONBLOCK, 0o600) //nolint:gosec // the --journal file the user named: opening it is the point
-	if err != nil {
-		return nil, err
+	f, _, err := safefile.Open(path, flag, 0o600)
+	if nr := (*safefile.NotRegularError)(nil); errors.As(err, &nr) {
+		return nil, &Error{Path: path, Msg: "not a regular file (" + fileKind(nr.Mode) + "): a journal is a regular file"}
 	}
-	fi, err := f.Stat()
-	if err == nil && !fi.Mode().IsRegular() {
-		err = &Error{Path: path, Msg: "not a regular file (" + fileKind(fi.Mode()) + "): a journal is a regular file"}
-	}
-	if err != nil {
-		_ = f.Close() // nothing was read or written: err is what went wrong
-		return nil, err
-	}
-	return f, nil
+	return f, err
 }
 
-// fileKind names the kind of file of a mode that is not a regular file's.
+// fileKind names the kind of file of a mode that is not a regular
+// file's, as safefile.Kind does, but for a device of either kind: "a
+// device".
 func fileKind(m fs.FileMode) string {
-	switch {
-	case m&fs.ModeNamedPipe != 0:
-		return "a named pipe"
-	case m&fs.ModeDevice != 0:
+	if m&fs.ModeDevice != 0 {
 		return "a device"
-	case m&fs.ModeSocket != 0:
-		return "a socket"
-	case m.IsDir():
-		return "a directory"
 	}
-	return "of mode " + m.Type().String()
+	return safefile.Kind(m)
 }
 
 // load reads the records of r, and returns the offset after the last

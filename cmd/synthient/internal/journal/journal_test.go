@@ -16,7 +16,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/synthient-go/synthient"
+	"github.com/synthient-go/synthient/cmd/synthient/internal/clitest"
 	"github.com/synthient-go/synthient/cmd/synthient/internal/journal"
+	"github.com/synthient-go/synthient/internal/safefile"
 )
 
 var (
@@ -202,17 +204,17 @@ func TestNotARegularFile(t *testing.T) {
 	t.Parallel()
 	for _, tt := range []struct {
 		name, kind string
-		make       func(path string) error
+		make       func(t *testing.T, path string)
 	}{
-		{"named pipe", "a named pipe", func(path string) error { return syscall.Mkfifo(path, 0o600) }},
-		{"device", "a device", func(path string) error { return os.Symlink(os.DevNull, path) }},
-		{"directory", "a directory", func(path string) error { return os.Mkdir(path, 0o700) }},
+		{"named pipe", "a named pipe", clitest.MakeFIFO},
+		{"device", "a device", func(t *testing.T, path string) { require.NoError(t, os.Symlink(os.DevNull, path)) }},
+		{"directory", "a directory", func(t *testing.T, path string) { require.NoError(t, os.Mkdir(path, 0o700)) }},
 	} {
 		for name, open := range map[string]func(string) (*journal.Journal, error){"Open": journal.Open, "Read": journal.Read} {
 			t.Run(tt.name+", "+name, func(t *testing.T) {
 				t.Parallel()
 				path := filepath.Join(t.TempDir(), "j")
-				require.NoError(t, tt.make(path))
+				tt.make(t, path)
 				_, err := open(path)
 				if tt.name == "directory" && name == "Open" {
 					require.ErrorIs(t, err, syscall.EISDIR) // open(2) refuses to write a directory
@@ -243,7 +245,7 @@ func TestReadChangesNothing(t *testing.T) {
 			require.NoError(t, os.Chtimes(path, old, old))
 			lock, err := os.Open(path) //nolint:gosec // a file of the test's temporary directory
 			require.NoError(t, err)
-			require.NoError(t, syscall.Flock(int(lock.Fd()), syscall.LOCK_EX|syscall.LOCK_NB), "a run's lock")
+			require.NoError(t, safefile.TryLock(lock), "a run's lock")
 			j, err := journal.Read(path)
 			require.NoError(t, err)
 			got, err := os.ReadFile(path) //nolint:gosec // a file of the test's temporary directory

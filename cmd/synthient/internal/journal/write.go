@@ -7,6 +7,7 @@ import (
 	"net/netip"
 
 	"github.com/synthient-go/synthient"
+	"github.com/synthient-go/synthient/internal/safefile"
 )
 
 // State returns what the journal held of ip when it was opened: what
@@ -68,6 +69,9 @@ func (j *Journal) Close() error {
 		return nil
 	}
 	err := j.Sync()
+	// Closing the file releases the lock; unlocking first releases it at
+	// once on Windows, where a close may release it later.
+	_ = safefile.Unlock(j.f) // the close below releases it anyway
 	if cerr := j.f.Close(); err == nil && cerr != nil {
 		err = fmt.Errorf("journal %s: %w", j.path, cerr)
 	}

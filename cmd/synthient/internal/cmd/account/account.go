@@ -19,9 +19,8 @@ type Options struct {
 	Client  func(...synthient.Option) (*synthient.Client, error)
 }
 
-// NewCmdAccount returns account. runF, when not nil, runs in place of the
-// command's own run function.
-func NewCmdAccount(f *cmdutil.Factory, runF func(context.Context, *Options) error) *cobra.Command {
+// NewCmdAccount returns account.
+func NewCmdAccount(f *cmdutil.Factory) *cobra.Command {
 	opts := &Options{Client: f.Client}
 	cmd := &cobra.Command{
 		Use:   "account",
@@ -29,9 +28,6 @@ func NewCmdAccount(f *cmdutil.Factory, runF func(context.Context, *Options) erro
 		Args:  cmdutil.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			opts.Printer = f.Printer
-			if runF != nil {
-				return runF(cmd.Context(), opts)
-			}
 			return run(cmd.Context(), opts)
 		},
 	}

@@ -2,6 +2,7 @@ package api_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"os"
@@ -15,6 +16,8 @@ import (
 
 	"github.com/synthient-go/synthient/cmd/synthient/internal/clierr"
 	"github.com/synthient-go/synthient/cmd/synthient/internal/clitest"
+	"github.com/synthient-go/synthient/cmd/synthient/internal/cmd/api"
+	"github.com/synthient-go/synthient/cmd/synthient/internal/iostreams"
 	"github.com/synthient-go/synthient/synthienttest"
 )
 
@@ -284,4 +287,45 @@ func TestAPIStaysOnItsHost(t *testing.T) {
 	evil.mu.Lock()
 	defer evil.mu.Unlock()
 	assert.Empty(t, evil.reqs, "requests that reached another host")
+}
+
+// api parses its command line before anything is read or sent (its runF
+// seam): the method, given (as typed) or by default (POST with --input,
+// or with fields on lookup/ips; else GET), the fields, and the indented
+// JSON of a terminal; a method that is not a token, a field that is not
+// KEY=VALUE and stdin read twice are usage errors.
+func TestAPIParse(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		args         []string
+		terminal     bool
+		method, want string // the method parsed; else want, the error
+		fields       []string
+	}{
+		{args: []string{"account/me"}, method: "GET"},
+		{args: []string{"account/me"}, terminal: true, method: "GET"},
+		{args: []string{"lookup/ips", "-F", "ips[]=1.1.1.1", "--raw-field", "ips[]=8.8.8.8"}, method: "POST", fields: []string{"ips[]=1.1.1.1"}},
+		{args: []string{"/api/v4/lookup/ips/?x=1", "-F", "ips[]=1.1.1.1"}, method: "POST", fields: []string{"ips[]=1.1.1.1"}},
+		{args: []string{"feeds/proxies/export", "-F", "limit=2"}, method: "GET", fields: []string{"limit=2"}},
+		{args: []string{"lookup/ips", "--input", "ips.json"}, method: "POST"},
+		{args: []string{"-X", "delete", "account/me"}, method: "delete"},
+		{args: []string{"-X", "GET@evil", "account/me"}, want: `-X "GET@evil" is not an HTTP method`},
+		{args: []string{"-F", "limit", "account/me"}, want: `-F "limit" is not key=value`},
+		{args: []string{"-F", "a=@-", "--input", "-", "lookup/ips"}, want: "stdin is read once"},
+		{args: []string{}, want: "missing PATH"},
+	} {
+		t.Run(fmt.Sprint(tt.args, tt.terminal), func(t *testing.T) {
+			t.Parallel()
+			var seam clitest.Seam[api.Options]
+			f := clitest.Factory(iostreams.System{StdoutIsTerminal: func() bool { return tt.terminal }})
+			err := clitest.Parse(t, api.NewCmdAPI(f, seam.RunF), tt.args...)
+			if !seam.Parsed(t, err, tt.want) {
+				return
+			}
+			got := seam.Got
+			assert.Equal(t, tt.method, got.Method)
+			assert.Equal(t, tt.fields, got.Fields)
+			assert.Equal(t, tt.terminal, got.Pretty, "indented on a terminal")
+		})
+	}
 }

@@ -12,12 +12,15 @@ import (
 // NewCmdAuth returns the auth command group.
 func NewCmdAuth(f *cmdutil.Factory) *cobra.Command {
 	cmd := cmdutil.GroupCommand("auth", "Log in with an API key, show where the settings come from, log out",
-		NewCmdLogin(f, nil), NewCmdStatus(f, nil), NewCmdLogout(f, nil))
+		NewCmdLogin(f, nil), NewCmdStatus(f), NewCmdLogout(f))
 	cmd.Long = `Log in: the API key is checked with the API (a free request) and kept in the
 system keychain (the macOS Keychain, the Windows Credential Manager, the Secret
 Service on Linux), or, where there is none (a headless server), in the file
 credentials.toml of the configuration directory, mode 0600. Each profile of
-config.toml (--profile, SYNTHIENT_PROFILE) has a key of its own.
+config.toml (--profile, SYNTHIENT_PROFILE) has a key of its own. The default
+profile, until it has one, takes the key the official Synthient CLI kept in
+the keychain (service synthient, account token), which is never changed here;
+no profile may be named token.
 
 The key a command uses is the first of: --api-key or --api-key-file,
 SYNTHIENT_API_KEY, SYNTHIENT_API_KEY in a .env file of the current directory,

@@ -28,9 +28,10 @@ type LoginOptions struct {
 	// Host is the host of the base URL the key is checked with: the key
 	// is kept bound to it.
 	Host string
-	// Given returns the key the global flags give, and the flag:
-	// --api-key-file or --api-key; "" when they give none.
-	Given func(ctx context.Context) (key, flag string, err error)
+	// KeyFlag is the global flag that gives the key: --api-key-file or
+	// --api-key; "" for none. Given returns the key it gives.
+	KeyFlag string
+	Given   func(ctx context.Context) (key string, err error)
 	// LoginCommand is this command line's auth login, for hints.
 	LoginCommand string
 	// ReadPassword reads the key from the terminal without echo; nil
@@ -44,7 +45,8 @@ type LoginOptions struct {
 }
 
 // NewCmdLogin returns auth login. runF, when not nil, runs in place of
-// the command's own run function.
+// the command's own run function, given the options once they are parsed
+// and checked: the host the key is bound to, and the flag that gives it.
 func NewCmdLogin(f *cmdutil.Factory, runF func(context.Context, *LoginOptions) error) *cobra.Command {
 	opts := &LoginOptions{Secrets: f.Secrets, Describe: f.Describe}
 	cmd := &cobra.Command{
@@ -67,15 +69,9 @@ is not kept. The key is bound to the host of the base URL it was checked with
 				return clierr.New(clierr.Usage, err)
 			}
 			opts.Host = host
-			opts.Given = func(ctx context.Context) (string, string, error) {
-				switch {
-				case f.Flags.APIKeyFile != "":
-					key, err := config.ReadKeyFile(ctx, f.Flags.APIKeyFile, f.IO.In)
-					return key, "--api-key-file", err
-				case f.Flags.APIKey != "":
-					return f.Flags.APIKey, "--api-key", nil
-				}
-				return "", "", nil
+			opts.KeyFlag, opts.Given = givenKey(f)
+			if opts.WithToken && opts.KeyFlag != "" {
+				return clierr.Usagef("--with-token and %s both give the key: give one", opts.KeyFlag)
 			}
 			opts.Client = func(key string) (*synthient.Client, error) {
 				f.SetKey(key)
@@ -90,6 +86,21 @@ is not kept. The key is bound to the host of the base URL it was checked with
 	cmd.Flags().BoolVar(&opts.WithToken, "with-token", false, "read the key from stdin (synthient auth login --with-token < key.txt)")
 	cmdutil.SetExamples(cmd, "synthient auth login", "synthient auth login --with-token < key.txt", "synthient auth login --profile staging")
 	return cmd
+}
+
+// givenKey returns the global flag of f that gives the key
+// (--api-key-file, else --api-key; "" for none) and the function that
+// reads the key it gives ("" for none).
+func givenKey(f *cmdutil.Factory) (flag string, key func(context.Context) (string, error)) {
+	switch {
+	case f.Flags.APIKeyFile != "":
+		return "--api-key-file", func(ctx context.Context) (string, error) {
+			return config.ReadKeyFile(ctx, f.Flags.APIKeyFile, f.IO.In)
+		}
+	case f.Flags.APIKey != "":
+		return "--api-key", func(context.Context) (string, error) { return f.Flags.APIKey, nil }
+	}
+	return "", func(context.Context) (string, error) { return "", nil }
 }
 
 func loginRun(ctx context.Context, o *LoginOptions) error {
@@ -117,15 +128,13 @@ func loginRun(ctx context.Context, o *LoginOptions) error {
 	return o.report(acct, where, keychainErr)
 }
 
-// readKey reads the key: from stdin with --with-token, else from the
-// terminal, with a prompt on stderr.
+// readKey reads the key: the one the global flags give, else from stdin
+// with --with-token, else from the terminal, with a prompt on stderr.
 func (o *LoginOptions) readKey(ctx context.Context) (string, error) {
-	key, flag, err := o.Given(ctx)
+	key, err := o.Given(ctx)
 	switch {
 	case err != nil:
 		return "", err
-	case key != "" && o.WithToken:
-		return "", clierr.Usagef("--with-token and %s both give the key: give one", flag)
 	case key != "":
 		return key, nil
 	case o.WithToken:

@@ -14,7 +14,10 @@ import (
 
 	"github.com/synthient-go/synthient/cmd/synthient/internal/clierr"
 	"github.com/synthient-go/synthient/cmd/synthient/internal/clitest"
+	"github.com/synthient-go/synthient/cmd/synthient/internal/cmd/auth"
+	"github.com/synthient-go/synthient/cmd/synthient/internal/cmdutil"
 	"github.com/synthient-go/synthient/cmd/synthient/internal/config"
+	"github.com/synthient-go/synthient/cmd/synthient/internal/iostreams"
 	"github.com/synthient-go/synthient/synthienttest"
 )
 
@@ -199,4 +202,116 @@ func TestLoginKeyFlags(t *testing.T) {
 	r = h.call("--profile", "slow", "auth", "login").Run(t)
 	clitest.RequireCode(t, r, clierr.Usage)
 	assert.Contains(t, r.Stderr, "give it on stdin with --with-token (XDG_CONFIG_HOME="+h.dir+" synthient auth login --profile slow --base-url "+h.srv.URL+" --with-token < key.txt)")
+}
+
+// auth login parses its command line before any key is read (its runF
+// seam): the host the key is bound to, from the base URL in use, and the
+// global flag that gives the key; --with-token with a flag that gives the
+// key too, and a base URL that is no URL, are usage errors.
+func TestLoginParse(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		name      string
+		args      []string
+		flags     cmdutil.GlobalFlags
+		env       map[string]string
+		host      string // the host parsed; else want, the error
+		keyFlag   string
+		withToken bool
+		want      string
+	}{
+		{name: "the default host", host: config.DefaultHost},
+		{name: "--with-token", args: []string{"--with-token"}, host: config.DefaultHost, withToken: true},
+		{name: "--base-url", flags: cmdutil.GlobalFlags{BaseURL: "HTTP://127.0.0.1:8080/api/v4"}, host: "http://127.0.0.1:8080"},
+		{name: "SYNTHIENT_BASE_URL", env: map[string]string{"SYNTHIENT_BASE_URL": "https://staging.example.com:443/api/v4"}, host: "https://staging.example.com"},
+		{name: "--api-key-file", flags: cmdutil.GlobalFlags{APIKeyFile: "key.txt"}, host: config.DefaultHost, keyFlag: "--api-key-file"},
+		{name: "--api-key", flags: cmdutil.GlobalFlags{APIKey: clitest.ConfiguredKey}, host: config.DefaultHost, keyFlag: "--api-key"},
+		{name: "--with-token and --api-key-file", args: []string{"--with-token"}, flags: cmdutil.GlobalFlags{APIKeyFile: "key.txt"},
+			want: "--with-token and --api-key-file both give the key: give one"},
+		{name: "a base URL that is no URL", flags: cmdutil.GlobalFlags{BaseURL: "api.synthient.com"}, want: `the base URL "api.synthient.com" is not an absolute http or https URL`},
+		{name: "an argument", args: []string{"default"}, want: `login takes no argument, not "default"`},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			f := clitest.Factory(iostreams.System{Getenv: func(k string) string { return tt.env[k] }})
+			f.Flags = tt.flags
+			var seam clitest.Seam[auth.LoginOptions]
+			err := clitest.Parse(t, auth.NewCmdLogin(f, seam.RunF), tt.args...)
+			if !seam.Parsed(t, err, tt.want) {
+				return
+			}
+			got := seam.Got
+			assert.Equal(t, tt.host, got.Host)
+			assert.Equal(t, tt.keyFlag, got.KeyFlag)
+			assert.Equal(t, tt.withToken, got.WithToken)
+		})
+	}
+}
+
+// A profile named token, by --profile or SYNTHIENT_PROFILE, is refused
+// (exit 2) by every command: its keychain entry would be the official
+// Synthient CLI's key, which auth login would replace and auth logout
+// remove. Before, login replaced it.
+func TestProfileNamedToken(t *testing.T) {
+	t.Parallel()
+	h := newHome(t, nil)
+	require.NoError(t, h.keychain.Set("synthient", "token", "official-key"))
+	const says = "synthient: profile token: the name is taken by the official Synthient CLI's key in the system keychain (service synthient, account token), " +
+		"which the default profile reads: name the profile otherwise (in config.toml too) (from "
+	for _, args := range [][]string{
+		{"--profile", "token", "auth", "login", "--with-token"},
+		{"--profile", "token", "auth", "logout"},
+		{"--profile", "token", "auth", "status"},
+		{"--profile", "token", "account"},
+	} {
+		c := h.call(args...)
+		c.Stdin = strings.NewReader(h.srv.APIKey)
+		r := c.Run(t)
+		clitest.RequireCode(t, r, clierr.Usage, args...)
+		assert.Equal(t, says+"--profile)\n", r.Stderr, "synthient %v", args)
+	}
+	c := h.call("auth", "login", "--with-token")
+	c.Env["SYNTHIENT_PROFILE"] = "token"
+	c.Stdin = strings.NewReader(h.srv.APIKey)
+	clitest.RequireFails(t, c.Run(t), clierr.Usage, says+"SYNTHIENT_PROFILE)")
+	v, err := h.keychain.Get("synthient", "token")
+	require.NoError(t, err)
+	assert.Equal(t, "official-key", v, "the official CLI's key")
+	assert.Empty(t, h.srv.Requests(), "requests sent")
+}
+
+// The default profile, with no key of its own, takes the official
+// Synthient CLI's key (keychain service synthient, account token), bound
+// to the default API's host as the official CLI sends it: auth status and
+// the error of a command on another host say so. Its own key, once
+// logged in, comes first; logout removes that, and leaves the official
+// CLI's.
+func TestOfficialCLIKey(t *testing.T) {
+	t.Parallel()
+	h := newHome(t, nil)
+	require.NoError(t, h.keychain.Set("synthient", "token", h.srv.APIKey))
+	const from = "the official Synthient CLI's entry in the system keychain (service synthient, account token)"
+	r := h.call("auth", "status").Run(t)
+	clitest.RequireCode(t, r, clierr.Failure)
+	assert.Contains(t, r.Stdout, "API key   not used, from "+from+", profile default, bound to https://api.synthient.com (the official Synthient CLI's key names no host): the base URL is on another host")
+	r = h.call("account").Run(t)
+	clitest.RequireFails(t, r, clierr.Usage, "synthient: the key kept for profile default is bound to https://api.synthient.com (the official Synthient CLI's key, which names no host: the default API's), and the base URL "+h.srv.URL)
+	assert.Empty(t, h.srv.Requests(), "requests sent")
+
+	c := h.call("auth", "login", "--with-token")
+	c.Stdin = strings.NewReader(h.srv.APIKey)
+	clitest.RequireCode(t, c.Run(t), clierr.OK)
+	r = h.call("auth", "status").Run(t)
+	clitest.RequireCode(t, r, clierr.OK)
+	assert.Contains(t, r.Stdout, "API key   set (not shown), from the system keychain (service synthient), profile default")
+
+	r = h.call("auth", "logout").Run(t)
+	clitest.RequireCode(t, r, clierr.OK)
+	assert.Equal(t, "synthient: logged out of profile default: its key is removed from the system keychain (service synthient); "+
+		from+" still gives profile default a key: it is that CLI's, and stays\n", r.Stderr)
+	r = h.call("auth", "logout").Run(t)
+	clitest.RequireFails(t, r, clierr.Failure, "no key stored for profile default: nothing to log out of; "+from+" still gives")
+	v, err := h.keychain.Get("synthient", "token")
+	require.NoError(t, err)
+	assert.Equal(t, h.srv.APIKey, v, "the official CLI's key")
 }

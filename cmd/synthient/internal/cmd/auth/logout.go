@@ -1,7 +1,6 @@
 package auth
 
 import (
-	"context"
 	"fmt"
 	"io"
 	"strings"
@@ -21,19 +20,15 @@ type LogoutOptions struct {
 	Getenv  func(string) string
 }
 
-// NewCmdLogout returns auth logout. runF, when not nil, runs in place of
-// the command's own run function.
-func NewCmdLogout(f *cmdutil.Factory, runF func(context.Context, *LogoutOptions) error) *cobra.Command {
+// NewCmdLogout returns auth logout.
+func NewCmdLogout(f *cmdutil.Factory) *cobra.Command {
 	opts := &LogoutOptions{Getenv: f.Getenv}
 	cmd := &cobra.Command{
 		Use:   "logout",
 		Short: "Remove the profile's stored key, from the keychain and from the file",
 		Args:  cmdutil.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
+		RunE: func(*cobra.Command, []string) error {
 			opts.Err, opts.Store, opts.Profile = f.IO.ErrOut, f.Store(), f.Settings.Profile
-			if runF != nil {
-				return runF(cmd.Context(), opts)
-			}
 			return logoutRun(opts)
 		},
 	}
@@ -47,7 +42,7 @@ func logoutRun(o *LogoutOptions) error {
 		return err
 	}
 	if len(was) == 0 {
-		return clierr.New(clierr.Failure, fmt.Errorf("no key stored for profile %s: nothing to log out of", o.Profile))
+		return clierr.New(clierr.Failure, fmt.Errorf("no key stored for profile %s: nothing to log out of%s", o.Profile, o.officialNote()))
 	}
 	names := make([]string, len(was))
 	for i, w := range was {
@@ -57,6 +52,16 @@ func logoutRun(o *LogoutOptions) error {
 	if o.Getenv("SYNTHIENT_API_KEY") != "" {
 		msg += " (SYNTHIENT_API_KEY still gives a key)"
 	}
-	_, err = fmt.Fprintln(o.Err, msg)
+	_, err = fmt.Fprintln(o.Err, msg+o.officialNote())
 	return err
+}
+
+// officialNote says, when it is so, that the official Synthient CLI's key
+// still gives the profile a key: logout leaves that CLI's key alone.
+func (o *LogoutOptions) officialNote() string {
+	kept, where, err := o.Store.Get(o.Profile)
+	if err != nil || !kept.Official {
+		return ""
+	}
+	return "; " + where.String() + " still gives profile " + o.Profile + " a key: it is that CLI's, and stays"
 }

@@ -28,9 +28,8 @@ type StatusOptions struct {
 	Describe     func(error) string
 }
 
-// NewCmdStatus returns auth status. runF, when not nil, runs in place of
-// the command's own run function.
-func NewCmdStatus(f *cmdutil.Factory, runF func(context.Context, *StatusOptions) error) *cobra.Command {
+// NewCmdStatus returns auth status.
+func NewCmdStatus(f *cmdutil.Factory) *cobra.Command {
 	opts := &StatusOptions{HasKey: f.HasKey, Client: f.Client, Describe: f.Describe}
 	cmd := &cobra.Command{
 		Use:   "status",
@@ -45,9 +44,6 @@ reached.`,
 			opts.Printer, opts.Settings = f.Printer, &f.Settings
 			opts.BaseURL, opts.BaseURLFrom = f.BaseURLFrom()
 			opts.LoginCommand = f.LoginCommand()
-			if runF != nil {
-				return runF(cmd.Context(), opts)
-			}
 			return statusRun(cmd.Context(), opts)
 		},
 	}
@@ -155,7 +151,10 @@ func (o *StatusOptions) keyRow(st *status) string {
 	bound := ""
 	if st.KeyHost != "" {
 		bound = ", bound to " + st.KeyHost
-		if o.Settings.Kept.Unbound {
+		switch {
+		case o.Settings.Kept.Official:
+			bound += " (the official Synthient CLI's key names no host)"
+		case o.Settings.Kept.Unbound:
 			bound += " (kept before keys were bound to a host)"
 		}
 	}

@@ -35,9 +35,8 @@ type Options struct {
 	MaxRetries int
 }
 
-// NewCmdDemo returns demo. runF, when not nil, runs in place of the
-// command's own run function.
-func NewCmdDemo(f *cmdutil.Factory, runF func(context.Context, *Options) error) *cobra.Command {
+// NewCmdDemo returns demo.
+func NewCmdDemo(f *cmdutil.Factory) *cobra.Command {
 	opts := &Options{}
 	cmd := &cobra.Command{
 		Use:   "demo",
@@ -54,9 +53,6 @@ decision is printed as it is made.`,
 			opts.Printer, opts.MaxRetries = f.Printer, f.Flags.MaxRetries
 			if f.ShowProgress() {
 				opts.Progress = f.IO.Progress
-			}
-			if runF != nil {
-				return runF(cmd.Context(), opts)
 			}
 			return run(cmd.Context(), opts)
 		},

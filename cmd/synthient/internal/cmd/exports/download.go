@@ -21,6 +21,7 @@ import (
 	"github.com/synthient-go/synthient/cmd/synthient/internal/output"
 	"github.com/synthient-go/synthient/cmd/synthient/internal/render"
 	"github.com/synthient-go/synthient/cmd/synthient/internal/textsafe"
+	"github.com/synthient-go/synthient/internal/safefile"
 )
 
 // DownloadOptions are the options of exports download.
@@ -38,10 +39,13 @@ type DownloadOptions struct {
 	Date          string // --date: YYYY-MM-DD or latest, in place of ID
 	Hour          int    // --hour: 0 to 23 with --date; -1 for none
 	Verify, Force bool
+
+	feed synthient.Feed // Feed, parsed
 }
 
 // NewCmdDownload returns exports download. runF, when not nil, runs in
-// place of the command's own run function.
+// place of the command's own run function, given the options once they
+// are parsed and checked (parse).
 func NewCmdDownload(f *cmdutil.Factory, runF func(context.Context, *DownloadOptions) error) *cobra.Command {
 	opts := &DownloadOptions{Client: f.Client}
 	cmd := &cobra.Command{
@@ -71,6 +75,9 @@ output.`,
 				opts.ID = args[1]
 			}
 			opts.StdoutIsTerminal, opts.Bar = f.IO.StdoutIsTerminal(), barWriter(f)
+			if err := opts.parse(); err != nil {
+				return err
+			}
 			if runF != nil {
 				return runF(cmd.Context(), opts)
 			}
@@ -89,14 +96,21 @@ output.`,
 
 func (o *DownloadOptions) toStdout() bool { return o.Out == "-" }
 
-func downloadRun(ctx context.Context, o *DownloadOptions) error {
+// parse checks the feed and sets feed, and sets ID from --date and
+// --hour (resolveID).
+func (o *DownloadOptions) parse() error {
 	feed, err := cmdutil.ParseFeed(o.Feed)
 	if err != nil {
 		return err
 	}
-	if err := o.resolveID(); err != nil {
-		return err
-	}
+	o.feed = feed
+	return o.resolveID()
+}
+
+// downloadRun downloads the export o describes, once parse has checked
+// it.
+func downloadRun(ctx context.Context, o *DownloadOptions) error {
+	feed := o.feed
 	if o.Out != "" {
 		if err := o.checkOut(); err != nil {
 			return err
@@ -192,8 +206,8 @@ func exists(path string) bool {
 // checkHeld returns nil when the file at path is the export m describes:
 // a regular file of its size whose SHA-256 is its checksum. Otherwise it
 // returns a usage error saying how the file differs (or that it cannot be
-// read). Opening and reading stop when ctx is done (a named pipe put in
-// the file's place would block the open).
+// read). The file is opened without blocking (safefile.Open: a named pipe
+// put in its place is refused), and reading it stops when ctx is done.
 func checkHeld(ctx context.Context, path string, m *synthient.ExportMeta) error {
 	differs := func(format string, args ...any) error {
 		return clierr.Usagef("%s exists and is not %s %s: %s (--force replaces it)",
@@ -221,18 +235,16 @@ type fileSum struct {
 // want, its SHA-256 (a file of another size is not read). It stops when
 // ctx is done.
 func sumFile(ctx context.Context, path string, want int64) (fileSum, error) {
-	f, err := os.Open(path) //nolint:gosec // the file the user's download would write
-	if err != nil {
+	f, fi, err := safefile.Open(path, os.O_RDONLY, 0)
+	var nr *safefile.NotRegularError
+	switch {
+	case errors.As(err, &nr):
+		return fileSum{}, clierr.Usagef("%s is not a regular file", path)
+	case err != nil:
 		return fileSum{}, clierr.Usagef("comparing the file there with the export: %v", err)
 	}
 	defer f.Close() //nolint:errcheck // opened read-only: closing it loses nothing
-	fi, err := f.Stat()
-	switch {
-	case err != nil:
-		return fileSum{}, clierr.Usagef("comparing the file there with the export: %v", err)
-	case !fi.Mode().IsRegular():
-		return fileSum{}, clierr.Usagef("%s is not a regular file", path)
-	case fi.Size() != want:
+	if fi.Size() != want {
 		return fileSum{size: fi.Size()}, nil
 	}
 	h := sha256.New()

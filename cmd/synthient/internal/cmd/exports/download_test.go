@@ -14,11 +14,14 @@ import (
 
 	exportscmd "github.com/synthient-go/synthient/cmd/synthient/internal/cmd/exports"
 
+	"github.com/spf13/cobra"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"github.com/synthient-go/synthient"
 	"github.com/synthient-go/synthient/cmd/synthient/internal/clierr"
 	"github.com/synthient-go/synthient/cmd/synthient/internal/clitest"
+	"github.com/synthient-go/synthient/cmd/synthient/internal/cmdutil"
+	"github.com/synthient-go/synthient/cmd/synthient/internal/iostreams"
 	"github.com/synthient-go/synthient/synthienttest"
 )
 
@@ -335,4 +338,53 @@ func TestDownloadProgressOnTerminal(t *testing.T) {
 	r = c.Run(t)
 	clitest.RequireCode(t, r, 0)
 	assert.NotContains(t, r.Stderr, "downloading", "a progress bar with stdout piped")
+}
+
+// downloadParse is what a download command line parses to, its runF
+// seam's options, or its error.
+type downloadParse struct {
+	args                []string
+	feed, id, out, want string // the options' Feed, ID and Out; else want, the error
+	verify, force       bool
+}
+
+// checkDownloadParse builds a download command with newCmd, a runF that
+// captures its options, and checks what each of tests parses to: the
+// options, or a usage error before the run.
+func checkDownloadParse(t *testing.T, newCmd func(*cmdutil.Factory, func(context.Context, *exportscmd.DownloadOptions) error) *cobra.Command, tests []downloadParse) {
+	t.Helper()
+	for _, tt := range tests {
+		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
+			t.Parallel()
+			var seam clitest.Seam[exportscmd.DownloadOptions]
+			err := clitest.Parse(t, newCmd(clitest.Factory(iostreams.System{}), seam.RunF), tt.args...)
+			if !seam.Parsed(t, err, tt.want) {
+				return
+			}
+			got := seam.Got
+			assert.Equal(t, []string{tt.feed, tt.id, tt.out}, []string{got.Feed, got.ID, got.Out}, "feed, ID, out")
+			assert.Equal(t, []bool{tt.verify, tt.force}, []bool{got.Verify, got.Force}, "--verify, --force")
+		})
+	}
+}
+
+// exports download parses its arguments and flags before anything is
+// sent (its runF seam): the export's ID from ID, or --date and --hour,
+// else latest; a feed that is none, an ID with --date, an --hour without
+// --date or out of range are usage errors.
+func TestDownloadParse(t *testing.T) {
+	t.Parallel()
+	checkDownloadParse(t, exportscmd.NewCmdDownload, []downloadParse{
+		{args: []string{"proxies"}, feed: "proxies", id: "latest"},
+		{args: []string{"proxies", "2026-06-10/13", "--out", "p.parquet", "--verify"}, feed: "proxies", id: "2026-06-10/13", out: "p.parquet", verify: true},
+		{args: []string{"anonymizers", "--date", "2026-06-09", "--force"}, feed: "anonymizers", id: "2026-06-09", force: true},
+		{args: []string{"proxies", "-d", "2026-06-10", "--hour", "7", "--out", "-"}, feed: "proxies", id: "2026-06-10/07", out: "-"},
+		{args: []string{"proxies", "--date", "latest"}, feed: "proxies", id: "latest"},
+		{args: []string{"nosuch"}, want: `unknown feed "nosuch"`},
+		{args: []string{"proxies", "latest", "--date", "2026-06-09"}, want: "give the export as ID or as --date (and --hour), not both"},
+		{args: []string{"proxies", "--hour", "3"}, want: "--hour 3 needs --date YYYY-MM-DD"},
+		{args: []string{"proxies", "--date", "latest", "--hour", "3"}, want: "--hour 3 needs --date YYYY-MM-DD"},
+		{args: []string{"proxies", "--date", "2026-06-10", "--hour", "24"}, want: "--hour must be 0 to 23, not 24"},
+		{args: []string{}, want: "missing FEED"},
+	})
 }

@@ -20,11 +20,11 @@ import (
 func NewCmdExports(f *cmdutil.Factory) *cobra.Command {
 	ids := &exportIDs{f: f}
 	return cmdutil.GroupCommand("exports", "List, describe, download and read a feed's Parquet exports",
-		cmdutil.WithCSV(NewCmdList(f, nil), "one row per export"),
-		ids.takesExportID(NewCmdMeta(f, nil)),
+		cmdutil.WithCSV(NewCmdList(f), "one row per export"),
+		ids.takesExportID(NewCmdMeta(f)),
 		ids.takesExportID(NewCmdDownload(f, nil)),
-		cmdutil.WithCSV(NewCmdHead(f, nil), "one row per row of the file"),
-		NewCmdSchema(f, nil))
+		cmdutil.WithCSV(NewCmdHead(f), "one row per row of the file"),
+		NewCmdSchema(f))
 }
 
 // exportIDs completes the ID argument of FEED ID with the ids of the

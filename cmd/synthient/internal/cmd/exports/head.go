@@ -22,9 +22,8 @@ type HeadOptions struct {
 	Rows    int
 }
 
-// NewCmdHead returns exports head. runF, when not nil, runs in place of
-// the command's own run function.
-func NewCmdHead(f *cmdutil.Factory, runF func(context.Context, *HeadOptions) error) *cobra.Command {
+// NewCmdHead returns exports head.
+func NewCmdHead(f *cmdutil.Factory) *cobra.Command {
 	opts := &HeadOptions{Source: Source{Client: f.Client}}
 	cmd := &cobra.Command{
 		Use:   "head {FILE | FEED ID} [--rows N]",
@@ -42,9 +41,6 @@ so does -o csv (one header of the column names, a row per row, a null empty).
 			opts.Printer, opts.Source.Args, opts.Source.Bar = f.Printer, args, barWriter(f)
 			if opts.Rows < 1 {
 				return clierr.Usagef("--rows must be at least 1, not %d", opts.Rows)
-			}
-			if runF != nil {
-				return runF(cmd.Context(), opts)
 			}
 			return headRun(cmd.Context(), opts)
 		},

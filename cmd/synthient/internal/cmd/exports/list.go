@@ -28,9 +28,8 @@ type ListOptions struct {
 	Cursor string
 }
 
-// NewCmdList returns exports list. runF, when not nil, runs in place of
-// the command's own run function.
-func NewCmdList(f *cmdutil.Factory, runF func(context.Context, *ListOptions) error) *cobra.Command {
+// NewCmdList returns exports list.
+func NewCmdList(f *cmdutil.Factory) *cobra.Command {
 	opts := &ListOptions{Client: f.Client}
 	cmd := &cobra.Command{
 		Use:   "list FEED",
@@ -43,9 +42,6 @@ func NewCmdList(f *cmdutil.Factory, runF func(context.Context, *ListOptions) err
 			}
 			if err := cmdutil.CheckLimit(cmd, opts.Limit, 500); err != nil {
 				return err
-			}
-			if runF != nil {
-				return runF(cmd.Context(), opts)
 			}
 			return listRun(cmd.Context(), opts)
 		},

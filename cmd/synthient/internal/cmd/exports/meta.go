@@ -18,9 +18,8 @@ type MetaOptions struct {
 	Feed, ID string
 }
 
-// NewCmdMeta returns exports meta. runF, when not nil, runs in place of
-// the command's own run function.
-func NewCmdMeta(f *cmdutil.Factory, runF func(context.Context, *MetaOptions) error) *cobra.Command {
+// NewCmdMeta returns exports meta.
+func NewCmdMeta(f *cmdutil.Factory) *cobra.Command {
 	opts := &MetaOptions{Client: f.Client}
 	cmd := &cobra.Command{
 		Use:   "meta FEED ID",
@@ -28,9 +27,6 @@ func NewCmdMeta(f *cmdutil.Factory, runF func(context.Context, *MetaOptions) err
 		Args:  cmdutil.ExactArgs("FEED", "ID"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Printer, opts.Feed, opts.ID = f.Printer, args[0], args[1]
-			if runF != nil {
-				return runF(cmd.Context(), opts)
-			}
 			return metaRun(cmd.Context(), opts)
 		},
 	}

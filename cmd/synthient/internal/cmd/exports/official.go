@@ -17,7 +17,8 @@ import (
 
 // NewCmdOfficialDownload returns download, the official Synthient CLI's
 // form of exports download: download [FEED [ID]] FILE.parquet. runF, when
-// not nil, runs in place of the command's own run function.
+// not nil, runs in place of the command's own run function, given the
+// options once they are parsed and checked.
 func NewCmdOfficialDownload(f *cmdutil.Factory, runF func(context.Context, *DownloadOptions) error) *cobra.Command {
 	opts := &DownloadOptions{Client: f.Client}
 	cmd := &cobra.Command{
@@ -40,6 +41,9 @@ the official CLI took the anonymizers feed: name the feed.`,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			opts.Printer, opts.RawOut, opts.Err = f.Printer, f.IO.RawOut, f.IO.ErrOut
 			opts.StdoutIsTerminal, opts.Bar = f.IO.StdoutIsTerminal(), barWriter(f)
+			if err := opts.parse(); err != nil {
+				return err
+			}
 			if runF != nil {
 				return runF(cmd.Context(), opts)
 			}

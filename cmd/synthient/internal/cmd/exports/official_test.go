@@ -11,6 +11,7 @@ import (
 
 	"github.com/synthient-go/synthient/cmd/synthient/internal/clierr"
 	"github.com/synthient-go/synthient/cmd/synthient/internal/clitest"
+	exportscmd "github.com/synthient-go/synthient/cmd/synthient/internal/cmd/exports"
 	"github.com/synthient-go/synthient/synthienttest"
 )
 
@@ -84,4 +85,24 @@ func TestOfficialDownloadRefuses(t *testing.T) {
 			clitest.RequireFails(t, clitest.RunSrv(t, srv, args...), clierr.Usage, tt.want, args...)
 		})
 	}
+}
+
+// download parses the official CLI's forms into the options of exports
+// download before anything is sent (its runF seam): the feed from FILE's
+// name, or FEED (FEED ID) before it; what it cannot take is a usage
+// error.
+func TestOfficialDownloadParse(t *testing.T) {
+	t.Parallel()
+	checkDownloadParse(t, exportscmd.NewCmdOfficialDownload, []downloadParse{
+		{args: []string{"proxies.parquet"}, feed: "proxies", id: "latest", out: "proxies.parquet"},
+		{args: []string{"dir/proxy.parquet", "-d", "2026-06-10", "--hour", "7"}, feed: "proxies", id: "2026-06-10/07", out: "dir/proxy.parquet"},
+		{args: []string{"anonymizers-2026-06-09.parquet", "--date", "2026-06-09", "--force"}, feed: "anonymizers", id: "2026-06-09", out: "anonymizers-2026-06-09.parquet", force: true},
+		{args: []string{"torrents", "t.parquet", "--no-preflight"}, feed: "torrents", id: "latest", out: "t.parquet"},
+		{args: []string{"ja4t", "2026-06-10/12", "j.parquet", "--verify"}, feed: "ja4t", id: "2026-06-10/12", out: "j.parquet", verify: true},
+		{args: []string{"feed.parquet"}, want: `"feed.parquet" names no feed`},
+		{args: []string{"proxies"}, want: `"proxies" is not a FILE.parquet`},
+		{args: []string{"nosuch", "n.parquet"}, want: `unknown feed "nosuch"`},
+		{args: []string{"proxies", "latest", "p.parquet", "--date", "2026-06-10"}, want: "give the export as ID or as --date (and --hour), not both"},
+		{args: []string{"a", "b", "c", "d.parquet"}, want: "too many arguments (4)"},
+	})
 }

@@ -19,9 +19,8 @@ type SchemaOptions struct {
 	Source  Source
 }
 
-// NewCmdSchema returns exports schema. runF, when not nil, runs in place
-// of the command's own run function.
-func NewCmdSchema(f *cmdutil.Factory, runF func(context.Context, *SchemaOptions) error) *cobra.Command {
+// NewCmdSchema returns exports schema.
+func NewCmdSchema(f *cmdutil.Factory) *cobra.Command {
 	opts := &SchemaOptions{Source: Source{Client: f.Client}}
 	cmd := &cobra.Command{
 		Use:   "schema {FILE | FEED ID}",
@@ -34,9 +33,6 @@ then the file's rows and row groups; with --output json one object.
 		Args: cmdutil.SourceArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Printer, opts.Source.Args, opts.Source.Bar = f.Printer, args, barWriter(f)
-			if runF != nil {
-				return runF(cmd.Context(), opts)
-			}
 			return schemaRun(cmd.Context(), opts)
 		},
 	}

@@ -32,9 +32,8 @@ type Options struct {
 	Faults     []string // ROUTE=FAULT[@N]
 }
 
-// NewCmdFakeServer returns fake-server. runF, when not nil, runs in place
-// of the command's own run function.
-func NewCmdFakeServer(f *cmdutil.Factory, runF func(context.Context, *Options) error) *cobra.Command {
+// NewCmdFakeServer returns fake-server.
+func NewCmdFakeServer(f *cmdutil.Factory) *cobra.Command {
 	opts := &Options{Secrets: f.Secrets}
 	cmd := &cobra.Command{
 		Use:   "fake-server",
@@ -58,9 +57,6 @@ lookup-domain, exports, meta, download, stream, storage.`,
 		Args: cmdutil.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			opts.Printer = f.Printer
-			if runF != nil {
-				return runF(cmd.Context(), opts)
-			}
 			return run(cmd.Context(), opts)
 		},
 	}

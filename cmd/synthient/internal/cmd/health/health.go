@@ -20,9 +20,8 @@ type Options struct {
 	Client  func(...synthient.Option) (*synthient.Client, error)
 }
 
-// NewCmdHealth returns health. runF, when not nil, runs in place of the
-// command's own run function.
-func NewCmdHealth(f *cmdutil.Factory, runF func(context.Context, *Options) error) *cobra.Command {
+// NewCmdHealth returns health.
+func NewCmdHealth(f *cmdutil.Factory) *cobra.Command {
 	opts := &Options{Client: f.Client}
 	cmd := &cobra.Command{
 		Use:   "health",
@@ -31,9 +30,6 @@ func NewCmdHealth(f *cmdutil.Factory, runF func(context.Context, *Options) error
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			opts.Printer = f.Printer
 			f.SetKey("health-needs-no-key") // /health is sent without a key
-			if runF != nil {
-				return runF(cmd.Context(), opts)
-			}
 			return run(cmd.Context(), opts)
 		},
 	}

@@ -92,6 +92,17 @@ func (o *BulkOptions) setInput(args []string, usage string) error {
 // --failed, --unknown and --journal naming the same file, and the flags
 // that do not go with --journal.
 func (o *BulkOptions) check() error {
+	for _, check := range []func() error{o.checkInput, o.checkSizes, o.checkJournal, o.checkFiles} {
+		if err := check(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// checkInput refuses addresses with --file, and an address argument that
+// holds a line break or names a file.
+func (o *BulkOptions) checkInput() error {
 	switch {
 	case o.File != "" && len(o.Addrs) > 0:
 		return clierr.Usagef("%s takes addresses or --file, not both", o.Command)
@@ -99,15 +110,36 @@ func (o *BulkOptions) check() error {
 		return clierr.Usagef("an address argument holds a line break: give one address per argument")
 	case slices.ContainsFunc(o.Addrs, isFile):
 		return fileArg(o.Command, o.Addrs[slices.IndexFunc(o.Addrs, isFile)])
+	}
+	return nil
+}
+
+// checkSizes refuses a --concurrency or a --batch-size out of range.
+func (o *BulkOptions) checkSizes() error {
+	switch {
 	case o.Concurrency < 1 || o.Concurrency > synthient.MaxBulkConcurrency:
 		return clierr.Usagef("--concurrency must be 1 to %d, not %d", synthient.MaxBulkConcurrency, o.Concurrency)
 	case o.BatchSize < 1 || o.BatchSize > synthient.MaxBatchSize:
 		return clierr.Usagef("--batch-size must be 1 to %d, not %d", synthient.MaxBatchSize, o.BatchSize)
+	}
+	return nil
+}
+
+// checkJournal refuses --resend-unknown without --journal, and
+// --journal with --keep-duplicates.
+func (o *BulkOptions) checkJournal() error {
+	switch {
 	case o.ResendUnknown && o.Journal == "":
 		return clierr.Usagef("--resend-unknown sends again what --journal holds as possibly charged: give --journal FILE")
 	case o.Journal != "" && o.KeepDuplicates:
 		return clierr.Usagef("--journal records each address once: it cannot be combined with --keep-duplicates")
 	}
+	return nil
+}
+
+// checkFiles refuses two of --failed, --unknown and --journal that name
+// the same file.
+func (o *BulkOptions) checkFiles() error {
 	files := []struct{ flag, name string }{{"--failed", o.Failed}, {"--unknown", o.Unknown}, {"--journal", o.Journal}}
 	for i, a := range files {
 		for _, b := range files[i+1:] {

@@ -10,8 +10,11 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/synthient-go/synthient"
 	"github.com/synthient-go/synthient/cmd/synthient/internal/clierr"
 	"github.com/synthient-go/synthient/cmd/synthient/internal/clitest"
+	"github.com/synthient-go/synthient/cmd/synthient/internal/cmd/lookup"
+	"github.com/synthient-go/synthient/cmd/synthient/internal/iostreams"
 	"github.com/synthient-go/synthient/synthienttest"
 )
 
@@ -146,6 +149,59 @@ func TestFileGivenAsAddress(t *testing.T) {
 			c.Stdin = strings.NewReader("1.1.1.1\n")
 			r = c.Run(t)
 			clitest.RequireCode(t, r, 0, m[2])
+		})
+	}
+}
+
+// lookup ips parses and checks its flags (bulk.go's check) before
+// anything runs (its runF seam): the defaults, each flag into its option,
+// and the combinations that cannot run refused with a usage error.
+func TestIPsParse(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	same := filepath.Join(dir, "same.txt")
+	tests := []struct {
+		name  string
+		args  []string
+		check func(t *testing.T, o *lookup.BulkOptions)
+		err   string
+	}{
+		{name: "defaults", args: []string{"1.1.1.1"}, check: func(t *testing.T, o *lookup.BulkOptions) {
+			t.Helper()
+			assert.Equal(t, []string{"1.1.1.1"}, o.Addrs)
+			assert.Equal(t, synthient.DefaultBulkConcurrency, o.Concurrency)
+			assert.Equal(t, synthient.MaxBatchSize, o.BatchSize)
+			assert.False(t, o.KeepDuplicates || o.DryRun || o.ResendUnknown, "a flag not given is set")
+		}},
+		{name: "every flag", args: []string{"--file", "in.txt", "--concurrency", "3", "--batch-size", "10", "--dry-run",
+			"--failed", "f.txt", "--unknown", "u.txt", "--journal", "run.journal", "--resend-unknown"},
+			check: func(t *testing.T, o *lookup.BulkOptions) {
+				t.Helper()
+				assert.Equal(t, "in.txt", o.File)
+				assert.Empty(t, o.Addrs)
+				assert.Equal(t, 3, o.Concurrency)
+				assert.Equal(t, 10, o.BatchSize)
+				assert.True(t, o.DryRun && o.ResendUnknown, "--dry-run, --resend-unknown")
+				assert.Equal(t, []string{"f.txt", "u.txt", "run.journal"}, []string{o.Failed, o.Unknown, o.Journal})
+			}},
+		{name: "addresses and --file", args: []string{"--file", "in.txt", "1.1.1.1"}, err: "lookup ips takes addresses or --file, not both"},
+		{name: "a line break in an address", args: []string{"1.1.1.1\n8.8.8.8"}, err: "an address argument holds a line break"},
+		{name: "--batch-size over 1000", args: []string{"1.1.1.1", "--batch-size", "1001"}, err: "--batch-size must be 1 to 1000, not 1001"},
+		{name: "--concurrency 0", args: []string{"1.1.1.1", "--concurrency", "0"}, err: "--concurrency must be 1 to"},
+		{name: "--resend-unknown alone", args: []string{"1.1.1.1", "--resend-unknown"}, err: "--resend-unknown sends again what --journal holds"},
+		{name: "--journal and --keep-duplicates", args: []string{"1.1.1.1", "--journal", "j", "--keep-duplicates"}, err: "it cannot be combined with --keep-duplicates"},
+		{name: "--failed and --unknown the same file", args: []string{"1.1.1.1", "--failed", same, "--unknown", same}, err: "are the same file: name two files"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			var seam clitest.Seam[lookup.BulkOptions]
+			err := clitest.Parse(t, lookup.NewCmdIPs(clitest.Factory(iostreams.System{}), seam.RunF), tt.args...)
+			if !seam.Parsed(t, err, tt.err) {
+				return
+			}
+			assert.Equal(t, "lookup ips", seam.Got.Command)
+			tt.check(t, seam.Got)
 		})
 	}
 }

@@ -19,9 +19,8 @@ type DomainOptions struct {
 	Limit   int
 }
 
-// NewCmdDomain returns lookup domain. runF, when not nil, runs in place
-// of the command's own run function.
-func NewCmdDomain(f *cmdutil.Factory, runF func(context.Context, *DomainOptions) error) *cobra.Command {
+// NewCmdDomain returns lookup domain.
+func NewCmdDomain(f *cmdutil.Factory) *cobra.Command {
 	opts := &DomainOptions{Client: f.Client}
 	cmd := &cobra.Command{
 		Use:   "domain NAME",
@@ -31,9 +30,6 @@ func NewCmdDomain(f *cmdutil.Factory, runF func(context.Context, *DomainOptions)
 			opts.Printer, opts.Domain = f.Printer, args[0]
 			if err := cmdutil.CheckLimit(cmd, opts.Limit, 1000); err != nil {
 				return err
-			}
-			if runF != nil {
-				return runF(cmd.Context(), opts)
 			}
 			return domainRun(cmd.Context(), opts)
 		},

@@ -19,12 +19,13 @@ import (
 type IPOptions struct {
 	Printer *output.Printer
 	Client  func(...synthient.Option) (*synthient.Client, error)
-	Addr    string
+	Addr    netip.Addr
 }
 
 // NewCmdIP returns lookup ip: one address, looked up alone (a detailed
 // view), or many, looked up as lookup ips does. runF and bulkF, when not
-// nil, run in place of the command's own run functions.
+// nil, run in place of the command's own run functions, given the
+// options once they are parsed and checked.
 func NewCmdIP(f *cmdutil.Factory, runF func(context.Context, *IPOptions) error, bulkF func(context.Context, *BulkOptions) error) *cobra.Command {
 	ip := newIPRunner(f, "lookup ip", runF, bulkF)
 	cmd := &cobra.Command{
@@ -66,7 +67,11 @@ func newIPRunner(f *cmdutil.Factory, command string, runF func(context.Context, 
 // the bulk flags.
 func (r *ipRunner) run(cmd *cobra.Command, args []string) error {
 	if len(args) == 1 && args[0] != "-" && !anyChanged(cmd, bulkFlags) {
-		r.opts.Printer, r.opts.Addr = r.f.Printer, args[0]
+		ip, err := parseAddr(args[0])
+		if err != nil {
+			return err
+		}
+		r.opts.Printer, r.opts.Addr = r.f.Printer, ip
 		if r.runF != nil {
 			return r.runF(cmd.Context(), r.opts)
 		}
@@ -96,19 +101,25 @@ func anyChanged(cmd *cobra.Command, names []string) bool {
 	return false
 }
 
-func ipRun(ctx context.Context, opts *IPOptions) error {
-	ip, err := netip.ParseAddr(strings.TrimSpace(opts.Addr))
-	if err != nil {
-		if isFile(opts.Addr) {
-			return fileArg("lookup ip", opts.Addr)
-		}
-		return clierr.Usagef("%q is not an IP address", opts.Addr)
+// parseAddr parses the address of lookup ip ADDR; one that is not an IP
+// address is a usage error, which points to --file when it names a file.
+func parseAddr(arg string) (netip.Addr, error) {
+	ip, err := netip.ParseAddr(strings.TrimSpace(arg))
+	switch {
+	case err == nil:
+		return ip, nil
+	case isFile(arg):
+		return netip.Addr{}, fileArg("lookup ip", arg)
 	}
+	return netip.Addr{}, clierr.Usagef("%q is not an IP address", arg)
+}
+
+func ipRun(ctx context.Context, opts *IPOptions) error {
 	c, err := opts.Client()
 	if err != nil {
 		return err
 	}
-	r, err := c.LookupIP(ctx, ip)
+	r, err := c.LookupIP(ctx, opts.Addr)
 	if err != nil {
 		return err
 	}

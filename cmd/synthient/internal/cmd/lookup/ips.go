@@ -48,7 +48,8 @@ some were not sent, rejected or unknown; 2 when no word is an IP address;
 130 on Ctrl-C.`
 
 // NewCmdIPs returns lookup ips. runF, when not nil, runs in place of the
-// command's own run function.
+// command's own run function, given the options once they are parsed and
+// checked.
 func NewCmdIPs(f *cmdutil.Factory, runF func(context.Context, *BulkOptions) error) *cobra.Command {
 	opts := newBulkOptions(f, "lookup ips")
 	cmd := &cobra.Command{

@@ -41,7 +41,7 @@ command to type. A lookup that reads no address at all is refused too.`,
 	cmd.AddCommand(
 		cmdutil.WithCSV(NewCmdIP(f, nil, nil), "one row per address looked up"),
 		cmdutil.WithCSV(NewCmdIPs(f, nil), "one row per address looked up"),
-		cmdutil.WithCSV(NewCmdDomain(f, nil), "one row"))
+		cmdutil.WithCSV(NewCmdDomain(f), "one row"))
 	cmdutil.SetExamples(cmd, "synthient lookup 8.8.8.8 1.1.1.1", "synthient lookup - < addresses.txt")
 	return cmdutil.WithCSV(cmd, "one row per address looked up")
 }

@@ -39,9 +39,8 @@ type Options struct {
 	CacheTTL             time.Duration
 }
 
-// NewCmdMCP returns mcp. runF, when not nil, runs in place of the
-// command's own run function.
-func NewCmdMCP(f *cmdutil.Factory, runF func(context.Context, *Options) error) *cobra.Command {
+// NewCmdMCP returns mcp.
+func NewCmdMCP(f *cmdutil.Factory) *cobra.Command {
 	opts := &Options{Client: f.Client, Describe: f.Describe, Secrets: f.Secrets}
 	cmd := &cobra.Command{
 		Use:   "mcp",
@@ -68,9 +67,6 @@ in-process fake API, to try an agent without a key.`,
 		Args: cmdutil.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			opts.IO, opts.Trace, opts.Quiet = f.IO, f.Flags.Trace, f.Flags.Quiet
-			if runF != nil {
-				return runF(cmd.Context(), opts)
-			}
 			return run(cmd.Context(), opts)
 		},
 		Annotations: map[string]string{cmdutil.StdinAnnotation: "its MCP messages"},

@@ -118,22 +118,46 @@ func checkUnusedFlags(cmd *cobra.Command, _ *cmdutil.Factory) error {
 // not --out. It sets f.Printer.
 func checkOutputFlag(cmd *cobra.Command, f *cmdutil.Factory) error {
 	fl := &f.Flags
-	switch fl.Output {
+	if err := checkFormat(cmd, fl.Output); err != nil {
+		return err
+	}
+	if err := checkShapeFlags(cmd, fl); err != nil {
+		return err
+	}
+	sh, err := shape.Compile(cmd.Context(), fl.JQ, fl.Template)
+	if err != nil {
+		return clierr.New(clierr.Usage, err)
+	}
+	f.Printer = &output.Printer{Format: fl.Output, Shape: sh, Out: f.IO.Out, Err: f.IO.ErrOut, Quiet: fl.Quiet, Describe: f.Describe}
+	return nil
+}
+
+// checkFormat refuses an --output format cmd cannot print: csv where cmd
+// prints none, and a word that is no format, which may be a file name
+// (the official CLI's -o, or --out meant).
+func checkFormat(cmd *cobra.Command, format string) error {
+	switch format {
 	case output.Text, output.JSON:
+		return nil
 	case output.CSV:
 		if _, ok := cmd.Annotations[cmdutil.CSVAnnotation]; !ok {
 			return clierr.Usagef("--output csv applies to %s; here use json, or --jq with @csv", csvCommands(cmd.Root()))
 		}
-	default:
-		if cmd.Flags().Lookup("out") != nil {
-			return clierr.Usagef("--output (-o) is the output format, text, json or csv, not %q: to write a file, use --out %s", fl.Output, fl.Output)
-		}
-		if strings.ContainsAny(fl.Output, "./\\") {
-			// The official CLI's -o names a file.
-			return clierr.Usagef("--output (-o) is the output format, text, json or csv, not %q: to write to a file, redirect stdout (> %s)", fl.Output, render.ShellWord(fl.Output))
-		}
-		return clierr.Usagef("--output must be text, json or csv, not %q", fl.Output)
+		return nil
 	}
+	if cmd.Flags().Lookup("out") != nil {
+		return clierr.Usagef("--output (-o) is the output format, text, json or csv, not %q: to write a file, use --out %s", format, format)
+	}
+	if strings.ContainsAny(format, "./\\") {
+		// The official CLI's -o names a file.
+		return clierr.Usagef("--output (-o) is the output format, text, json or csv, not %q: to write to a file, redirect stdout (> %s)", format, render.ShellWord(format))
+	}
+	return clierr.Usagef("--output must be text, json or csv, not %q", format)
+}
+
+// checkShapeFlags refuses --jq or --template given empty, the two
+// together, or either with --output csv.
+func checkShapeFlags(cmd *cobra.Command, fl *cmdutil.GlobalFlags) error {
 	for _, name := range []string{"jq", "template"} {
 		if fg := cmd.Flags().Lookup(name); fg != nil && fg.Changed && fg.Value.String() == "" {
 			// An unset variable in --jq "$EXPR" must not print the table.
@@ -146,11 +170,6 @@ func checkOutputFlag(cmd *cobra.Command, f *cmdutil.Factory) error {
 	if fl.Output == output.CSV && (fl.JQ != "" || fl.Template != "") {
 		return clierr.Usagef("--output csv cannot be combined with --jq or --template, which shape JSON: use --jq with @csv")
 	}
-	sh, err := shape.Compile(cmd.Context(), fl.JQ, fl.Template)
-	if err != nil {
-		return clierr.New(clierr.Usage, err)
-	}
-	f.Printer = &output.Printer{Format: fl.Output, Shape: sh, Out: f.IO.Out, Err: f.IO.ErrOut, Quiet: fl.Quiet, Describe: f.Describe}
 	return nil
 }
 

@@ -72,18 +72,18 @@ API key is printed as [redacted].`,
 		return prepare(cmd, f)
 	}
 	root.AddCommand(
-		demo.NewCmdDemo(f, nil),
+		demo.NewCmdDemo(f),
 		lookup.NewCmdLookup(f),
-		account.NewCmdAccount(f, nil),
+		account.NewCmdAccount(f),
 		auth.NewCmdAuth(f),
 		api.NewCmdAPI(f, nil),
-		health.NewCmdHealth(f, nil),
+		health.NewCmdHealth(f),
 		exports.NewCmdExports(f),
 		exports.NewCmdOfficialDownload(f, nil),
-		stream.NewCmdStream(f, nil),
-		fakeserver.NewCmdFakeServer(f, nil),
-		mcp.NewCmdMCP(f, nil),
-		version.NewCmdVersion(f, nil),
+		stream.NewCmdStream(f),
+		fakeserver.NewCmdFakeServer(f),
+		mcp.NewCmdMCP(f),
+		version.NewCmdVersion(f),
 	)
 	refuseUnknownShells(root)
 	hideUnusedFlags(root)

@@ -225,42 +225,17 @@ func TestDocsAgreeWithHelp(t *testing.T) {
 	doc, err := os.ReadFile(clitest.RepoFile(t, "docs/cli.md"))
 	require.NoError(t, err)
 	text := string(doc)
-	var globals strings.Builder // the first cells of the table of global flags
-	for _, line := range strings.Split(text[strings.Index(text, "## Global flags"):strings.Index(text, "## Commands")], "\n") {
-		if rest, ok := strings.CutPrefix(line, "| `"); ok {
-			cell, _, _ := strings.Cut(rest, "|")
-			globals.WriteString("`" + cell + "\n")
-		}
-	}
-	rows := map[string]string{} // command path -> its row in the table of commands
-	commands := text[strings.Index(text, "## Commands"):]
-	if end := strings.Index(commands[len("## Commands"):], "\n## "); end >= 0 {
-		commands = commands[:len("## Commands")+end] // the section, not the tables of the others
-	}
-	for _, line := range strings.Split(commands, "\n") {
-		if rest, ok := strings.CutPrefix(line, "| `synthient "); ok {
-			cell, _, _ := strings.Cut(strings.ReplaceAll(rest, `\|`, "/"), "|") // an escaped | is inside the cell
-			words := strings.Fields(strings.NewReplacer("`", " ", "[", " ", "{", " ").Replace(cell))
-			path := []string{"synthient"}
-			for _, w := range words {
-				if w == "" || !regexp.MustCompile(`^[a-z][a-z-]*$`).MatchString(w) {
-					break
-				}
-				path = append(path, w)
-			}
-			rows[strings.Join(path, " ")] = cell
-		}
-	}
+	globals, rows := docGlobalFlags(text), docCommandRows(text)
 	root := clitest.Root()
 	root.PersistentFlags().VisitAll(func(f *pflag.Flag) {
-		assert.Contains(t, globals.String(), "`--"+f.Name+"`", "global flag --%s is not in docs/cli.md's table of global flags", f.Name)
+		assert.Contains(t, globals, "`--"+f.Name+"`", "global flag --%s is not in docs/cli.md's table of global flags", f.Name)
 	})
 	var walk func(c *cobra.Command)
 	walk = func(c *cobra.Command) {
 		for _, sub := range c.Commands() {
 			walk(sub)
 		}
-		if !c.Runnable() || c.HasSubCommands() || c.Hidden || c.Name() == "help" || c.Parent() != nil && c.Parent().Name() == "completion" {
+		if !documented(c) {
 			return
 		}
 		row, ok := rows[c.CommandPath()]
@@ -274,4 +249,52 @@ func TestDocsAgreeWithHelp(t *testing.T) {
 		})
 	}
 	walk(root)
+}
+
+// docGlobalFlags returns the first cells of docs/cli.md's table of global
+// flags (text), a line each.
+func docGlobalFlags(text string) string {
+	var globals strings.Builder
+	for _, line := range strings.Split(text[strings.Index(text, "## Global flags"):strings.Index(text, "## Commands")], "\n") {
+		if rest, ok := strings.CutPrefix(line, "| `"); ok {
+			cell, _, _ := strings.Cut(rest, "|")
+			globals.WriteString("`" + cell + "\n")
+		}
+	}
+	return globals.String()
+}
+
+// docCommandRows returns the rows of docs/cli.md's table of commands
+// (text): the first cell of each, by the command path it starts with.
+func docCommandRows(text string) map[string]string {
+	rows := map[string]string{}
+	commands := text[strings.Index(text, "## Commands"):]
+	if end := strings.Index(commands[len("## Commands"):], "\n## "); end >= 0 {
+		commands = commands[:len("## Commands")+end] // the section, not the tables of the others
+	}
+	word := regexp.MustCompile(`^[a-z][a-z-]*$`)
+	for _, line := range strings.Split(commands, "\n") {
+		rest, ok := strings.CutPrefix(line, "| `synthient ")
+		if !ok {
+			continue
+		}
+		cell, _, _ := strings.Cut(strings.ReplaceAll(rest, `\|`, "/"), "|") // an escaped | is inside the cell
+		path := []string{"synthient"}
+		for _, w := range strings.Fields(strings.NewReplacer("`", " ", "[", " ", "{", " ").Replace(cell)) {
+			if !word.MatchString(w) {
+				break
+			}
+			path = append(path, w)
+		}
+		rows[strings.Join(path, " ")] = cell
+	}
+	return rows
+}
+
+// documented reports whether docs/cli.md's table of commands has a row
+// for c: a runnable command without subcommands, not hidden, not help nor
+// a shell's completion.
+func documented(c *cobra.Command) bool {
+	return c.Runnable() && !c.HasSubCommands() && !c.Hidden && c.Name() != "help" &&
+		(c.Parent() == nil || c.Parent().Name() != "completion")
 }

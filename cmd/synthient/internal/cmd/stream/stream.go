@@ -32,9 +32,8 @@ type Options struct {
 	Reconnect bool
 }
 
-// NewCmdStream returns stream. runF, when not nil, runs in place of the
-// command's own run function.
-func NewCmdStream(f *cmdutil.Factory, runF func(context.Context, *Options) error) *cobra.Command {
+// NewCmdStream returns stream.
+func NewCmdStream(f *cmdutil.Factory) *cobra.Command {
 	opts := &Options{Client: f.Client, Describe: f.Describe}
 	cmd := &cobra.Command{
 		Use:   "stream FEED",
@@ -54,9 +53,6 @@ events in a file.`,
 		Args: cmdutil.ExactArgs("FEED"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Printer, opts.Err, opts.Quiet, opts.Feed = f.Printer, f.IO.ErrOut, f.Flags.Quiet, args[0]
-			if runF != nil {
-				return runF(cmd.Context(), opts)
-			}
 			return run(cmd.Context(), opts)
 		},
 	}

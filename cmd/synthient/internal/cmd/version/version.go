@@ -79,9 +79,8 @@ type Options struct {
 	Printer *output.Printer
 }
 
-// NewCmdVersion returns version. runF, when not nil, runs in place of
-// the command's own run function.
-func NewCmdVersion(f *cmdutil.Factory, runF func(*Options) error) *cobra.Command {
+// NewCmdVersion returns version.
+func NewCmdVersion(f *cmdutil.Factory) *cobra.Command {
 	opts := &Options{}
 	cmd := &cobra.Command{
 		Use:   "version",
@@ -89,9 +88,6 @@ func NewCmdVersion(f *cmdutil.Factory, runF func(*Options) error) *cobra.Command
 		Args:  cmdutil.NoArgs,
 		RunE: func(*cobra.Command, []string) error {
 			opts.Printer = f.Printer
-			if runF != nil {
-				return runF(opts)
-			}
 			return Write(opts.Printer, opts.Printer.Out)
 		},
 	}
