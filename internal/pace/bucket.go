@@ -106,7 +106,7 @@ func (b *Bucket) learn(now time.Time, t Ticket, a Answer) {
 	b.fitTokens(now, remaining, stale, first, part, was)
 	if b.est.state.paced() {
 		if was != suspect {
-			b.team.measure(now, b.point(now, t, remaining), b.est.rate, b.est.limit, window(b.est.rate, b.est.limit))
+			b.measure(now, t, remaining)
 		}
 		if a.Status == tooMany && t.token {
 			b.team.taken(now)
@@ -136,11 +136,13 @@ func (b *Bucket) restate(now time.Time, limit int) {
 }
 
 // decide ends a suspect model's doubt at the answer, of the attempt of t,
-// that closes a window from the answer that made it suspect, however
-// short: when other clients spent the bucket in it, it is shared; else
-// the client is alone, and takes the whole rate again. b.mu is held.
+// that closes a window from the answer that made it suspect: when other
+// clients spent the bucket in it, it is shared; else the client is alone,
+// and takes the whole rate again. A shorter window may have ended before
+// the others spent anything; the probe that goes once an attempt waited
+// probeWait closes a full one, as no window is longer. b.mu is held.
 func (b *Bucket) decide(now time.Time, t Ticket, remaining int) {
-	v := b.team.measure(now, b.point(now, t, remaining), b.est.rate, b.est.limit, 0)
+	v := b.measure(now, t, remaining)
 	if v == open {
 		return
 	}
@@ -151,12 +153,13 @@ func (b *Bucket) decide(now time.Time, t Ticket, remaining int) {
 	}
 }
 
-// point returns the answer at now, which said remaining, of the attempt
-// of t, as a point of the measure of the team's spending: the server
-// counted the request halfway through its flight, as far as the client
-// can tell. b.mu is held.
-func (b *Bucket) point(now time.Time, t Ticket, remaining int) point {
-	return point{at: t.at.Add(now.Sub(t.at) / 2), remaining: remaining, seq: t.seq, throttled: b.gate.throttled}
+// measure takes the answer at now, which said remaining, of the attempt
+// of t, into the measure of the team's spending (see sight.measure), as
+// counted halfway through its flight, as far as the client can tell.
+// b.mu is held.
+func (b *Bucket) measure(now time.Time, t Ticket, remaining int) verdict {
+	p := point{at: t.at.Add(now.Sub(t.at) / 2), remaining: remaining, seq: t.seq, throttled: b.gate.throttled}
+	return b.team.measure(now, p, b.est.rate, b.est.limit, window(b.est.rate, b.est.limit))
 }
 
 // fitTokens brings the model's tokens to what an answer at now says:

@@ -15,12 +15,13 @@ import (
 
 // TestSuspectDecides: a model made suspect by its first answer (Limit 20,
 // Remaining 16 after the one attempt it sent: 4/s at least, of which a
-// quarter its own) settles at the answer that closes a window from it,
-// however short: tokens gone beyond this client's by 1.5 or more, the
-// refill at the rate learnt counted, show others (shared); fewer show
-// nobody else (guessed, the whole rate, no sight of others); a spent
-// bucket is exact either way. An answer to an attempt sent before the
-// first settles nothing.
+// quarter its own) settles at the answer that closes a window from it, a
+// second long (the time the bucket takes to refill half its burst at the
+// rate learnt, 1 s at most): the bucket, 20 at most by then, holding 1.5
+// tokens or more less than this client's attempt leaves shows others
+// (shared); holding more shows nobody else (guessed, the whole rate, no
+// sight of others); a spent bucket is exact either way. A shorter window
+// settles nothing: others may not have spent anything yet.
 func TestSuspectDecides(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
@@ -30,12 +31,12 @@ func TestSuspectDecides(t *testing.T) {
 		state   string
 		sharing bool
 	}{
-		{"down by this client's attempt", 0, answered(20, 15, 1), "guessed", false},
-		{"down by 1 more", 0, answered(20, 14, 1), "guessed", false},
-		{"down by 2 more", 0, answered(20, 13, 1), "shared", true},
-		{"refilled as the rate says", 500 * time.Millisecond, answered(20, 17, 1), "guessed", false},
-		{"refilled less by 2", 500 * time.Millisecond, answered(20, 15, 1), "shared", true},
-		{"spent by others", 0, throttled(20, 1, 1), "exact", true},
+		{"full but for this client's attempt", time.Second, answered(20, 19, 1), "guessed", false},
+		{"a token less", time.Second, answered(20, 18, 1), "guessed", false},
+		{"two less", time.Second, answered(20, 17, 1), "shared", true},
+		{"half spent", time.Second, answered(20, 10, 1), "shared", true},
+		{"spent", time.Second, throttled(20, 1, 1), "exact", true},
+		{"a short window", 100 * time.Millisecond, answered(20, 15, 1), "suspect", true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -56,16 +57,18 @@ func TestSuspectDecides(t *testing.T) {
 	}
 }
 
-// TestSuspectSpentAlone: a suspect model whose next answer is a 429 that
-// the window explains by this client's own attempt (the bucket held 1)
-// is exact, at the whole rate, with no sight of others.
+// TestSuspectSpentAlone: a suspect model whose next answer, a second on,
+// is a 429 that the window explains by this client's own attempt (the
+// bucket held 1, and refilled less than half a token) is exact, at the
+// whole rate, with no sight of others.
 func TestSuspectSpentAlone(t *testing.T) {
 	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		var b pace.Bucket
-		b.Answer(b.Go(), answered(20, 1, 20))
+		b.Answer(b.Go(), answered(20, 1, 40))
 		require.Equal(t, "suspect", b.Snapshot().State)
-		b.Answer(b.Go(), throttled(20, 21, 1))
+		time.Sleep(time.Second)
+		b.Answer(b.Go(), throttled(20, 42, 1))
 		s := b.Snapshot()
 		assert.Equal(t, "exact", s.State)
 		assert.False(t, s.Sharing, "sharing")

@@ -56,10 +56,10 @@ func TestStates(t *testing.T) {
 		{"a deficit grown by them alone", []pace.Answer{answered(20, 19, 1), answered(20, 18, 1)}, "guessed", 2, 2, 18},
 		{"the largest deficit per second wins", []pace.Answer{answered(200, 0, 2), answered(200, 199, 1)}, "exact", 100, 100, 0},
 		// The first answer, 49 beyond the attempt sent, makes the part
-		// 1/50; the next, spent, shows others and a level of 0, which
-		// cuts faster the larger the part of the spending (1 of 150).
+		// 1/50; the next, spent at once, ends no window but gives a level
+		// of 0, which cuts faster the larger the part of the spending.
 		{"a rate too low is raised", []pace.Answer{answered(200, 150, 2), answered(200, 0, 2)}, "exact", 100,
-			100 * math.Exp(math.Log(1.0/50)-2*0.4*(1+4.0/150)), 0},
+			100 * math.Exp(math.Log(1.0/50)-2*0.4*(1+4.0/50)), 0},
 		{"tokens raised while guessed", []pace.Answer{answered(20, 18, 1), answered(20, 19, 1)}, "guessed", 2, 2, 19},
 		{"tokens never raised once exact", []pace.Answer{answered(20, 0, 1), answered(20, 15, 1)}, "exact", 20, 20, 0},
 		{"a slow bucket", []pace.Answer{answered(20, 0, 40)}, "exact", 0.5, 0.5, 0},
