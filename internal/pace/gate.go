@@ -245,7 +245,8 @@ func (g *gate) fit(now time.Time, target, up int, raise, whole bool) {
 		g.lim.ReserveN(now, n-target) // never acted on: taken from the model
 		g.wakeAll()
 	case raise:
-		// A negative n gives tokens back (rate.Limiter has no setter).
+		// Taking a negative count gives tokens back (rate.Limiter has
+		// no setter); taking 0 changes nothing.
 		g.lim.AllowN(now, min(n-up, 0))
 	}
 }
