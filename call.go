@@ -23,6 +23,7 @@ import (
 	"github.com/hashicorp/go-retryablehttp"
 	"github.com/synthient-go/synthient/internal/flight"
 	"github.com/synthient-go/synthient/internal/observe"
+	"github.com/synthient-go/synthient/internal/pace"
 	"github.com/synthient-go/synthient/retry"
 	"github.com/synthient-go/synthient/retry/retryhttp"
 )
@@ -83,7 +84,7 @@ type call struct {
 	// in its bucket's model, until learn takes its outcome in; ticket is
 	// what the model noted of it.
 	paced  bool
-	ticket ticket
+	ticket pace.Ticket
 	// traced records that the connection trace is installed, which sets
 	// gotConn when the attempt gets a connection (see newCall).
 	traced  bool
@@ -277,7 +278,7 @@ func (s sendStep) RoundTrip(r *http.Request) (*http.Response, error) {
 func (cl *call) ready(ctx context.Context) bool {
 	if w := cl.wait; w > 0 {
 		cl.wait = 0
-		if err := sleep(ctx, w, nil); err != nil {
+		if err := pace.Sleep(ctx, w); err != nil {
 			cl.unsent = unsent{ctxErr: err}
 			return false
 		}

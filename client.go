@@ -462,7 +462,7 @@ func NewClient(apiKey string, opts ...Option) (*Client, error) {
 	c.userAgent = []string{ua}
 	c.cache = newLookupCache(s.cache, s.logger)
 	if !s.noPacing {
-		c.pacer = newPacer(time.Now, s.maxRetryAfter)
+		c.pacer = newPacer(s.maxRetryAfter)
 	}
 	rt := s.transport
 	if rt == nil {

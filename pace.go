@@ -1,13 +1,6 @@
-// Rate-limit pacing: the client's model of the API's rate limits.
-//
-// The API counts each team's requests in token buckets (api-v4.md §5) and
-// says in every answer where the bucket stands: RateLimit-Limit is the
-// burst, RateLimit-Remaining the whole tokens left, RateLimit-Reset the
-// seconds until the bucket is full again. The client keeps, per bucket, a
-// rate.Limiter that models the server's: it learns the burst and the rate
-// from those headers, spends a token for each attempt it lets go, and
-// holds an attempt while the model says the bucket is empty, rather than
-// send it into a 429. See docs/retries.md, "Rate-limit pacing".
+// Rate-limit pacing, the call's side: the model of each bucket is package
+// internal/pace; this file names the buckets and runs the model around
+// each attempt.
 
 package synthient
 
@@ -17,6 +10,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/synthient-go/synthient/internal/pace"
 	"github.com/synthient-go/synthient/retry"
 )
 
@@ -40,27 +34,22 @@ var bucketNames = [bucketCount]string{"", "lookup", "domain", "account", "stream
 // String returns the bucket's name for logs, such as "lookup".
 func (b bucket) String() string { return bucketNames[b] }
 
-// probeWait bounds how long an attempt waits for news of a bucket whose
-// state is not known yet: the answer of an attempt in flight (a probe).
-// After it the attempt goes anyway, as a probe of its own.
-const probeWait = time.Second
-
-// pacer holds the client's model of each rate-limit bucket. Its methods
-// are safe for concurrent use. A nil *pacer paces nothing (WithoutPacing).
+// pacer holds the client's model of each rate-limit bucket (package
+// internal/pace). Its methods are safe for concurrent use. A nil *pacer
+// paces nothing (WithoutPacing).
 type pacer struct {
-	now func() time.Time // the clock of the model; time.Now by default
 	// maxHold is the longest turn an attempt waits for, the client's
 	// MaxRetryAfter: the model is only a model, and a longer wait (from
 	// headers that say a bucket refills a token an hour, say) is not taken
 	// on its word: the attempt goes, and the server answers.
 	maxHold time.Duration
-	buckets [bucketCount]paceBucket
+	buckets [bucketCount]pace.Bucket
 }
 
-// newPacer returns a pacer that knows nothing yet, on clock now, that
-// holds an attempt at most maxHold.
-func newPacer(now func() time.Time, maxHold time.Duration) *pacer {
-	return &pacer{now: now, maxHold: maxHold}
+// newPacer returns a pacer that knows nothing yet, that holds an attempt
+// at most maxHold.
+func newPacer(maxHold time.Duration) *pacer {
+	return &pacer{maxHold: maxHold}
 }
 
 // rateLimitOf reads the RateLimit headers of h; ok reports that all three
@@ -83,75 +72,35 @@ func (cl *call) pace(ctx context.Context) bool {
 	if p == nil || b == noBucket {
 		return true
 	}
-	bk := &p.buckets[b]
-	deadline, _ := ctx.Deadline()
-	var (
-		w        *waiter   // the attempt's place in the bucket's queue
-		patience time.Time // end of the wait for a probe's answer
-	)
-	for {
-		now := p.now()
-		if patience.IsZero() {
-			patience = now.Add(probeWait)
-		}
-		s := bk.take(now, w, now.Before(patience), deadline, p.maxHold)
-		w = s.waiter
-		switch {
-		case s.sent:
-			cl.paced, cl.ticket = true, s.ticket
-			return true
-		case s.late:
-			cl.unsent = unsent{held: true, wait: s.wait, shared: s.shared}
-			return false
-		case s.hold:
-			cl.logPacing(ctx, s.wait, "", s.shared)
-			cl.observeHold(s.wait, "", s.shared)
-		}
-		if s.sleep < 0 {
-			s.sleep = patience.Sub(now)
-		}
-		if err := sleep(ctx, s.sleep, s.wake); err != nil {
-			bk.abandon(w)
-			cl.unsent = unsent{held: true, ctxErr: err, wait: s.wait, shared: s.shared}
-			return false
-		}
+	t, h, ok := p.buckets[b].Wait(ctx, p.maxHold, func(h pace.Hold) {
+		cl.logPacing(ctx, h.Wait, "", h.Shared)
+		cl.observeHold(h.Wait, "", h.Shared)
+	})
+	if !ok {
+		cl.unsent = unsent{held: true, ctxErr: h.Err, wait: h.Wait, shared: h.Shared}
+		return false
 	}
-}
-
-// sleep waits d (with no limit when d is 0), or until wake is signalled;
-// it returns ctx's error if ctx ends first.
-func sleep(ctx context.Context, d time.Duration, wake <-chan struct{}) error {
-	var timeout <-chan time.Time
-	if d > 0 {
-		t := time.NewTimer(d)
-		defer t.Stop()
-		timeout = t.C
-	}
-	select {
-	case <-timeout:
-	case <-wake:
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-	return nil
+	cl.paced, cl.ticket = true, t
+	return true
 }
 
 // learn gives the model of the call's bucket what the attempt that just
-// ended says: its answer's RateLimit headers and, for a 429 that will be
-// waited out, its Retry-After; or, for an attempt without an answer, that
-// it is no longer in flight.
+// ended says: its answer's status and RateLimit headers and, for a 429
+// that will be waited out, its Retry-After; or, for an attempt without an
+// answer, that it is no longer in flight.
 func (cl *call) learn(resp *http.Response, throttled bool, retryAfter time.Duration) {
 	if !cl.paced {
 		return
 	}
 	cl.paced = false
-	p := cl.c.pacer
-	bk := &p.buckets[cl.op.bucket]
+	bk := &cl.c.pacer.buckets[cl.op.bucket]
 	if resp == nil {
-		bk.release(cl.ticket)
+		bk.Release(cl.ticket)
 		return
 	}
-	bk.answer(p.now(), resp.StatusCode, resp.Header, cl.ticket, throttled, retryAfter)
+	a := pace.Answer{Status: resp.StatusCode, Throttled: throttled, RetryAfter: retryAfter}
+	a.Limit, a.Remaining, a.Reset, _ = rateLimitOf(resp.Header)
+	bk.Answer(cl.ticket, a)
 }
 
 // holdStop stops the call whose next attempt pacing held and did not

@@ -16,6 +16,9 @@
 //   - TestRootLeavesOutParquet checks, with go list, that package synthient
 //     builds in no Parquet library: reading exports is package exports'
 //     (and the fake's) alone.
+//   - TestInternalLeavesOutTheRoot checks, with go list, that no package
+//     under internal/ builds in package synthient: the engines there are
+//     the root's.
 //   - TestChangelogNamesTheVersion checks that the newest release in
 //     CHANGELOG.md is synthient.Version (and the otel module's Version),
 //     that releases are newest first, each with its link;
