@@ -174,7 +174,7 @@ func sections(s *snapshot, cutoff uint32) ([]section, error) {
 		if t.k6.len() > 0 {
 			secs = append(secs,
 				section{kind: secKeys6, slot: uint32(slot), data: bytesOf([]uint64(t.k6))}, //nolint:gosec // a slot
-				section{kind: secVals6, slot: uint32(slot), data: bytesOf(t.v6)})          //nolint:gosec // a slot
+				section{kind: secVals6, slot: uint32(slot), data: bytesOf(t.v6)})           //nolint:gosec // a slot
 		}
 	}
 	off := uint64(headerSize + secSize*len(secs))
@@ -194,9 +194,9 @@ func header(secs []section, maxAge time.Duration, saved time.Time) []byte {
 	b := make([]byte, headerSize, headerSize+secSize*len(secs))
 	copy(b, magic)
 	binary.LittleEndian.PutUint32(b[8:], version)
-	binary.LittleEndian.PutUint32(b[12:], uint32(len(secs)))             //nolint:gosec // at most maxSections
-	binary.LittleEndian.PutUint64(b[16:], uint64(maxAge/time.Second))    //nolint:gosec // not negative
-	binary.LittleEndian.PutUint64(b[24:], uint64(saved.Unix()))          //nolint:gosec // the bits of the time
+	binary.LittleEndian.PutUint32(b[12:], uint32(len(secs)))          //nolint:gosec // at most maxSections
+	binary.LittleEndian.PutUint64(b[16:], uint64(maxAge/time.Second)) //nolint:gosec // not negative
+	binary.LittleEndian.PutUint64(b[24:], uint64(saved.Unix()))       //nolint:gosec // the bits of the time
 	for _, s := range secs {
 		var e [secSize]byte
 		binary.LittleEndian.PutUint32(e[0:], s.kind)

@@ -5,7 +5,9 @@ package feedindex_test
 // and fakes on a fixed clock.
 
 import (
+	"encoding/binary"
 	"fmt"
+	"hash/crc32"
 	"math/rand/v2"
 	"net/netip"
 	"path/filepath"
@@ -141,4 +143,36 @@ func probes() []netip.Addr {
 		out = append(out, a.Next(), a.Prev())
 	}
 	return append(out, netip.MustParseAddr("192.0.2.1"), netip.MustParseAddr("::ffff:10.1.0.3"), netip.MustParseAddr("fe80::1%eth0"))
+}
+
+// openExport opens the export file at path, closed with the test.
+func openExport(t testing.TB, path string) *exports.File {
+	t.Helper()
+	f, err := exports.Open(path)
+	require.NoError(t, err)
+	t.Cleanup(func() { f.Close() })
+	return f
+}
+
+func mustAddr(s string) netip.Addr { return netip.MustParseAddr(s) }
+
+// resum makes the checksums of an index file b match its content, as far
+// as its header and section table can be read, so that a damage reaches
+// the checks beyond the checksums. It returns b.
+func resum(b []byte) []byte {
+	if len(b) < 64 {
+		return b
+	}
+	n := min(int(binary.LittleEndian.Uint32(b[12:])), (len(b)-64)/40, 19) // 19: the most sections a file has
+	crc := func(p []byte) uint32 { return crc32.Checksum(p, crc32.MakeTable(crc32.Castagnoli)) }
+	for i := range n {
+		e := b[64+40*i:]
+		off, l := binary.LittleEndian.Uint64(e[16:]), binary.LittleEndian.Uint64(e[24:])
+		if off <= uint64(len(b)) && l <= uint64(len(b))-off {
+			binary.LittleEndian.PutUint32(e[32:], crc(b[off:off+l]))
+		}
+	}
+	binary.LittleEndian.PutUint32(b[56:], crc(b[64:64+40*n]))
+	binary.LittleEndian.PutUint32(b[60:], crc(b[:60]))
+	return b
 }
