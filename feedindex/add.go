@@ -46,43 +46,95 @@ func (ix *Index) AddFile(feed synthient.Feed, id string, f *exports.File) (Added
 	}
 	return ix.add(slot, id, func(d *dict, b *batch, a *Added) error {
 		cutoff := ix.cutoff()
+		use := func(rows []rawRow) error { return b.addRows(slot, d, a, cutoff, rows) }
 		switch slot {
 		case slotProxies:
-			return readAddrs(f.Proxies(), d, b, a, cutoff, func(r exports.ProxyRow) addrRow {
-				return addrRow{r.IP, textTuple{r.Provider, r.Type, r.CountryCode, uint32(r.ASN)}, r.Timestamp} //nolint:gosec // the ASN's bits
-			})
+			return pipeRows(f.Proxies(), func(r exports.ProxyRow) rawRow {
+				return rawRow{start: r.IP, t: textTuple{r.Provider, r.Type, r.CountryCode, uint32(r.ASN)}, ts: r.Timestamp} //nolint:gosec // the ASN's bits
+			}, use)
 		case slotJA4T:
-			return readAddrs(f.JA4T(), d, b, a, cutoff, func(r exports.JA4TRow) addrRow {
-				return addrRow{r.IP, textTuple{r.Provider, r.Type, r.CountryCode, uint32(r.ASN)}, r.Timestamp} //nolint:gosec // the ASN's bits
-			})
+			return pipeRows(f.JA4T(), func(r exports.JA4TRow) rawRow {
+				return rawRow{start: r.IP, t: textTuple{r.Provider, r.Type, r.CountryCode, uint32(r.ASN)}, ts: r.Timestamp} //nolint:gosec // the ASN's bits
+			}, use)
 		}
-		for r, err := range f.Anonymizers() {
-			if err != nil {
-				return err
-			}
-			if err := b.addRange(d, a, cutoff, r.RangeStart, r.RangeEnd,
-				textTuple{r.Provider, r.Type, r.CountryCode, uint32(r.ASN)}, r.Timestamp); err != nil { //nolint:gosec // the ASN's bits
-				return err
-			}
-		}
-		return nil
+		return pipeRows(f.Anonymizers(), func(r exports.AnonymizerRow) rawRow {
+			return rawRow{start: r.RangeStart, end: r.RangeEnd, t: textTuple{r.Provider, r.Type, r.CountryCode, uint32(r.ASN)}, ts: r.Timestamp} //nolint:gosec // the ASN's bits
+		}, use)
 	})
 }
 
-// addrRow is what the index reads of a row of an address feed.
-type addrRow struct {
-	ip string
-	t  textTuple
-	ts int64
+// chunkRows is how many rows pipeRows hands over at a time.
+const chunkRows = 4096
+
+// pipeRows reads rows on a goroutine of its own, converted by conv, and
+// hands them to use in chunks on the caller's goroutine: decoding the
+// Parquet file and indexing its rows take about the same time, and run
+// side by side. It returns the first error of use or of rows; the reading
+// goroutine has ended when it returns.
+func pipeRows[R any](rows iter.Seq2[R, error], conv func(R) rawRow, use func([]rawRow) error) error {
+	chunks := make(chan []rawRow, 4)
+	free := make(chan []rawRow, 6)
+	stop := make(chan struct{})
+	var readErr error
+	go func() {
+		defer close(chunks)
+		buf := make([]rawRow, 0, chunkRows)
+		for r, err := range rows {
+			if err != nil {
+				readErr = err
+				break
+			}
+			if buf = append(buf, conv(r)); len(buf) < chunkRows {
+				continue
+			}
+			select {
+			case chunks <- buf:
+			case <-stop:
+				return
+			}
+			select {
+			case buf = <-free:
+				buf = buf[:0]
+			default:
+				buf = make([]rawRow, 0, chunkRows)
+			}
+		}
+		if len(buf) > 0 {
+			select {
+			case chunks <- buf:
+			case <-stop:
+			}
+		}
+	}()
+	var err error
+	for c := range chunks {
+		if err == nil {
+			if err = use(c); err != nil {
+				close(stop) // the reader ends; the loop drains what it sent
+			}
+		}
+		select {
+		case free <- c:
+		default:
+		}
+	}
+	if err != nil {
+		return err
+	}
+	return readErr // written before chunks was closed
 }
 
-func readAddrs[R any](rows iter.Seq2[R, error], d *dict, b *batch, a *Added, cutoff uint32, conv func(R) addrRow) error {
-	for r, err := range rows {
-		if err != nil {
-			return err
+// addRows adds rows of the feed of slot to b, or counts them in a.
+func (b *batch) addRows(slot int, d *dict, a *Added, cutoff uint32, rows []rawRow) error {
+	for i := range rows {
+		r := &rows[i]
+		var err error
+		if slot == slotAnonymizers {
+			err = b.addRange(d, a, cutoff, r.start, r.end, r.t, r.ts)
+		} else {
+			err = b.addAddr(d, a, cutoff, r.start, r.t, r.ts)
 		}
-		row := conv(r)
-		if err := b.addAddr(d, a, cutoff, row.ip, row.t, row.ts); err != nil {
+		if err != nil {
 			return err
 		}
 	}
@@ -287,4 +339,24 @@ func (b *batch) addRange(d *dict, a *Added, cutoff uint32, start, end string, t 
 		b.r6 = append(b.r6, span6{key6(s), key6(e), en})
 	}
 	return nil
+}
+
+// DetectFeed returns the feed whose export f is, by its columns: a file
+// with range_start and range_end columns is an anonymizers export, one
+// with ip and ja4t a ja4t export, one with ip (and not ja4t) a proxies
+// export. false for any other file.
+func DetectFeed(f *exports.File) (synthient.Feed, bool) {
+	has := map[string]bool{}
+	for _, c := range f.Columns() {
+		has[c.Name] = true
+	}
+	switch {
+	case has["range_start"] && has["range_end"]:
+		return synthient.FeedAnonymizers, true
+	case has["ip"] && has["ja4t"]:
+		return synthient.FeedJA4T, true
+	case has["ip"]:
+		return synthient.FeedProxies, true
+	}
+	return "", false
 }

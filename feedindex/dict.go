@@ -35,33 +35,29 @@ type textTuple struct {
 	asn                    uint32
 }
 
-// dict is the dictionary of the index's writer.
+// dict is the dictionary of the index's writer. A row's strings are
+// looked up one by one (maps of string keys are Go's fastest), then the
+// tuple of their indexes.
 type dict struct {
 	view
 	strIDs map[string]uint32
-	tupIDs map[textTuple]uint32
+	tupIDs map[tuple]uint32
 }
 
 // newDict returns the writer's dictionary holding v.
 func newDict(v view) *dict {
-	d := &dict{view: v, strIDs: make(map[string]uint32, len(v.strs)), tupIDs: make(map[textTuple]uint32, len(v.tuples))}
+	d := &dict{view: v, strIDs: make(map[string]uint32, len(v.strs)), tupIDs: make(map[tuple]uint32, len(v.tuples))}
 	for i, s := range v.strs {
 		d.strIDs[s] = uint32(i) //nolint:gosec // fewer than maxStrings
 	}
 	for i, t := range v.tuples {
-		d.tupIDs[textTuple{v.strs[t.provider], v.strs[t.typ], v.strs[t.country], t.asn}] = uint32(i) //nolint:gosec // fewer than maxTuples
+		d.tupIDs[t] = uint32(i) //nolint:gosec // fewer than maxTuples
 	}
 	return d
 }
 
 // id returns the index of t, adding it.
 func (d *dict) id(t textTuple) (uint32, error) {
-	if id, ok := d.tupIDs[t]; ok {
-		return id, nil
-	}
-	if len(d.tuples) >= maxTuples {
-		return 0, fmt.Errorf("%w: more than %d tuples of provider, type, country and ASN", ErrLimit, maxTuples)
-	}
 	var tu tuple
 	var err error
 	if tu.provider, err = d.str(t.provider); err != nil {
@@ -74,9 +70,15 @@ func (d *dict) id(t textTuple) (uint32, error) {
 		return 0, err
 	}
 	tu.asn = t.asn
+	if id, ok := d.tupIDs[tu]; ok {
+		return id, nil
+	}
+	if len(d.tuples) >= maxTuples {
+		return 0, fmt.Errorf("%w: more than %d tuples of provider, type, country and ASN", ErrLimit, maxTuples)
+	}
 	id := uint32(len(d.tuples)) //nolint:gosec // fewer than maxTuples
 	d.tuples = append(d.tuples, tu)
-	d.tupIDs[t] = id
+	d.tupIDs[tu] = id
 	return id, nil
 }
 

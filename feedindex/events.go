@@ -42,17 +42,9 @@ func (ix *Index) addEvents(slot int, rows []rawRow) (Added, error) {
 	d := ix.writerDict(s)
 	cutoff := ix.cutoff()
 	var b batch
-	for _, r := range rows {
-		var err error
-		if slot == slotAnonymizers {
-			err = b.addRange(d, &a, cutoff, r.start, r.end, r.t, r.ts)
-		} else {
-			err = b.addAddr(d, &a, cutoff, r.start, r.t, r.ts)
-		}
-		if err != nil {
-			ix.dict = nil
-			return a, err
-		}
+	if err := b.addRows(slot, d, &a, cutoff, rows); err != nil {
+		ix.dict = nil
+		return a, err
 	}
 	next := *s
 	next.dict = d.view

@@ -47,14 +47,14 @@ func flatten[K comparable, O order[K]](spans []span[K], o O, cutoff uint32) []pi
 			idx = append(idx, int32(i)) //nolint:gosec // a batch holds fewer than 1<<31 rows
 		}
 	}
-	slices.SortStableFunc(idx, func(a, b int32) int {
+	slices.SortFunc(idx, func(a, b int32) int {
 		switch {
 		case o.less(spans[a].start, spans[b].start):
 			return -1
 		case o.less(spans[b].start, spans[a].start):
 			return 1
 		}
-		return 0
+		return int(a - b)
 	})
 	out := []piece[K]{{start: zero, e: entry{attr: noAttr}}}
 	emit := func(at K, e entry) {

@@ -14,6 +14,7 @@ import (
 	"github.com/synthient-go/synthient/cmd/synthient/internal/cmd/exports"
 	"github.com/synthient-go/synthient/cmd/synthient/internal/cmd/fakeserver"
 	"github.com/synthient-go/synthient/cmd/synthient/internal/cmd/health"
+	"github.com/synthient-go/synthient/cmd/synthient/internal/cmd/index"
 	"github.com/synthient-go/synthient/cmd/synthient/internal/cmd/lookup"
 	"github.com/synthient-go/synthient/cmd/synthient/internal/cmd/stream"
 	"github.com/synthient-go/synthient/cmd/synthient/internal/cmd/version"
@@ -77,6 +78,7 @@ API key is printed as [redacted].`,
 		api.NewCmdAPI(f, nil),
 		health.NewCmdHealth(f, nil),
 		exports.NewCmdExports(f),
+		index.NewCmdIndex(f),
 		stream.NewCmdStream(f, nil),
 		fakeserver.NewCmdFakeServer(f, nil),
 		version.NewCmdVersion(f, nil),
