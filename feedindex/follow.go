@@ -86,7 +86,7 @@ type FollowEvent struct {
 	Added Added
 	// Gap is the gap of GapOpened and GapClosed.
 	Gap Gap
-	// Err is the error of StreamEnded (nil for a clean close) and Error.
+	// Err is the error of StreamEnded (nil for a clean close) and Failed.
 	Err error
 }
 
@@ -107,9 +107,9 @@ const (
 	ExportAdded
 	// EventsAdded: a flush merged stream events into the index.
 	EventsAdded
-	// Error: listing or adding an export failed; the follower tries
-	// again at the next poll.
-	Error
+	// Failed: listing or adding an export, or merging events, failed; the
+	// follower tries again at the next poll.
+	Failed
 )
 
 func (k FollowEventKind) String() string {
@@ -126,8 +126,8 @@ func (k FollowEventKind) String() string {
 		return "export added"
 	case EventsAdded:
 		return "events added"
-	case Error:
-		return "error"
+	case Failed:
+		return "failed"
 	}
 	return fmt.Sprintf("FollowEventKind(%d)", int(k))
 }
@@ -349,7 +349,7 @@ func (f *Follower) fail(fs *feedState, err error) {
 	f.mu.Lock()
 	fs.status.Err = err
 	f.mu.Unlock()
-	f.emit(FollowEvent{Kind: Error, Feed: fs.status.Feed, Err: err})
+	f.emit(FollowEvent{Kind: Failed, Feed: fs.status.Feed, Err: err})
 }
 
 // stream reads fs's stream, opening it again as the reconnect delay says,

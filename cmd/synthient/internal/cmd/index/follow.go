@@ -155,7 +155,7 @@ func (o *FollowOptions) report(ev feedindex.FollowEvent) {
 		line += fmt.Sprintf(" %s: %d rows, %d skipped, %d expired", ev.Export, ev.Added.Rows, ev.Added.Skipped, ev.Added.Expired)
 	case feedindex.GapOpened, feedindex.GapClosed:
 		line += fmt.Sprintf(" %s to %s", ev.Gap.From.Format(time.RFC3339), ev.Gap.To.Format(time.RFC3339))
-	case feedindex.StreamEnded, feedindex.Error:
+	case feedindex.StreamEnded, feedindex.Failed:
 		if ev.Err != nil {
 			line += ": " + o.Describe(ev.Err)
 		}
