@@ -269,7 +269,7 @@ func entryOf(d *dict, t textTuple, ts int64) (entry, bool, error) {
 		return entry{}, false, nil
 	}
 	id, err := d.id(t)
-	return entry{attr: id, seen: uint32(ts)}, err == nil, err //nolint:gosec // checked above
+	return entry{attr: id, seen: uint32(ts)}, err == nil, err
 }
 
 // parseAddr returns the address s names, unmapped; false when s is not an

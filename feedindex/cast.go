@@ -15,20 +15,20 @@ import (
 // does.
 var littleEndian = func() bool {
 	x := uint16(1)
-	return *(*byte)(unsafe.Pointer(&x)) == 1
+	return *(*byte)(unsafe.Pointer(&x)) == 1 //nolint:gosec // reads a byte of x: the machine's order
 }()
 
 // inPlace reports whether b, of elements of size bytes, can be read as
 // a slice in place.
 func inPlace(b []byte, size uintptr) bool {
-	return littleEndian && len(b) > 0 && uintptr(unsafe.Pointer(&b[0]))%size == 0
+	return littleEndian && len(b) > 0 && uintptr(unsafe.Pointer(&b[0]))%size == 0 //nolint:gosec // the address, for its alignment
 }
 
 // asUint16s returns b, little-endian, as a []uint16 (len(b) is even).
 func asUint16s(b []byte) []uint16 {
 	n := len(b) / 2
 	if inPlace(b, 2) {
-		return unsafe.Slice((*uint16)(unsafe.Pointer(&b[0])), n)
+		return unsafe.Slice((*uint16)(unsafe.Pointer(&b[0])), n) //nolint:gosec // b holds n aligned little-endian elements, checked above
 	}
 	out := make([]uint16, n)
 	for i := range out {
@@ -42,7 +42,7 @@ func asUint16s(b []byte) []uint16 {
 func asUint32s(b []byte) []uint32 {
 	n := len(b) / 4
 	if inPlace(b, 4) {
-		return unsafe.Slice((*uint32)(unsafe.Pointer(&b[0])), n)
+		return unsafe.Slice((*uint32)(unsafe.Pointer(&b[0])), n) //nolint:gosec // b holds n aligned little-endian elements, checked above
 	}
 	out := make([]uint32, n)
 	for i := range out {
@@ -56,7 +56,7 @@ func asUint32s(b []byte) []uint32 {
 func asUint64s(b []byte) []uint64 {
 	n := len(b) / 8
 	if inPlace(b, 8) {
-		return unsafe.Slice((*uint64)(unsafe.Pointer(&b[0])), n)
+		return unsafe.Slice((*uint64)(unsafe.Pointer(&b[0])), n) //nolint:gosec // b holds n aligned little-endian elements, checked above
 	}
 	out := make([]uint64, n)
 	for i := range out {
@@ -70,7 +70,7 @@ func asUint64s(b []byte) []uint64 {
 func asEntries(b []byte) []entry {
 	n := len(b) / 8
 	if inPlace(b, 4) {
-		return unsafe.Slice((*entry)(unsafe.Pointer(&b[0])), n)
+		return unsafe.Slice((*entry)(unsafe.Pointer(&b[0])), n) //nolint:gosec // b holds n aligned little-endian elements, checked above
 	}
 	out := make([]entry, n)
 	for i := range out {
@@ -88,7 +88,7 @@ func bytesOf[T uint16 | uint32 | uint64 | entry](s []T) []byte {
 	}
 	size := int(unsafe.Sizeof(s[0]))
 	if littleEndian {
-		return unsafe.Slice((*byte)(unsafe.Pointer(&s[0])), len(s)*size)
+		return unsafe.Slice((*byte)(unsafe.Pointer(&s[0])), len(s)*size) //nolint:gosec // the bytes of s, read only while s lives
 	}
 	out := make([]byte, 0, len(s)*size)
 	for _, v := range s {

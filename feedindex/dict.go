@@ -48,10 +48,10 @@ type dict struct {
 func newDict(v view) *dict {
 	d := &dict{view: v, strIDs: make(map[string]uint32, len(v.strs)), tupIDs: make(map[tuple]uint32, len(v.tuples))}
 	for i, s := range v.strs {
-		d.strIDs[s] = uint32(i) //nolint:gosec // fewer than maxStrings
+		d.strIDs[s] = uint32(i)
 	}
 	for i, t := range v.tuples {
-		d.tupIDs[t] = uint32(i) //nolint:gosec // fewer than maxTuples
+		d.tupIDs[t] = uint32(i)
 	}
 	return d
 }

@@ -41,7 +41,7 @@ func readExpected(t *testing.T) expected {
 	t.Helper()
 	f, err := os.Open(filepath.Join("testdata", "duckdb", "expected.json.gz"))
 	require.NoError(t, err)
-	defer f.Close()
+	defer func() { _ = f.Close() }() // read-only
 	zr, err := gzip.NewReader(f)
 	require.NoError(t, err)
 	var e expected

@@ -30,7 +30,7 @@ func ExampleIndex_Lookup() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	defer os.RemoveAll(dir)
+	defer func() { _ = os.RemoveAll(dir) }() // the example's files only
 
 	path := filepath.Join(dir, "proxies.parquet")
 	m, err := c.DownloadExportFile(context.Background(), synthient.FeedProxies, "latest", path, &synthient.DownloadParams{Verify: true})

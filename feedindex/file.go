@@ -167,14 +167,14 @@ func sections(s *snapshot, cutoff uint32) ([]section, error) {
 		}
 		if t.k4.len() > 0 {
 			secs = append(secs,
-				section{kind: secIdx4, slot: uint32(slot), aux: uint32(t.k4.bits), data: bytesOf(t.k4.idx)}, //nolint:gosec // a slot
-				section{kind: secLo4, slot: uint32(slot), data: bytesOf(t.k4.lo)},                           //nolint:gosec // a slot
-				section{kind: secVals4, slot: uint32(slot), data: bytesOf(t.v4)})                            //nolint:gosec // a slot
+				section{kind: secIdx4, slot: uint32(slot), aux: uint32(t.k4.bits), data: bytesOf(t.k4.idx)},
+				section{kind: secLo4, slot: uint32(slot), data: bytesOf(t.k4.lo)},
+				section{kind: secVals4, slot: uint32(slot), data: bytesOf(t.v4)})
 		}
 		if t.k6.len() > 0 {
 			secs = append(secs,
-				section{kind: secKeys6, slot: uint32(slot), data: bytesOf([]uint64(t.k6))}, //nolint:gosec // a slot
-				section{kind: secVals6, slot: uint32(slot), data: bytesOf(t.v6)})           //nolint:gosec // a slot
+				section{kind: secKeys6, slot: uint32(slot), data: bytesOf([]uint64(t.k6))},
+				section{kind: secVals6, slot: uint32(slot), data: bytesOf(t.v6)})
 		}
 	}
 	off := uint64(headerSize + secSize*len(secs))
@@ -313,7 +313,7 @@ func decode(data []byte) (*snapshot, time.Duration, error) {
 		return nil, 0, err
 	}
 	for slot := range numSlots {
-		idx := byKind[[2]uint32{secIdx4, uint32(slot)}] //nolint:gosec // a slot
+		idx := byKind[[2]uint32{secIdx4, uint32(slot)}]
 		t, err := readTable(slot, idx.aux, part(secIdx4, slot), part(secLo4, slot), part(secVals4, slot),
 			part(secKeys6, slot), part(secVals6, slot), len(s.dict.tuples))
 		if err != nil {
@@ -366,7 +366,7 @@ func readHeader(data []byte) ([]section, time.Duration, error) {
 		end = s.off + s.len
 		secs[i] = s
 	}
-	return secs, time.Duration(maxAge) * time.Second, nil //nolint:gosec // bounded above
+	return secs, time.Duration(maxAge) * time.Second, nil
 }
 
 // checkSection checks a section's kind, slot, bounds and size: it starts

@@ -44,7 +44,7 @@ func flatten[K comparable, O order[K]](spans []span[K], o O, cutoff uint32) []pi
 	idx := make([]int32, 0, len(spans))
 	for i, s := range spans {
 		if live(s.e, cutoff) && !o.less(s.end, s.start) {
-			idx = append(idx, int32(i)) //nolint:gosec // a batch holds fewer than 1<<31 rows
+			idx = append(idx, int32(i))
 		}
 	}
 	slices.SortFunc(idx, func(a, b int32) int {

@@ -364,7 +364,7 @@ func (f *Follower) stream(ctx context.Context, fs *feedState) error {
 		}
 		err := f.readStream(ctx, fs)
 		if ctx.Err() != nil {
-			return nil
+			return nil //nolint:nilerr // ctx ended the stream: Run returns ctx's cause
 		}
 		f.ended(fs, err)
 		wait, ok := f.cfg.reconnect(err)

@@ -29,7 +29,7 @@ var testNow = time.Date(2026, time.June, 10, 14, 20, 0, 0, time.UTC)
 // writeRows writes rows to a new Parquet file and returns its path.
 func writeRows[T any](t testing.TB, rows []T) string {
 	t.Helper()
-	path := filepath.Join(t.TempDir(), fmt.Sprintf("rows-%d.parquet", rand.Uint64()))
+	path := filepath.Join(t.TempDir(), fmt.Sprintf("rows-%d.parquet", rand.Uint64())) //nolint:gosec // a name in a new directory, not a secret
 	require.NoError(t, parquet.WriteFile(path, rows))
 	return path
 }
@@ -115,11 +115,11 @@ func randomRows(r *rand.Rand, n int, m *model) ([]exports.ProxyRow, []exports.JA
 	for range n {
 		a := universe[r.IntN(len(universe))]
 		h := hit(synthient.FeedProxies)
-		px = append(px, exports.ProxyRow{IP: a.String(), Provider: h.Provider, Type: h.Type, Timestamp: h.LastSeen.Unix(), CountryCode: h.CountryCode, ASN: int32(h.ASN)})
+		px = append(px, exports.ProxyRow{IP: a.String(), Provider: h.Provider, Type: h.Type, Timestamp: h.LastSeen.Unix(), CountryCode: h.CountryCode, ASN: int32(h.ASN)}) //nolint:gosec // the ASNs of hit, in int32
 		m.rows = append(m.rows, modelRow{a, a, h})
 		a = universe[r.IntN(len(universe))]
 		h = hit(synthient.FeedJA4T)
-		ja = append(ja, exports.JA4TRow{IP: a.String(), JA4T: "64240_2-1-3-1-1-4_1460_8", Provider: h.Provider, Type: h.Type, Timestamp: h.LastSeen.Unix(), CountryCode: h.CountryCode, ASN: int32(h.ASN)})
+		ja = append(ja, exports.JA4TRow{IP: a.String(), JA4T: "64240_2-1-3-1-1-4_1460_8", Provider: h.Provider, Type: h.Type, Timestamp: h.LastSeen.Unix(), CountryCode: h.CountryCode, ASN: int32(h.ASN)}) //nolint:gosec // the ASNs of hit, in int32
 		m.rows = append(m.rows, modelRow{a, a, h})
 		s, e := universe[r.IntN(len(universe))], universe[r.IntN(len(universe))]
 		for s.Is4() != e.Is4() {
@@ -129,7 +129,7 @@ func randomRows(r *rand.Rand, n int, m *model) ([]exports.ProxyRow, []exports.JA
 			s, e = e, s
 		}
 		h = hit(synthient.FeedAnonymizers)
-		an = append(an, exports.AnonymizerRow{RangeStart: s.String(), RangeEnd: e.String(), Provider: h.Provider, Type: h.Type, CountryCode: h.CountryCode, ASN: int32(h.ASN), Timestamp: h.LastSeen.Unix()})
+		an = append(an, exports.AnonymizerRow{RangeStart: s.String(), RangeEnd: e.String(), Provider: h.Provider, Type: h.Type, CountryCode: h.CountryCode, ASN: int32(h.ASN), Timestamp: h.LastSeen.Unix()}) //nolint:gosec // the ASNs of hit, in int32
 		m.rows = append(m.rows, modelRow{s, e, h})
 	}
 	return px, ja, an

@@ -188,7 +188,7 @@ func (ix *Index) cutoff() uint32 {
 		return 0
 	}
 	c := ix.now() - int64(ix.maxAge/time.Second)
-	return uint32(min(max(c, 0), int64(^uint32(0)))) //nolint:gosec // clamped
+	return uint32(min(max(c, 0), int64(^uint32(0))))
 }
 
 // Lookup appends to dst the feeds that hold a, one Hit a feed, in the
@@ -235,26 +235,46 @@ func (ix *Index) Lookup(dst []Hit, a netip.Addr) []Hit {
 	return dst
 }
 
-// get4 returns the entry of the IPv4 address k in the feed of slot i.
+// get4 returns the entry of the IPv4 address k in the feed of slot i:
+// the later of its base and delta entries.
 func (s *snapshot) get4(i int, k uint32) (entry, bool) {
-	get := (*table).get4
+	base, delta := &s.base[i], &s.delta[i]
+	var e, d entry
+	var ok, dok bool
 	if i == slotAnonymizers {
-		get = (*table).cover4
+		e, ok = base.cover4(k)
+		if delta.k4.len() > 0 {
+			d, dok = delta.cover4(k)
+		}
+	} else {
+		e, ok = base.get4(k)
+		if delta.k4.len() > 0 {
+			d, dok = delta.get4(k)
+		}
 	}
-	e, ok := get(&s.base[i], k)
-	if d, dok := get(&s.delta[i], k); dok && (!ok || newer(d, e)) {
+	if dok && (!ok || newer(d, e)) {
 		return d, true
 	}
 	return e, ok
 }
 
+// get6 is get4 for the IPv6 address k.
 func (s *snapshot) get6(i int, k addr6) (entry, bool) {
-	get := (*table).get6
+	base, delta := &s.base[i], &s.delta[i]
+	var e, d entry
+	var ok, dok bool
 	if i == slotAnonymizers {
-		get = (*table).cover6
+		e, ok = base.cover6(k)
+		if delta.k6.len() > 0 {
+			d, dok = delta.cover6(k)
+		}
+	} else {
+		e, ok = base.get6(k)
+		if delta.k6.len() > 0 {
+			d, dok = delta.get6(k)
+		}
 	}
-	e, ok := get(&s.base[i], k)
-	if d, dok := get(&s.delta[i], k); dok && (!ok || newer(d, e)) {
+	if dok && (!ok || newer(d, e)) {
 		return d, true
 	}
 	return e, ok

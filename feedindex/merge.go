@@ -37,8 +37,6 @@ type batch struct {
 	r6 []span6
 }
 
-func (b *batch) len() int { return len(b.a4) + len(b.a6) + len(b.r4) + len(b.r6) }
-
 // newer reports whether x wins over y, y being earlier: x was seen
 // later, or at the same time.
 func newer(x, y entry) bool { return x.seen >= y.seen }
@@ -113,12 +111,19 @@ func live(e entry, cutoff uint32) bool { return e.seen >= cutoff }
 // cutoff.
 func mergeAddrs(t *table, a4 []rec4, a6 []rec6, cutoff uint32) table {
 	var out table
+	out.k4, out.v4 = mergeAddrs4(t, a4, cutoff)
+	out.k6, out.v6 = mergeAddrs6(t, a6, cutoff)
+	return out
+}
+
+// mergeAddrs4 is mergeAddrs for the IPv4 keys.
+func mergeAddrs4(t *table, a4 []rec4, cutoff uint32) (keys4, []entry) {
 	keys := make([]uint32, 0, t.k4.len()+len(a4))
-	out.v4 = make([]entry, 0, cap(keys))
+	vals := make([]entry, 0, cap(keys))
 	put := func(key uint32, e entry) {
 		if live(e, cutoff) {
 			keys = append(keys, key)
-			out.v4 = append(out.v4, e)
+			vals = append(vals, e)
 		}
 	}
 	j := 0
@@ -138,21 +143,24 @@ func mergeAddrs(t *table, a4 []rec4, a6 []rec6, cutoff uint32) table {
 	for ; j < len(a4); j++ {
 		put(a4[j].key, a4[j].e)
 	}
-	out.k4 = newKeys4(keys)
+	return newKeys4(keys), vals
+}
 
-	k6 := make(keys6, 0, len(t.k6)+2*len(a6))
-	out.v6 = make([]entry, 0, t.k6.len()+len(a6))
-	put6 := func(key addr6, e entry) {
+// mergeAddrs6 is mergeAddrs for the IPv6 keys.
+func mergeAddrs6(t *table, a6 []rec6, cutoff uint32) (keys6, []entry) {
+	keys := make(keys6, 0, len(t.k6)+2*len(a6))
+	vals := make([]entry, 0, t.k6.len()+len(a6))
+	put := func(key addr6, e entry) {
 		if live(e, cutoff) {
-			k6 = append(k6, key.hi, key.lo)
-			out.v6 = append(out.v6, e)
+			keys = append(keys, key.hi, key.lo)
+			vals = append(vals, e)
 		}
 	}
-	j = 0
+	j := 0
 	for i := range t.k6.len() {
 		key := t.k6.at(i)
 		for ; j < len(a6) && a6[j].key.less(key); j++ {
-			put6(a6[j].key, a6[j].e)
+			put(a6[j].key, a6[j].e)
 		}
 		e := t.v6[i]
 		if j < len(a6) && a6[j].key == key {
@@ -161,13 +169,12 @@ func mergeAddrs(t *table, a4 []rec4, a6 []rec6, cutoff uint32) table {
 			}
 			j++
 		}
-		put6(key, e)
+		put(key, e)
 	}
 	for ; j < len(a6); j++ {
-		put6(a6[j].key, a6[j].e)
+		put(a6[j].key, a6[j].e)
 	}
-	out.k6 = k6
-	return out
+	return keys, vals
 }
 
 // mergeRanges returns the range table of t with the ranges r4 and r6

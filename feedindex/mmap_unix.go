@@ -31,7 +31,7 @@ func mapFile(path string) ([]byte, error) {
 	if int64(int(size)) != size {
 		return nil, formatError(path, -1, fmt.Errorf("a file of %d bytes, too large to map", size))
 	}
-	data, err := syscall.Mmap(int(f.Fd()), 0, int(size), syscall.PROT_READ, syscall.MAP_SHARED) //nolint:gosec // a descriptor fits an int
+	data, err := syscall.Mmap(int(f.Fd()), 0, int(size), syscall.PROT_READ, syscall.MAP_SHARED)
 	if err != nil {
 		return nil, &os.PathError{Op: "mmap", Path: path, Err: err}
 	}

@@ -97,7 +97,8 @@ func (k *keys4) floor(a uint32) (int, bool) {
 }
 
 // below16 returns the position of the last key at most x in keys, sorted
-// and not empty, or 0 when every key is above x.
+// and not empty, or 0 when every key is above x. (A version that does not
+// branch on the keys measured no faster: a bucket holds a few keys.)
 func below16(keys []uint16, x uint16) int {
 	base, n := 0, len(keys)
 	for n > 1 {
@@ -116,7 +117,7 @@ func (k *keys4) len() int { return len(k.lo) }
 // all calls fn with every key of k, in order, and its position.
 func (k *keys4) all(fn func(i int, key uint32)) {
 	for b := 0; b+1 < len(k.idx); b++ {
-		hi := uint32(b) << (32 - k.bits) //nolint:gosec // b < 1<<24
+		hi := uint32(b) << (32 - k.bits)
 		for i := k.idx[b]; i < k.idx[b+1]; i++ {
 			fn(int(i), hi|uint32(k.lo[i]))
 		}

@@ -13,13 +13,14 @@ import (
 // a range table's keys starting at the zero address.
 func readTable(slot int, bits uint32, idx, lo, vals4, k6, vals6 []byte, tuples int) (table, error) {
 	var t table
+	ranges := slot == slotAnonymizers
 	if idx != nil || lo != nil || vals4 != nil {
 		if bits < minBits || bits > maxBits {
 			return t, fmt.Errorf("a bucket table of %d bits", bits)
 		}
 		t.k4 = keys4{bits: uint8(bits), idx: asUint32s(idx), lo: asUint16s(lo)}
 		t.v4 = asEntries(vals4)
-		if err := checkKeys4(&t.k4, slot == slotAnonymizers); err != nil {
+		if err := checkKeys4(&t.k4, ranges); err != nil {
 			return t, err
 		}
 		if len(t.v4) != t.k4.len() {
@@ -29,22 +30,28 @@ func readTable(slot int, bits uint32, idx, lo, vals4, k6, vals6 []byte, tuples i
 	if k6 != nil || vals6 != nil {
 		t.k6 = keys6(asUint64s(k6))
 		t.v6 = asEntries(vals6)
-		if err := checkKeys6(t.k6, slot == slotAnonymizers); err != nil {
+		if err := checkKeys6(t.k6, ranges); err != nil {
 			return t, err
 		}
 		if len(t.v6) != t.k6.len() {
 			return t, fmt.Errorf("%d IPv6 entries for %d keys", len(t.v6), t.k6.len())
 		}
 	}
-	ranges := slot == slotAnonymizers
-	for _, vs := range [][]entry{t.v4, t.v6} {
-		for i, e := range vs {
-			if int(e.attr) >= tuples && (!ranges || e.attr != noAttr) {
-				return t, fmt.Errorf("entry %d names tuple %d of %d", i, e.attr, tuples)
-			}
+	if err := checkEntries(t.v4, tuples, ranges); err != nil {
+		return t, err
+	}
+	return t, checkEntries(t.v6, tuples, ranges)
+}
+
+// checkEntries checks that each entry names one of the tuples tuples of
+// the dictionary, or none in a range table.
+func checkEntries(es []entry, tuples int, ranges bool) error {
+	for i, e := range es {
+		if int(e.attr) >= tuples && (!ranges || e.attr != noAttr) {
+			return fmt.Errorf("entry %d names tuple %d of %d", i, e.attr, tuples)
 		}
 	}
-	return t, nil
+	return nil
 }
 
 func checkKeys4(k *keys4, ranges bool) error {
@@ -67,7 +74,7 @@ func checkKeys4(k *keys4, ranges bool) error {
 		}
 	}
 	if ranges && (k.idx[1] == 0 || k.lo[0] != 0) {
-		return errors.New("a range table that does not start at 0.0.0.0")
+		return errors.New("a range table that does not start at the zero address")
 	}
 	return nil
 }
@@ -82,7 +89,7 @@ func checkKeys6(k keys6, ranges bool) error {
 		}
 	}
 	if ranges && k.at(0) != (addr6{}) {
-		return errors.New("a range table that does not start at ::")
+		return errors.New("a range table that does not start at the zero address")
 	}
 	return nil
 }

@@ -166,7 +166,7 @@ func (o *BuildOptions) addFeed(ctx context.Context, ix *feedindex.Index, feed sy
 	if err != nil {
 		return err
 	}
-	defer os.RemoveAll(dir)
+	defer func() { _ = os.RemoveAll(dir) }() // temporary copies of exports: nothing is lost
 	for _, id := range ids {
 		path := filepath.Join(dir, strings.ReplaceAll(id, "/", "-")+".parquet")
 		if _, err := c.DownloadExportFile(ctx, feed, id, path, &synthient.DownloadParams{Verify: true}); err != nil {

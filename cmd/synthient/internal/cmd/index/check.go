@@ -165,7 +165,6 @@ func checkRun(ctx context.Context, o *CheckOptions) error {
 	}
 	defer ix.Close()
 	cp := newCheckPrinter(o.Printer)
-	bad := 0
 	check := func(ip netip.Addr, n int64) error {
 		hits := ix.Lookup(nil, ip)
 		if len(hits) == 0 && !o.All {
@@ -173,35 +172,13 @@ func checkRun(ctx context.Context, o *CheckOptions) error {
 		}
 		return cp.print(ip, hits, n)
 	}
+	read := o.checkArgs
 	if len(o.Addrs) == 0 || len(o.Addrs) == 1 && o.Addrs[0] == "-" {
-		r := addrinput.NewReader(ctx, o.In, func(line int64, text string) {
-			bad++
-			fmt.Fprintf(o.Err, "line %d: %q is not an IP address\n", line, text)
-		})
-		defer r.Close()
-		var n int64
-		for ip := range r.Addrs() {
-			if n++; ip.IsValid() {
-				if err := check(ip, n); err != nil {
-					return err
-				}
-			}
-		}
-		if err := r.End(); err != nil {
-			return err
-		}
-	} else {
-		for i, s := range o.Addrs {
-			ip, err := netip.ParseAddr(s)
-			if err != nil {
-				bad++
-				fmt.Fprintf(o.Err, "%q is not an IP address\n", s)
-				continue
-			}
-			if err := check(ip, int64(i+1)); err != nil {
-				return err
-			}
-		}
+		read = o.checkStdin
+	}
+	bad, err := read(ctx, check)
+	if err != nil {
+		return err
 	}
 	if err := cp.flush(); err != nil {
 		return err
@@ -213,4 +190,42 @@ func checkRun(ctx context.Context, o *CheckOptions) error {
 		return clierr.Usagef("%d of the words given are not IP addresses", bad)
 	}
 	return nil
+}
+
+// checkArgs checks the addresses of the arguments, and returns how many
+// are not addresses.
+func (o *CheckOptions) checkArgs(_ context.Context, check func(netip.Addr, int64) error) (int, error) {
+	bad := 0
+	for i, s := range o.Addrs {
+		ip, err := netip.ParseAddr(s)
+		if err != nil {
+			bad++
+			_, _ = fmt.Fprintf(o.Err, "%q is not an IP address\n", s) // a failed report leaves the exit code to say it
+			continue
+		}
+		if err := check(ip, int64(i+1)); err != nil {
+			return bad, err
+		}
+	}
+	return bad, nil
+}
+
+// checkStdin checks the addresses of stdin, and returns how many words
+// are not addresses.
+func (o *CheckOptions) checkStdin(ctx context.Context, check func(netip.Addr, int64) error) (int, error) {
+	bad := 0
+	r := addrinput.NewReader(ctx, o.In, func(line int64, text string) {
+		bad++
+		_, _ = fmt.Fprintf(o.Err, "line %d: %q is not an IP address\n", line, text) // as above
+	})
+	defer r.Close()
+	var n int64
+	for ip := range r.Addrs() {
+		if n++; ip.IsValid() {
+			if err := check(ip, n); err != nil {
+				return bad, err
+			}
+		}
+	}
+	return bad, r.End()
 }

@@ -90,11 +90,11 @@ func TestCheckRefusesADamagedIndex(t *testing.T) {
 	srv := newServer(t)
 	idx := filepath.Join(t.TempDir(), "feeds.synidx")
 	clitest.RequireCode(t, clitest.RunSrv(t, srv, "index", "build", "ja4t", "--latest", "--out", idx), 0, "index build")
-	data, err := os.ReadFile(idx)
+	data, err := os.ReadFile(idx) //nolint:gosec // a file of this test
 	require.NoError(t, err)
 	data[len(data)-1] ^= 0xff
 	bad := filepath.Join(t.TempDir(), "bad.synidx")
-	require.NoError(t, os.WriteFile(bad, data, 0o600))
+	require.NoError(t, os.WriteFile(bad, data, 0o600)) //nolint:gosec // a file of this test
 	for _, tt := range []struct{ name, path, says string }{
 		{"damaged", bad, "a checksum does not match"},
 		{"an export", download(t, srv, synthient.FeedJA4T, "latest"), "not an index file"},
