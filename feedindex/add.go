@@ -50,15 +50,15 @@ func (ix *Index) AddFile(feed synthient.Feed, id string, f *exports.File) (Added
 		switch slot {
 		case slotProxies:
 			return pipeRows(f.Proxies(), func(r exports.ProxyRow) rawRow {
-				return rawRow{start: r.IP, t: textTuple{r.Provider, r.Type, r.CountryCode, uint32(r.ASN)}, ts: r.Timestamp} //nolint:gosec // the ASN's bits
+				return addrRow(r.IP, textTuple{r.Provider, r.Type, r.CountryCode, uint32(r.ASN)}, r.Timestamp) //nolint:gosec // the ASN's bits
 			}, use)
 		case slotJA4T:
 			return pipeRows(f.JA4T(), func(r exports.JA4TRow) rawRow {
-				return rawRow{start: r.IP, t: textTuple{r.Provider, r.Type, r.CountryCode, uint32(r.ASN)}, ts: r.Timestamp} //nolint:gosec // the ASN's bits
+				return addrRow(r.IP, textTuple{r.Provider, r.Type, r.CountryCode, uint32(r.ASN)}, r.Timestamp) //nolint:gosec // the ASN's bits
 			}, use)
 		}
 		return pipeRows(f.Anonymizers(), func(r exports.AnonymizerRow) rawRow {
-			return rawRow{start: r.RangeStart, end: r.RangeEnd, t: textTuple{r.Provider, r.Type, r.CountryCode, uint32(r.ASN)}, ts: r.Timestamp} //nolint:gosec // the ASN's bits
+			return rangeRow(r.RangeStart, r.RangeEnd, textTuple{r.Provider, r.Type, r.CountryCode, uint32(r.ASN)}, r.Timestamp) //nolint:gosec // the ASN's bits
 		}, use)
 	})
 }
@@ -66,10 +66,10 @@ func (ix *Index) AddFile(feed synthient.Feed, id string, f *exports.File) (Added
 // chunkRows is how many rows pipeRows hands over at a time.
 const chunkRows = 4096
 
-// pipeRows reads rows on a goroutine of its own, converted by conv, and
-// hands them to use in chunks on the caller's goroutine: decoding the
-// Parquet file and indexing its rows take about the same time, and run
-// side by side. It returns the first error of use or of rows; the reading
+// pipeRows reads rows on a goroutine of its own, converted by conv (which
+// parses their addresses), and hands them to use in chunks on the
+// caller's goroutine: decoding the Parquet file and parsing its addresses
+// take about the time indexing them takes, and run side by side. It returns the first error of use or of rows; the reading
 // goroutine has ended when it returns.
 func pipeRows[R any](rows iter.Seq2[R, error], conv func(R) rawRow, use func([]rawRow) error) error {
 	chunks := make(chan []rawRow, 4)
@@ -128,13 +128,7 @@ func pipeRows[R any](rows iter.Seq2[R, error], conv func(R) rawRow, use func([]r
 func (b *batch) addRows(slot int, d *dict, a *Added, cutoff uint32, rows []rawRow) error {
 	for i := range rows {
 		r := &rows[i]
-		var err error
-		if slot == slotAnonymizers {
-			err = b.addRange(d, a, cutoff, r.start, r.end, r.t, r.ts)
-		} else {
-			err = b.addAddr(d, a, cutoff, r.start, r.t, r.ts)
-		}
-		if err != nil {
+		if err := b.add(slot == slotAnonymizers, d, a, cutoff, r); err != nil {
 			return err
 		}
 	}
@@ -292,15 +286,14 @@ func key6(a netip.Addr) addr6 {
 	return addr6{binary.BigEndian.Uint64(b[:8]), binary.BigEndian.Uint64(b[8:])}
 }
 
-// addAddr adds a row of an address feed to b, or counts it in a.
-func (b *batch) addAddr(d *dict, a *Added, cutoff uint32, ip string, t textTuple, ts int64) error {
+// add adds r, a row of a range feed or not, to b, or counts it in a.
+func (b *batch) add(ranges bool, d *dict, a *Added, cutoff uint32, r *rawRow) error {
 	a.Rows++
-	addr, ok := parseAddr(ip)
-	if !ok {
+	if !r.ok {
 		a.Skipped++
 		return nil
 	}
-	e, ok, err := entryOf(d, t, ts)
+	e, ok, err := entryOf(d, r.t, r.ts)
 	switch {
 	case err != nil:
 		return err
@@ -308,35 +301,14 @@ func (b *batch) addAddr(d *dict, a *Added, cutoff uint32, ip string, t textTuple
 		a.Skipped++
 	case !live(e, cutoff):
 		a.Expired++
-	case addr.Is4():
-		b.a4 = append(b.a4, rec4{key4(addr), e})
+	case ranges && r.s.Is4():
+		b.r4 = append(b.r4, span4{key4(r.s), key4(r.e), e})
+	case ranges:
+		b.r6 = append(b.r6, span6{key6(r.s), key6(r.e), e})
+	case r.s.Is4():
+		b.a4 = append(b.a4, rec4{key4(r.s), e})
 	default:
-		b.a6 = append(b.a6, rec6{key6(addr), e})
-	}
-	return nil
-}
-
-// addRange adds a row of a range feed to b, or counts it in a.
-func (b *batch) addRange(d *dict, a *Added, cutoff uint32, start, end string, t textTuple, ts int64) error {
-	a.Rows++
-	s, ok1 := parseAddr(start)
-	e, ok2 := parseAddr(end)
-	if !ok1 || !ok2 || s.Is4() != e.Is4() || e.Less(s) {
-		a.Skipped++
-		return nil
-	}
-	en, ok, err := entryOf(d, t, ts)
-	switch {
-	case err != nil:
-		return err
-	case !ok:
-		a.Skipped++
-	case !live(en, cutoff):
-		a.Expired++
-	case s.Is4():
-		b.r4 = append(b.r4, span4{key4(s), key4(e), en})
-	default:
-		b.r6 = append(b.r6, span6{key6(s), key6(e), en})
+		b.a6 = append(b.a6, rec6{key6(r.s), e})
 	}
 	return nil
 }

@@ -1,25 +1,46 @@
 package feedindex
 
-import "github.com/synthient-go/synthient"
+import (
+	"net/netip"
 
-// rawRow is a stream event as the index reads it: an address (end "")
-// or a range, its tuple and its time.
+	"github.com/synthient-go/synthient"
+)
+
+// rawRow is a row, or a stream event, as the index reads it: an address
+// (s, and e == s) or a range (s to e), parsed; ok is false when they are
+// not an address or range the index can keep (see Added). Then its tuple
+// and its time.
 type rawRow struct {
-	start, end string
-	t          textTuple
-	ts         int64
+	s, e netip.Addr
+	ok   bool
+	t    textTuple
+	ts   int64
+}
+
+// addrRow returns the row of the address ip.
+func addrRow(ip string, t textTuple, ts int64) rawRow {
+	a, ok := parseAddr(ip)
+	return rawRow{s: a, e: a, ok: ok, t: t, ts: ts}
+}
+
+// rangeRow returns the row of the range start to end: not ok unless both
+// are addresses of one family, start first.
+func rangeRow(start, end string, t textTuple, ts int64) rawRow {
+	s, ok1 := parseAddr(start)
+	e, ok2 := parseAddr(end)
+	return rawRow{s: s, e: e, ok: ok1 && ok2 && s.Is4() == e.Is4() && !e.Less(s), t: t, ts: ts}
 }
 
 func proxyRow(e synthient.ProxyEvent) rawRow {
-	return rawRow{start: e.IP, t: textTuple{e.Provider, e.Type, e.CountryCode, uint32(int32(e.ASN))}, ts: e.Timestamp} //nolint:gosec // the ASN's bits, as an export's int32
+	return addrRow(e.IP, textTuple{e.Provider, e.Type, e.CountryCode, uint32(int32(e.ASN))}, e.Timestamp) //nolint:gosec // the ASN's bits, as an export's int32
 }
 
 func ja4tRow(e synthient.JA4TEvent) rawRow {
-	return rawRow{start: e.IP, t: textTuple{e.Provider, e.Type, e.CountryCode, uint32(int32(e.ASN))}, ts: e.Timestamp} //nolint:gosec // as above
+	return addrRow(e.IP, textTuple{e.Provider, e.Type, e.CountryCode, uint32(int32(e.ASN))}, e.Timestamp) //nolint:gosec // as above
 }
 
 func anonymizerRow(e synthient.AnonymizerEvent) rawRow {
-	return rawRow{start: e.RangeStart, end: e.RangeEnd, t: textTuple{e.Provider, e.Type, e.CountryCode, uint32(int32(e.ASN))}, ts: e.Timestamp} //nolint:gosec // as above
+	return rangeRow(e.RangeStart, e.RangeEnd, textTuple{e.Provider, e.Type, e.CountryCode, uint32(int32(e.ASN))}, e.Timestamp) //nolint:gosec // as above
 }
 
 // deltaThreshold is the smallest size of a delta table that is merged
