@@ -37,6 +37,9 @@ type Follower struct {
 	mu     sync.Mutex
 	feeds  []*feedState
 	loaded map[string]bool // "feed/id" of the exports added
+	// hookMu makes the calls of the event function one at a time; it is
+	// never held with mu, so that the function may call Status.
+	hookMu sync.Mutex
 }
 
 // feedState is a follower's state of one feed; its fields are guarded by
@@ -198,7 +201,9 @@ func WithDownloadDir(dir string) FollowOption {
 }
 
 // WithFollowEvents sets a function called with each FollowEvent, from
-// the follower's goroutines, one call at a time.
+// the follower's goroutines, one call at a time. It may call Status; a
+// slow one holds the goroutine that reports (a stream, the poll or the
+// flush) up.
 func WithFollowEvents(fn func(FollowEvent)) FollowOption {
 	return func(c *followConfig) error {
 		if fn == nil {
@@ -303,11 +308,13 @@ func (f *Follower) Run(ctx context.Context) error {
 	return context.Cause(ctx)
 }
 
-// emit calls the event hook.
-func (f *Follower) emit(ev FollowEvent) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.cfg.onEvent(ev)
+// emit calls the event function with evs, in order.
+func (f *Follower) emit(evs ...FollowEvent) {
+	f.hookMu.Lock()
+	defer f.hookMu.Unlock()
+	for _, ev := range evs {
+		f.cfg.onEvent(ev)
+	}
 }
 
 // flushLoop merges the pending events every flush interval until ctx
@@ -406,6 +413,13 @@ func readEvents[E any](f *Follower, fs *feedState, events func(func(E, error) bo
 // received records an event of fs: the first after the stream opened
 // ends the feed's open gap.
 func (f *Follower) received(fs *feedState, r rawRow) {
+	if evs := f.receive(fs, r); len(evs) > 0 {
+		f.emit(evs...)
+	}
+}
+
+// receive records r, and returns the events to report.
+func (f *Follower) receive(fs *feedState, r rawRow) []FollowEvent {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	fs.pending = append(fs.pending, r)
@@ -417,21 +431,22 @@ func (f *Follower) received(fs *feedState, r rawRow) {
 		fs.status.LastEvent = time.Unix(r.ts, 0).UTC()
 	}
 	if !opened {
-		return
+		return nil
 	}
-	f.cfg.onEvent(FollowEvent{Kind: StreamOpened, Feed: fs.status.Feed})
+	evs := []FollowEvent{{Kind: StreamOpened, Feed: fs.status.Feed}}
 	if n := len(fs.status.Gaps); n > 0 && fs.status.Gaps[n-1].To.IsZero() {
 		fs.status.Gaps[n-1].To = time.Unix(max(r.ts, fs.status.Gaps[n-1].From.Unix()), 0).UTC()
-		f.cfg.onEvent(FollowEvent{Kind: GapOpened, Feed: fs.status.Feed, Gap: fs.status.Gaps[n-1]})
+		evs = append(evs, FollowEvent{Kind: GapOpened, Feed: fs.status.Feed, Gap: fs.status.Gaps[n-1]})
 	}
+	return evs
 }
 
 // ended records the end of fs's stream: a gap opens from its last event
 // (or, when it sent none, from where the previous gap began).
 func (f *Follower) ended(fs *feedState, err error) {
+	f.emit(FollowEvent{Kind: StreamEnded, Feed: fs.status.Feed, Err: err})
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	f.cfg.onEvent(FollowEvent{Kind: StreamEnded, Feed: fs.status.Feed, Err: err})
 	if err != nil {
 		fs.status.Err = err
 	}
@@ -577,16 +592,18 @@ func (f *Follower) addExport(ctx context.Context, fs *feedState, id string) erro
 // list covers.
 func (f *Follower) closeGaps(fs *feedState, list []synthient.Export) {
 	f.mu.Lock()
-	defer f.mu.Unlock()
+	var evs []FollowEvent
 	open := fs.status.Gaps[:0]
 	for _, g := range fs.status.Gaps {
 		if g.To.IsZero() || !f.covered(fs, g, list) {
 			open = append(open, g)
 			continue
 		}
-		f.cfg.onEvent(FollowEvent{Kind: GapClosed, Feed: fs.status.Feed, Gap: g})
+		evs = append(evs, FollowEvent{Kind: GapClosed, Feed: fs.status.Feed, Gap: g})
 	}
 	fs.status.Gaps = open
+	f.mu.Unlock()
+	f.emit(evs...)
 }
 
 // covered reports whether added exports of list cover every hour of g.

@@ -24,11 +24,15 @@ type recorder struct {
 	mu     sync.Mutex
 	events []feedindex.FollowEvent
 	more   chan struct{}
+	status func() []feedindex.FeedStatus // the follower's Status, once made
 }
 
 func newRecorder() *recorder { return &recorder{more: make(chan struct{}, 1)} }
 
 func (r *recorder) record(ev feedindex.FollowEvent) {
+	if r.status != nil {
+		r.status() // the event function may call Status
+	}
 	r.mu.Lock()
 	r.events = append(r.events, ev)
 	r.mu.Unlock()
@@ -96,6 +100,7 @@ func followFake(t *testing.T, clock *synthienttest.ManualClock, feeds []synthien
 		}),
 		feedindex.WithDownloadDir(t.TempDir()), feedindex.WithFollowEvents(rec.record))
 	require.NoError(t, err)
+	rec.status = fl.Status
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- fl.Run(ctx) }()

@@ -19,6 +19,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -151,6 +152,30 @@ func run(dir string, n int, rangeFile string, nranges int, duck bool) {
 		return 0
 	})
 	runtime.KeepAlive(t)
+	t = nil
+
+	// A sorted []uint32 of the addresses and their values, bisected: the
+	// layout the index refines (see docs/performance.md).
+	h0 = heap()
+	start = time.Now()
+	keys := make([]uint32, len(addrs))
+	for i, a := range addrs {
+		b := a.As4()
+		keys[i] = uint32(b[0])<<24 | uint32(b[1])<<16 | uint32(b[2])<<8 | uint32(b[3])
+	}
+	slices.Sort(keys)
+	vals := make([]val, len(keys))
+	sb := time.Since(start)
+	h1 = heap()
+	fmt.Printf("| memory | sorted []uint32 | %.1f B/entry (sort %.2f s) |\n", float64(h1-h0)/float64(n), sb.Seconds())
+	lookups("sorted []uint32, bisected", queries, func(a netip.Addr, _ []feedindex.Hit) int {
+		b := a.As4()
+		k := uint32(b[0])<<24 | uint32(b[1])<<16 | uint32(b[2])<<8 | uint32(b[3])
+		if i, ok := slices.BinarySearch(keys, k); ok && vals[i].seen == 0 {
+			return 1
+		}
+		return 0
+	})
 }
 
 // lookups measures fn over the queries, in turn.
