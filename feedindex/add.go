@@ -139,6 +139,17 @@ func (b *batch) addRows(slot int, d *dict, a *Added, cutoff uint32, rows []rawRo
 // batch into the base tables, with the delta tables; id, when not empty,
 // is recorded as an export of the feed.
 func (ix *Index) add(slot int, id string, read func(*dict, *batch, *Added) error) (Added, error) {
+	return ix.change(slot, read, func(s, next *snapshot, b *batch, cutoff uint32) {
+		next.base[slot] = merge(slot, &s.base[slot], cutoff, tableBatch(slot, &s.delta[slot]), b)
+		next.delta[slot] = table{}
+		next.meta.Feeds[slot] = s.meta.Feeds[slot].added(id, b.newest())
+	})
+}
+
+// change runs read, which fills a batch of the feed of slot, then apply,
+// which sets the tables of next, a copy of the current snapshot s, from
+// the batch, and publishes next. A failed read publishes nothing.
+func (ix *Index) change(slot int, read func(*dict, *batch, *Added) error, apply func(s, next *snapshot, b *batch, cutoff uint32)) (Added, error) {
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
 	var a Added
@@ -154,9 +165,7 @@ func (ix *Index) add(slot int, id string, read func(*dict, *batch, *Added) error
 	}
 	next := *s
 	next.dict = d.view
-	next.base[slot] = merge(slot, &s.base[slot], ix.cutoff(), tableBatch(slot, &s.delta[slot]), &b)
-	next.delta[slot] = table{}
-	next.meta.Feeds[slot] = s.meta.Feeds[slot].added(id, b.newest())
+	apply(s, &next, &b, ix.cutoff())
 	ix.cur.Store(&next)
 	return a, nil
 }

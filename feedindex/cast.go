@@ -25,42 +25,28 @@ func inPlace(b []byte, size uintptr) bool {
 }
 
 // asUint16s returns b, little-endian, as a []uint16 (len(b) is even).
-func asUint16s(b []byte) []uint16 {
-	n := len(b) / 2
-	if inPlace(b, 2) {
-		return unsafe.Slice((*uint16)(unsafe.Pointer(&b[0])), n) //nolint:gosec // b holds n aligned little-endian elements, checked above
-	}
-	out := make([]uint16, n)
-	for i := range out {
-		out[i] = binary.LittleEndian.Uint16(b[2*i:])
-	}
-	return out
-}
+func asUint16s(b []byte) []uint16 { return asSlice(b, binary.LittleEndian.Uint16) }
 
 // asUint32s returns b, little-endian, as a []uint32 (len(b) is a multiple
 // of 4).
-func asUint32s(b []byte) []uint32 {
-	n := len(b) / 4
-	if inPlace(b, 4) {
-		return unsafe.Slice((*uint32)(unsafe.Pointer(&b[0])), n) //nolint:gosec // b holds n aligned little-endian elements, checked above
-	}
-	out := make([]uint32, n)
-	for i := range out {
-		out[i] = binary.LittleEndian.Uint32(b[4*i:])
-	}
-	return out
-}
+func asUint32s(b []byte) []uint32 { return asSlice(b, binary.LittleEndian.Uint32) }
 
 // asUint64s returns b, little-endian, as a []uint64 (len(b) is a multiple
 // of 8).
-func asUint64s(b []byte) []uint64 {
-	n := len(b) / 8
-	if inPlace(b, 8) {
-		return unsafe.Slice((*uint64)(unsafe.Pointer(&b[0])), n) //nolint:gosec // b holds n aligned little-endian elements, checked above
+func asUint64s(b []byte) []uint64 { return asSlice(b, binary.LittleEndian.Uint64) }
+
+// asSlice returns b as a []T, in place where the machine allows, else
+// decoded with dec.
+func asSlice[T uint16 | uint32 | uint64](b []byte, dec func([]byte) T) []T {
+	var zero T
+	size := int(unsafe.Sizeof(zero))
+	n := len(b) / size
+	if inPlace(b, uintptr(size)) {
+		return unsafe.Slice((*T)(unsafe.Pointer(&b[0])), n) //nolint:gosec // b holds n aligned little-endian elements, checked above
 	}
-	out := make([]uint64, n)
+	out := make([]T, n)
 	for i := range out {
-		out[i] = binary.LittleEndian.Uint64(b[8*i:])
+		out[i] = dec(b[size*i:])
 	}
 	return out
 }

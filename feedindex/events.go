@@ -53,28 +53,13 @@ const deltaThreshold = 1 << 16
 // merging the delta into the base table when it grew large (see
 // deltaThreshold). Rows the index cannot keep are counted in the Added.
 func (ix *Index) addEvents(slot int, rows []rawRow) (Added, error) {
-	ix.mu.Lock()
-	defer ix.mu.Unlock()
-	var a Added
-	s := ix.cur.Load()
-	if s == nil || ix.closed.Load() {
-		return a, ErrClosed
-	}
-	d := ix.writerDict(s)
-	cutoff := ix.cutoff()
-	var b batch
-	if err := b.addRows(slot, d, &a, cutoff, rows); err != nil {
-		ix.dict = nil
-		return a, err
-	}
-	next := *s
-	next.dict = d.view
-	next.delta[slot] = merge(slot, &s.delta[slot], cutoff, &b)
-	if n := next.delta[slot].size(); n > deltaThreshold && n > s.base[slot].size()/8 {
-		next.base[slot] = merge(slot, &s.base[slot], cutoff, tableBatch(slot, &next.delta[slot]))
-		next.delta[slot] = table{}
-	}
-	next.meta.Feeds[slot] = s.meta.Feeds[slot].added("", b.newest())
-	ix.cur.Store(&next)
-	return a, nil
+	read := func(d *dict, b *batch, a *Added) error { return b.addRows(slot, d, a, ix.cutoff(), rows) }
+	return ix.change(slot, read, func(s, next *snapshot, b *batch, cutoff uint32) {
+		next.delta[slot] = merge(slot, &s.delta[slot], cutoff, b)
+		if n := next.delta[slot].size(); n > deltaThreshold && n > s.base[slot].size()/8 {
+			next.base[slot] = merge(slot, &s.base[slot], cutoff, tableBatch(slot, &next.delta[slot]))
+			next.delta[slot] = table{}
+		}
+		next.meta.Feeds[slot] = s.meta.Feeds[slot].added("", b.newest())
+	})
 }

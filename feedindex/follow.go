@@ -166,24 +166,24 @@ func WithFollowFeeds(feeds ...synthient.Feed) FollowOption {
 // WithPollInterval sets how often the exports are listed (default 5
 // minutes; at least 1 ms).
 func WithPollInterval(d time.Duration) FollowOption {
-	return func(c *followConfig) error {
-		if d < time.Millisecond {
-			return fmt.Errorf("feedindex: WithPollInterval(%v): below 1ms", d)
-		}
-		c.poll = d
-		return nil
-	}
+	return interval("WithPollInterval", d, func(c *followConfig) { c.poll = d })
 }
 
 // WithFlushInterval sets how often stream events are merged into the
 // index (default 1 second; at least 1 ms): a lookup sees an event at
 // most this late.
 func WithFlushInterval(d time.Duration) FollowOption {
+	return interval("WithFlushInterval", d, func(c *followConfig) { c.flush = d })
+}
+
+// interval returns the option name(d), which set sets: an error for a d
+// below 1 ms.
+func interval(name string, d time.Duration, set func(*followConfig)) FollowOption {
 	return func(c *followConfig) error {
 		if d < time.Millisecond {
-			return fmt.Errorf("feedindex: WithFlushInterval(%v): below 1ms", d)
+			return fmt.Errorf("feedindex: %s(%v): below 1ms", name, d)
 		}
-		c.flush = d
+		set(c)
 		return nil
 	}
 }

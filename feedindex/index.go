@@ -238,42 +238,27 @@ func (ix *Index) Lookup(dst []Hit, a netip.Addr) []Hit {
 // get4 returns the entry of the IPv4 address k in the feed of slot i:
 // the later of its base and delta entries.
 func (s *snapshot) get4(i int, k uint32) (entry, bool) {
-	base, delta := &s.base[i], &s.delta[i]
-	var e, d entry
-	var ok, dok bool
-	if i == slotAnonymizers {
-		e, ok = base.cover4(k)
-		if delta.k4.len() > 0 {
-			d, dok = delta.cover4(k)
-		}
-	} else {
-		e, ok = base.get4(k)
-		if delta.k4.len() > 0 {
-			d, dok = delta.get4(k)
-		}
+	e, ok := s.base[i].lookup4(k, i == slotAnonymizers)
+	if s.delta[i].k4.len() == 0 {
+		return e, ok
 	}
-	if dok && (!ok || newer(d, e)) {
-		return d, true
-	}
-	return e, ok
+	d, dok := s.delta[i].lookup4(k, i == slotAnonymizers)
+	return later(e, ok, d, dok)
 }
 
 // get6 is get4 for the IPv6 address k.
 func (s *snapshot) get6(i int, k addr6) (entry, bool) {
-	base, delta := &s.base[i], &s.delta[i]
-	var e, d entry
-	var ok, dok bool
-	if i == slotAnonymizers {
-		e, ok = base.cover6(k)
-		if delta.k6.len() > 0 {
-			d, dok = delta.cover6(k)
-		}
-	} else {
-		e, ok = base.get6(k)
-		if delta.k6.len() > 0 {
-			d, dok = delta.get6(k)
-		}
+	e, ok := s.base[i].lookup6(k, i == slotAnonymizers)
+	if s.delta[i].k6.len() == 0 {
+		return e, ok
 	}
+	d, dok := s.delta[i].lookup6(k, i == slotAnonymizers)
+	return later(e, ok, d, dok)
+}
+
+// later returns the later of the entry e of a base table and d of its
+// delta table (ok and dok say whether each was found).
+func later(e entry, ok bool, d entry, dok bool) (entry, bool) {
 	if dok && (!ok || newer(d, e)) {
 		return d, true
 	}

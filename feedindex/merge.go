@@ -11,14 +11,12 @@ import (
 
 // rec4 and rec6 are an address row; span4 and span6 a range row.
 type (
-	rec4 struct {
-		key uint32
+	rec[K any] struct {
+		key K
 		e   entry
 	}
-	rec6 struct {
-		key addr6
-		e   entry
-	}
+	rec4  = rec[uint32]
+	rec6  = rec[addr6]
 	span4 struct {
 		start, end uint32
 		e          entry
@@ -111,70 +109,57 @@ func live(e entry, cutoff uint32) bool { return e.seen >= cutoff }
 // cutoff.
 func mergeAddrs(t *table, a4 []rec4, a6 []rec6, cutoff uint32) table {
 	var out table
-	out.k4, out.v4 = mergeAddrs4(t, a4, cutoff)
-	out.k6, out.v6 = mergeAddrs6(t, a6, cutoff)
+	keys := make([]uint32, 0, t.k4.len()+len(a4))
+	out.v4 = make([]entry, 0, cap(keys))
+	old4 := func(yield func(uint32, entry) bool) {
+		t.k4.all(func(i int, key uint32) { yield(key, t.v4[i]) })
+	}
+	mergeSorted(old4, a4, func(a, b uint32) bool { return a < b }, cutoff, func(k uint32, e entry) {
+		keys = append(keys, k)
+		out.v4 = append(out.v4, e)
+	})
+	out.k4 = newKeys4(keys)
+	out.k6 = make(keys6, 0, len(t.k6)+2*len(a6))
+	out.v6 = make([]entry, 0, t.k6.len()+len(a6))
+	old6 := func(yield func(addr6, entry) bool) {
+		for i := range t.k6.len() {
+			if !yield(t.k6.at(i), t.v6[i]) {
+				return
+			}
+		}
+	}
+	mergeSorted(old6, a6, addr6.less, cutoff, func(k addr6, e entry) {
+		out.k6 = append(out.k6, k.hi, k.lo)
+		out.v6 = append(out.v6, e)
+	})
 	return out
 }
 
-// mergeAddrs4 is mergeAddrs for the IPv4 keys.
-func mergeAddrs4(t *table, a4 []rec4, cutoff uint32) (keys4, []entry) {
-	keys := make([]uint32, 0, t.k4.len()+len(a4))
-	vals := make([]entry, 0, cap(keys))
-	put := func(key uint32, e entry) {
+// mergeSorted calls put with the keys of old and of recs, both sorted,
+// in order, and the entry of each: of a key in both, the later entry
+// (recs' on a tie); entries seen before cutoff are left out.
+func mergeSorted[K comparable](old func(yield func(K, entry) bool), recs []rec[K], less func(a, b K) bool, cutoff uint32, put func(K, entry)) {
+	keep := func(k K, e entry) {
 		if live(e, cutoff) {
-			keys = append(keys, key)
-			vals = append(vals, e)
+			put(k, e)
 		}
 	}
 	j := 0
-	t.k4.all(func(i int, key uint32) {
-		for ; j < len(a4) && a4[j].key < key; j++ {
-			put(a4[j].key, a4[j].e)
+	for key, e := range old {
+		for ; j < len(recs) && less(recs[j].key, key); j++ {
+			keep(recs[j].key, recs[j].e)
 		}
-		e := t.v4[i]
-		if j < len(a4) && a4[j].key == key {
-			if newer(a4[j].e, e) {
-				e = a4[j].e
+		if j < len(recs) && recs[j].key == key {
+			if newer(recs[j].e, e) {
+				e = recs[j].e
 			}
 			j++
 		}
-		put(key, e)
-	})
-	for ; j < len(a4); j++ {
-		put(a4[j].key, a4[j].e)
+		keep(key, e)
 	}
-	return newKeys4(keys), vals
-}
-
-// mergeAddrs6 is mergeAddrs for the IPv6 keys.
-func mergeAddrs6(t *table, a6 []rec6, cutoff uint32) (keys6, []entry) {
-	keys := make(keys6, 0, len(t.k6)+2*len(a6))
-	vals := make([]entry, 0, t.k6.len()+len(a6))
-	put := func(key addr6, e entry) {
-		if live(e, cutoff) {
-			keys = append(keys, key.hi, key.lo)
-			vals = append(vals, e)
-		}
+	for ; j < len(recs); j++ {
+		keep(recs[j].key, recs[j].e)
 	}
-	j := 0
-	for i := range t.k6.len() {
-		key := t.k6.at(i)
-		for ; j < len(a6) && a6[j].key.less(key); j++ {
-			put(a6[j].key, a6[j].e)
-		}
-		e := t.v6[i]
-		if j < len(a6) && a6[j].key == key {
-			if newer(a6[j].e, e) {
-				e = a6[j].e
-			}
-			j++
-		}
-		put(key, e)
-	}
-	for ; j < len(a6); j++ {
-		put(a6[j].key, a6[j].e)
-	}
-	return keys, vals
 }
 
 // mergeRanges returns the range table of t with the ranges r4 and r6

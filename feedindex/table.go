@@ -191,37 +191,36 @@ type table struct {
 // size returns the keys of the table.
 func (t *table) size() int { return t.k4.len() + t.k6.len() }
 
-// get returns the entry of address a (v4: its uint32; else its addr6) in
-// an address table.
-func (t *table) get4(a uint32) (entry, bool) {
-	i, ok := t.k4.find(a)
-	if !ok || i >= len(t.v4) {
-		return entry{}, false
+// lookup4 returns the entry of the IPv4 address a: of a key equal to a
+// in an address table, of the interval holding a in a range table
+// (cover).
+func (t *table) lookup4(a uint32, cover bool) (entry, bool) {
+	var i int
+	var ok bool
+	if cover {
+		i, ok = t.k4.floor(a)
+	} else {
+		i, ok = t.k4.find(a)
 	}
-	return t.v4[i], true
+	return t.at(t.v4, i, ok)
 }
 
-func (t *table) get6(a addr6) (entry, bool) {
-	i, ok := t.k6.find(a)
-	if !ok || i >= len(t.v6) {
-		return entry{}, false
+// lookup6 is lookup4 for the IPv6 address a.
+func (t *table) lookup6(a addr6, cover bool) (entry, bool) {
+	var i int
+	var ok bool
+	if cover {
+		i, ok = t.k6.floor(a)
+	} else {
+		i, ok = t.k6.find(a)
 	}
-	return t.v6[i], true
+	return t.at(t.v6, i, ok)
 }
 
-// cover4 returns the entry of the interval holding a in a range table.
-func (t *table) cover4(a uint32) (entry, bool) {
-	i, ok := t.k4.floor(a)
-	if !ok || i >= len(t.v4) || t.v4[i].attr == noAttr {
+// at returns entry i of vs, if found and a range covers it.
+func (t *table) at(vs []entry, i int, found bool) (entry, bool) {
+	if !found || i >= len(vs) || vs[i].attr == noAttr {
 		return entry{}, false
 	}
-	return t.v4[i], true
-}
-
-func (t *table) cover6(a addr6) (entry, bool) {
-	i, ok := t.k6.floor(a)
-	if !ok || i >= len(t.v6) || t.v6[i].attr == noAttr {
-		return entry{}, false
-	}
-	return t.v6[i], true
+	return vs[i], true
 }
