@@ -73,8 +73,8 @@ expired (older than --max-age).
 	cmd.Flags().DurationVar(&opts.MaxAge, "max-age", 0, "leave out rows last seen longer ago than this (0: keep all)")
 	cmd.Flags().BoolVar(&opts.Latest, "latest", false, "for a FEED, only its newest hourly export")
 	cmd.Flags().BoolVar(&opts.Force, "force", false, "replace an existing --out")
-	cmdutil.SetExamples(cmd, "synthient index build proxies anonymizers --out feeds.synidx --max-age 24h",
-		"synthient index build proxies-2026-06-09.parquet --out proxies.synidx")
+	cmdutil.SetExamples(cmd, "synthient index build proxies anonymizers --out feeds.synidx --force",
+		"synthient index build ja4t --latest --out ja4t.synidx --max-age 24h")
 	return cmd
 }
 

@@ -71,8 +71,8 @@ command then exits 2 once every address was checked.
 	cmd.Flags().StringVar(&opts.Index, "index", "", "the index file to read")
 	cmd.Flags().BoolVar(&opts.All, "all", false, "also print the addresses no feed holds")
 	cmd.Flags().DurationVar(&opts.MaxAge, "max-age", 0, "leave out rows last seen longer ago than this (default: the file's)")
-	cmdutil.SetExamples(cmd, "synthient index check --index feeds.synidx 203.0.113.7 -o json",
-		"cut -d' ' -f1 logins.log | synthient index check --index feeds.synidx - --all -o csv")
+	cmdutil.SetExamples(cmd, "synthient index check --index feeds.synidx 203.0.113.7 192.0.2.1 --all -o json",
+		"synthient index check --index feeds.synidx - --all -o csv < addresses.txt")
 	return cmd
 }
 

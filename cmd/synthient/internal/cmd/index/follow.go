@@ -82,8 +82,8 @@ line each, unless --quiet.
 	cmd.Flags().DurationVar(&opts.SaveEvery, "save-every", time.Minute, "how often to save the index")
 	cmd.Flags().DurationVar(&opts.Poll, "poll", 5*time.Minute, "how often to list the exports")
 	cmd.Flags().DurationVar(&opts.Duration, "duration", 0, "stop after this long (0: until interrupted)")
-	cmdutil.SetExamples(cmd, "synthient index follow --index feeds.synidx",
-		"synthient index follow --index feeds.synidx --feed proxies --feed ja4t --max-age 6h")
+	cmdutil.SetExamples(cmd, "synthient index follow --index feeds.synidx --duration 2s",
+		"synthient index follow --index feeds.synidx --feed proxies --feed ja4t --max-age 6h --duration 2s")
 	return cmd
 }
 
