@@ -174,21 +174,29 @@ func mergeRanges(t *table, r4 []span4, r6 []span6, cutoff uint32) table {
 	}
 	var out table
 	var keys []uint32
-	for _, p := range flatten(spans4, ord4{}, cutoff) {
-		keys = append(keys, p.start)
-		out.v4 = append(out.v4, p.e)
+	if ps := flatten(spans4, ord4{}, cutoff); !empty(ps) {
+		for _, p := range ps {
+			keys = append(keys, p.start)
+			out.v4 = append(out.v4, p.e)
+		}
 	}
 	out.k4 = newKeys4(keys)
 	spans6 := make([]span[addr6], 0, len(old.r6)+len(r6))
 	for _, r := range append(old.r6, r6...) {
 		spans6 = append(spans6, span[addr6](r))
 	}
-	for _, p := range flatten(spans6, ord6{}, cutoff) {
-		out.k6 = append(out.k6, p.start.hi, p.start.lo)
-		out.v6 = append(out.v6, p.e)
+	if ps := flatten(spans6, ord6{}, cutoff); !empty(ps) {
+		for _, p := range ps {
+			out.k6 = append(out.k6, p.start.hi, p.start.lo)
+			out.v6 = append(out.v6, p.e)
+		}
 	}
 	return out
 }
+
+// empty reports pieces that no range covers: a table of none, which a
+// lookup would search for nothing.
+func empty[K any](ps []piece[K]) bool { return len(ps) == 1 && ps[0].e.attr == noAttr }
 
 // dec6 returns a-1 (a is above zero).
 func dec6(a addr6) addr6 {
