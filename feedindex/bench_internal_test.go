@@ -72,3 +72,24 @@ func BenchmarkLookup(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkFind is the bucketed search of an IPv4 key and its entry
+// alone, without the rest of a Lookup (docs/performance.md).
+func BenchmarkFind(b *testing.B) {
+	for _, n := range []int{1_000_000, 10_000_000} {
+		b.Run(fmt.Sprintf("addrs=%dM", n/1_000_000), func(b *testing.B) {
+			ix, q := benchIndex(b, n, 0)
+			t := &ix.cur.Load().base[slotProxies]
+			keys := make([]uint32, len(q))
+			for i, a := range q {
+				keys[i] = key4(a)
+			}
+			b.ReportAllocs()
+			i := 0
+			for b.Loop() {
+				t.lookup4(keys[i&(len(keys)-1)], false)
+				i++
+			}
+		})
+	}
+}
