@@ -46,8 +46,9 @@
 // (provider, type, country, ASN) tuple in a dictionary, and the last-seen
 // time in Unix seconds. The anonymizers' ranges are split into intervals,
 // each holding the entry of the latest range that covers it. An IPv4
-// address takes about 10.5 bytes; docs/performance.md has the
-// measurements beside a map and github.com/gaissmai/bart.
+// address takes about 10.5 bytes of its table, and a share of the
+// dictionary; docs/performance.md has the measurements beside a map and
+// github.com/gaissmai/bart.
 //
 // # Files
 //
