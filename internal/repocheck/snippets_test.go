@@ -51,6 +51,7 @@ var knownImports = map[string]string{
 	"metric":      "go.opentelemetry.io/otel/metric",
 	"propagation": "go.opentelemetry.io/otel/propagation",
 	"exports":     "github.com/synthient-go/synthient/exports",
+	"feedindex":   "github.com/synthient-go/synthient/feedindex",
 	// The redis module's, and the Redis client it takes: a block that uses
 	// one compiles in that module.
 	"synthredis": "github.com/synthient-go/synthient/redis",

@@ -135,7 +135,7 @@ func TestCSVRefused(t *testing.T) {
 	assert.Equal(t, csvRefused, r.Stderr)
 }
 
-const csvRefused = "synthient: --output csv applies to exports head, exports list, lookup, lookup domain, lookup ip, lookup ips; here use json, or --jq with @csv\n"
+const csvRefused = "synthient: --output csv applies to exports head, exports list, index check, lookup, lookup domain, lookup ip, lookup ips; here use json, or --jq with @csv\n"
 
 // A cell a spreadsheet would run as a formula starts with a ' in the CSV;
 // a negative number does not.

@@ -19,6 +19,7 @@ var docsAnchors = map[string]string{
 	"synthient lookup ips":       "#batches",
 	"synthient exports download": "#downloads",
 	"synthient stream":           "#streams",
+	"synthient index":            "#the-local-index",
 	"synthient auth":             "#logging-in-and-configuration",
 	"synthient api":              "#synthient-api",
 	"synthient fake-server":      "#the-fake-server",

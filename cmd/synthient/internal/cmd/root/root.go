@@ -14,6 +14,7 @@ import (
 	"github.com/synthient-go/synthient/cmd/synthient/internal/cmd/exports"
 	"github.com/synthient-go/synthient/cmd/synthient/internal/cmd/fakeserver"
 	"github.com/synthient-go/synthient/cmd/synthient/internal/cmd/health"
+	"github.com/synthient-go/synthient/cmd/synthient/internal/cmd/index"
 	"github.com/synthient-go/synthient/cmd/synthient/internal/cmd/lookup"
 	"github.com/synthient-go/synthient/cmd/synthient/internal/cmd/mcp"
 	"github.com/synthient-go/synthient/cmd/synthient/internal/cmd/stream"
@@ -80,6 +81,7 @@ API key is printed as [redacted].`,
 		health.NewCmdHealth(f),
 		exports.NewCmdExports(f),
 		exports.NewCmdOfficialDownload(f, nil),
+		index.NewCmdIndex(f),
 		stream.NewCmdStream(f),
 		fakeserver.NewCmdFakeServer(f),
 		mcp.NewCmdMCP(f),

@@ -77,7 +77,10 @@ func TestExamplesRun(t *testing.T) {
 		"check.txt", filepath.Join(dir, "check.txt"),
 		"proxies.parquet", filepath.Join(dir, "proxies.parquet"),
 		"key.txt", filepath.Join(dir, "key.txt"),
+		"feeds.synidx", filepath.Join(dir, "feeds.synidx"),
 	)
+	// The index the examples of index check, stats and follow read.
+	clitest.RequireCode(t, clitest.RunSrv(t, srv, "index", "build", "proxies", "--latest", "--out", filepath.Join(dir, "feeds.synidx")), 0)
 	keychain, home := &clitest.Keychain{}, t.TempDir()
 	for _, line := range exampleLines(t) {
 		t.Run(line, func(t *testing.T) {
