@@ -69,6 +69,7 @@ type Call struct {
 	Stdout   *SyncBuffer // optional: to watch the output while it runs
 	Stderr   *SyncBuffer
 	StdoutTo io.Writer // optional: the command's stdout in place of Stdout (a failing writer)
+	StderrTo io.Writer // optional: the command's stderr in place of Stderr (a file)
 	// Keychain is the system keychain the command sees; nil for an empty
 	// one of its own (never the machine's).
 	Keychain config.Keychain
@@ -111,10 +112,14 @@ func (c Call) Run(t testing.TB) Result {
 	if c.StdoutTo != nil {
 		stdout = c.StdoutTo
 	}
+	var stderr io.Writer = c.Stderr
+	if c.StderrTo != nil {
+		stderr = c.StderrTo
+	}
 	env := root.Env{System: iostreams.System{
 		Stdin:            c.Stdin,
 		Stdout:           stdout,
-		Stderr:           c.Stderr,
+		Stderr:           stderr,
 		Getenv:           func(k string) string { return c.Env[k] },
 		StdinIsTerminal:  func() bool { return c.TTYIn },
 		StdoutIsTerminal: func() bool { return c.TTYOut },

@@ -163,13 +163,13 @@ func bulkRun(ctx context.Context, o *BulkOptions) error {
 	return o.Batch.Run(ctx, c, batch.Input{R: in, Total: total}, o.params(), failed, unknown)
 }
 
-// checkOutputs refuses an output file that is the input (in), and a
-// --failed or --unknown that is the file stdout writes to.
+// checkOutputs refuses an output file (--failed, --unknown, --journal)
+// that is the input (in), or the file stdout or stderr writes to.
 func (o *BulkOptions) checkOutputs(in io.Reader) error {
 	for _, out := range []struct{ flag, name string }{{"--failed", o.Failed}, {"--unknown", o.Unknown}, {"--journal", o.Journal}} {
 		err := batch.CheckNotInput(out.flag, out.name, in)
-		if err == nil && out.flag != "--journal" {
-			err = batch.CheckNotStdout(out.flag, out.name, o.IO.RawOut)
+		if err == nil {
+			err = batch.CheckNotStdStreams(out.flag, out.name, o.IO.RawOut, o.IO.RawErr)
 		}
 		if err != nil {
 			return err

@@ -95,20 +95,60 @@ func TestBulkStdinTwice(t *testing.T) {
 	}
 }
 
-// A journal that is the input file is refused before anything is read or
-// sent: it would append records to the addresses.
+// A journal that is the input file (by its path, or as the file stdin
+// comes from with --file -), or the file of --failed or --unknown (by
+// another path, a hard link), is refused before anything is read or
+// sent: its records would go among the addresses, or the list would
+// empty it.
 func TestBulkJournalIsInput(t *testing.T) {
 	t.Parallel()
-	srv := clitest.NewServer(t)
-	in := filepath.Join(t.TempDir(), "in.txt")
-	require.NoError(t, os.WriteFile(in, []byte("1.1.1.1\n"), 0o600))
-	r := clitest.RunSrv(t, srv, "lookup", "ips", "--file", in, "--journal", in)
-	clitest.RequireCode(t, r, clierr.Usage)
-	assert.Contains(t, r.Stderr, "--journal "+in+" is the input file")
-	got, err := os.ReadFile(in) //nolint:gosec // a file of the test's temporary directory
-	require.NoError(t, err)
-	assert.Equal(t, "1.1.1.1\n", string(got))
-	assert.Empty(t, srv.Requests())
+	tests := []struct {
+		name  string
+		stdin bool                                        // --file - with stdin from the input file
+		flags func(t *testing.T, in, dir string) []string // the flags after the input's
+		want  func(in, dir string) string
+	}{
+		{"the input's path", false, func(_ *testing.T, in, _ string) []string { return []string{"--journal", in} },
+			func(in, _ string) string { return "--journal " + in + " is the input file" }},
+		{"the file stdin comes from", true, func(_ *testing.T, in, _ string) []string { return []string{"--journal", in} },
+			func(in, _ string) string { return "--journal " + in + " is the input file" }},
+		{"--failed by another path", false, func(_ *testing.T, _, dir string) []string {
+			return []string{"--failed", filepath.Join(dir, "out"), "--journal", filepath.Join(dir, "sub", "..", "out")}
+		}, func(_, dir string) string { return "--failed " + filepath.Join(dir, "out") + " and --journal " }},
+		{"--unknown by a hard link", false, func(t *testing.T, _, dir string) []string {
+			require.NoError(t, os.WriteFile(filepath.Join(dir, "out"), nil, 0o600))
+			require.NoError(t, os.Link(filepath.Join(dir, "out"), filepath.Join(dir, "link")))
+			return []string{"--unknown", filepath.Join(dir, "out"), "--journal", filepath.Join(dir, "link")}
+		}, func(_, dir string) string { return "--unknown " + filepath.Join(dir, "out") + " and --journal " }},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			srv := clitest.NewServer(t)
+			dir := t.TempDir()
+			require.NoError(t, os.Mkdir(filepath.Join(dir, "sub"), 0o700))
+			in := filepath.Join(dir, "in.txt")
+			require.NoError(t, os.WriteFile(in, []byte("1.1.1.1\n"), 0o600))
+			file := in
+			if tt.stdin {
+				file = "-"
+			}
+			c := clitest.Against(srv, append([]string{"lookup", "ips", "--file", file}, tt.flags(t, in, dir)...)...)
+			if tt.stdin {
+				f, err := os.Open(in) //nolint:gosec // a file of the test's temporary directory
+				require.NoError(t, err)
+				defer f.Close() //nolint:errcheck // opened read-only: closing it loses nothing
+				c.Stdin = f
+			}
+			r := c.Run(t)
+			clitest.RequireCode(t, r, clierr.Usage, c.Args...)
+			assert.Contains(t, r.Stderr, tt.want(in, dir))
+			got, err := os.ReadFile(in) //nolint:gosec // a file of the test's temporary directory
+			require.NoError(t, err)
+			assert.Equal(t, "1.1.1.1\n", string(got))
+			assert.Empty(t, srv.Requests())
+		})
+	}
 }
 
 // A file given where addresses go (lookup ips addrs.txt) is a usage error
