@@ -130,6 +130,8 @@ func run(ctx context.Context, o *Options) error {
 		return err
 	case len(b) > maxBody:
 		return fmt.Errorf("the answer is larger than %d bytes", maxBody)
+	case len(b) == 0: // a HEAD, a 204: nothing to print
+		return nil
 	case !json.Valid(b):
 		_, err := o.Printer.Out.Write(append(b, '\n')) // text: escaped by stdout
 		return err

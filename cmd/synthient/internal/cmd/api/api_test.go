@@ -43,6 +43,21 @@ func TestAPI(t *testing.T) {
 	assert.Contains(t, r.Stdout, `"ip":"9.9.9.9"`)
 }
 
+// An answer without a body (a HEAD) prints nothing, not an empty line.
+func TestAPIHeadPrintsNothing(t *testing.T) {
+	t.Parallel()
+	srv := clitest.NewServer(t)
+	for _, tty := range []bool{false, true} {
+		c := clitest.Against(srv, "api", "-X", "HEAD", "account/me")
+		c.TTYOut = tty
+		r := c.Run(t)
+		clitest.RequireCode(t, r, clierr.OK)
+		assert.Empty(t, r.Stdout, "stdout (terminal: %v)", tty)
+		assert.Empty(t, r.Stderr, "stderr (terminal: %v)", tty)
+	}
+	assert.Equal(t, 2, srv.Arrivals(synthienttest.RouteAccount))
+}
+
 // A billed route keeps the billed rules: a 503 on a lookup is not sent
 // again; an API error is the command's error, exit 3.
 func TestAPIBilled(t *testing.T) {
