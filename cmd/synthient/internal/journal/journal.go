@@ -95,7 +95,8 @@ type Journal struct {
 	counts [Retry + 1]int
 	// Torn reports that the last record was cut short, and cut off.
 	torn bool
-	err  error // the first write error; every later write returns it
+	err  error     // the first write error; every later write returns it
+	w    io.Writer // where records are written, in place of f (WriteThrough); nil for f
 }
 
 // record is a line of the journal.
