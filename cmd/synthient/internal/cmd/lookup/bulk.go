@@ -137,6 +137,7 @@ func bulkRun(ctx context.Context, o *BulkOptions) error {
 		return err
 	}
 	if o.DryRun {
+		o.terminalNote()
 		return planRun(ctx, o, in)
 	}
 	c, err := o.Client()
@@ -160,7 +161,19 @@ func bulkRun(ctx context.Context, o *BulkOptions) error {
 		return err
 	}
 	o.Batch.ResendUnknown = o.ResendUnknown
+	o.terminalNote()
 	return o.Batch.Run(ctx, c, batch.Input{R: in, Total: total}, o.params(), failed, unknown)
+}
+
+// terminalNote says, before the addresses are read from stdin on a
+// terminal (lookup ip -), that they are read until the end of the input,
+// which a terminal gives with Ctrl-D: until then the command waits for
+// more (a request takes up to --batch-size of them), and says nothing.
+func (o *BulkOptions) terminalNote() {
+	if o.File == "-" && o.IO.StdinIsTerminal() && !o.Batch.Quiet {
+		_, _ = fmt.Fprintln(o.Batch.Err, "synthient: reading addresses from the terminal until the end of the input: "+
+			"type them, one or more a line, then Ctrl-D (Ctrl-C stops)") // stderr: a failed write has nowhere to be reported
+	}
 }
 
 // checkOutputs refuses an output file (--failed, --unknown, --journal)

@@ -1,6 +1,7 @@
 package lookup_test
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -74,6 +75,42 @@ func TestLookupIPOneOrNone(t *testing.T) {
 	clitest.RequireCode(t, r, clierr.Usage)
 	assert.Contains(t, r.Stderr, "lookup ip needs addresses")
 	assert.Equal(t, 1, srv.Arrivals(synthienttest.RouteLookupIP)+srv.Arrivals(synthienttest.RouteLookupIPs), "requests")
+}
+
+// Addresses read from stdin on a terminal (lookup ip -, lookup -,
+// lookup ips --file -, and their dry runs) are looked up once the input
+// ends: a note on stderr says so, and how to end it (Ctrl-D). Not from a
+// pipe, not with --quiet, not for addresses given as arguments.
+func TestBulkStdinTerminalNote(t *testing.T) {
+	t.Parallel()
+	const note = "synthient: reading addresses from the terminal until the end of the input: type them, one or more a line, then Ctrl-D (Ctrl-C stops)\n"
+	srv := clitest.NewServer(t)
+	for _, tt := range []struct {
+		args     []string
+		terminal bool
+		want     bool
+	}{
+		{[]string{"lookup", "ip", "-"}, true, true},
+		{[]string{"lookup", "-"}, true, true},
+		{[]string{"lookup", "ips", "--file", "-"}, true, true},
+		{[]string{"lookup", "ips", "-", "--dry-run"}, true, true},
+		{[]string{"lookup", "ip", "-"}, false, false},
+		{[]string{"-q", "lookup", "ip", "-"}, true, false},
+		{[]string{"lookup", "ip", "9.9.9.9", "1.1.1.1"}, true, false},
+	} {
+		t.Run(fmt.Sprintf("%s terminal=%v", strings.Join(tt.args, " "), tt.terminal), func(t *testing.T) {
+			t.Parallel()
+			c := clitest.Against(srv, append([]string{"-o", "json"}, tt.args...)...)
+			c.Stdin, c.TTYIn = strings.NewReader("8.8.8.8\n"), tt.terminal
+			r := c.Run(t)
+			clitest.RequireCode(t, r, clierr.OK, c.Args...)
+			if tt.want {
+				assert.True(t, strings.HasPrefix(r.Stderr, note), "stderr:\n%s", r.Stderr)
+			} else {
+				assert.NotContains(t, r.Stderr, "from the terminal")
+			}
+		})
+	}
 }
 
 // --api-key-file - and addresses on stdin cannot both be: stdin holds one

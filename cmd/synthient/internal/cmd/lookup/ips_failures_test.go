@@ -246,6 +246,43 @@ func TestBatchInterruptInFlight(t *testing.T) {
 	assert.Equal(t, []string{"1.1.1.1", "8.8.8.8"}, clitest.ReadLines(t, unknown), "--unknown")
 	assert.Empty(t, clitest.ReadLines(t, failed), "--failed")
 	assert.Equal(t, int64(2), clitest.ParseSummary(t, r.Stderr).Unknown, "unknown")
+	assert.Contains(t, r.Stderr, "synthient: lines 1-2: 2 addresses possibly charged (the request may have been processed); do not resend blindly (in --unknown "+
+		unknown+"): interrupted (Ctrl-C or SIGTERM)\n")
+	assert.NotContains(t, r.Stderr, "context canceled")
+}
+
+// Ctrl-C while addresses are typed at a terminal (lookup ip -), before
+// the input ended: the addresses typed are not sent, and reported so,
+// with the interrupt as the reason, not "context canceled"; exit 130.
+func TestBatchInterruptWhileTyping(t *testing.T) {
+	t.Parallel()
+	srv := clitest.NewServer(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	typed, typing := io.Pipe()
+	c := clitest.Against(srv, "-o", "json", "lookup", "ip", "-")
+	c.Ctx, c.Stdin, c.TTYIn, c.Stderr = ctx, typed, true, &clitest.SyncBuffer{}
+	done := make(chan clitest.Result, 1)
+	go func() { done <- c.Run(t) }()
+	// Two lines in one read: once the first is reported, the second is
+	// read too, and waits in the command for more to fill a request.
+	_, err := typing.Write([]byte("nope\n8.8.8.8\n"))
+	require.NoError(t, err)
+	require.Eventually(t, func() bool { return strings.Contains(c.Stderr.String(), `line 1: "nope" is not an IP address`) },
+		clitest.HangBound, 10*time.Millisecond, "the first line read")
+	cancel()
+	var r clitest.Result
+	select {
+	case r = <-done:
+	case <-time.After(clitest.HangBound):
+		require.FailNow(t, "lookup ip - did not return after the interrupt")
+	}
+	require.NoError(t, typing.Close()) // ends the read the command abandoned
+	clitest.RequireCode(t, r, clierr.Interrupt)
+	assert.Contains(t, r.Stderr, "synthient: line 2: 1 address not sent, safe to send again: interrupted (Ctrl-C or SIGTERM)\n")
+	assert.NotContains(t, r.Stderr, "context canceled")
+	assert.True(t, strings.HasSuffix(r.Stderr, "synthient: interrupted\n"), "stderr:\n%s", r.Stderr)
+	assert.Empty(t, srv.Requests(), "requests sent")
 }
 
 // An output file (--failed, --unknown) naming the input file (by the same
