@@ -69,7 +69,7 @@ type Call struct {
 	Stdout   *SyncBuffer // optional: to watch the output while it runs
 	Stderr   *SyncBuffer
 	StdoutTo io.Writer // optional: the command's stdout in place of Stdout (a failing writer)
-	StderrTo io.Writer // optional: the command's stderr in place of Stderr (a file)
+	StderrTo io.Writer // optional: the command's stderr in place of Stderr (a file, which Run's checks do not read)
 	// Keychain is the system keychain the command sees; nil for an empty
 	// one of its own (never the machine's).
 	Keychain config.Keychain
@@ -108,14 +108,7 @@ func (c Call) Run(t testing.TB) Result {
 	if c.Stderr == nil {
 		c.Stderr = &SyncBuffer{}
 	}
-	var stdout io.Writer = c.Stdout
-	if c.StdoutTo != nil {
-		stdout = c.StdoutTo
-	}
-	var stderr io.Writer = c.Stderr
-	if c.StderrTo != nil {
-		stderr = c.StderrTo
-	}
+	stdout, stderr := c.streams()
 	env := root.Env{System: iostreams.System{
 		Stdin:            c.Stdin,
 		Stdout:           stdout,
@@ -140,6 +133,34 @@ func (c Call) Run(t testing.TB) Result {
 	start := time.Now()
 	code := root.Run(c.Ctx, c.Args, env)
 	r := Result{Code: code, Stdout: c.Stdout.String(), Stderr: c.Stderr.String(), Elapsed: time.Since(start)}
+	cmd := strings.Join(c.Args, " ")
+	for _, bad := range []string{"goroutine ", "panic"} {
+		assert.NotContains(t, r.Stderr, bad, "synthient %s: stderr holds %q", cmd, bad)
+	}
+	for _, s := range c.secrets() {
+		if s != "" {
+			assert.NotContains(t, r.Stderr, s, "synthient %s: stderr holds the API key", cmd)
+		}
+	}
+	return r
+}
+
+// streams returns the command's stdout and stderr: StdoutTo and StderrTo
+// when set, else Stdout and Stderr.
+func (c Call) streams() (stdout, stderr io.Writer) {
+	stdout, stderr = c.Stdout, c.Stderr
+	if c.StdoutTo != nil {
+		stdout = c.StdoutTo
+	}
+	if c.StderrTo != nil {
+		stderr = c.StderrTo
+	}
+	return stdout, stderr
+}
+
+// secrets returns the keys c gives the command, which its stderr must
+// never show.
+func (c Call) secrets() []string {
 	secrets := []string{c.Env["SYNTHIENT_API_KEY"]}
 	for i, a := range c.Args {
 		if a == "--api-key" && i+1 < len(c.Args) {
@@ -149,16 +170,7 @@ func (c Call) Run(t testing.TB) Result {
 			secrets = append(secrets, v)
 		}
 	}
-	cmd := strings.Join(c.Args, " ")
-	for _, bad := range []string{"goroutine ", "panic"} {
-		assert.NotContains(t, r.Stderr, bad, "synthient %s: stderr holds %q", cmd, bad)
-	}
-	for _, s := range secrets {
-		if s != "" {
-			assert.NotContains(t, r.Stderr, s, "synthient %s: stderr holds the API key", cmd)
-		}
-	}
-	return r
+	return secrets
 }
 
 // HangBound bounds a wait for a command that could hang (on a named
