@@ -162,21 +162,8 @@ func TestBulkJournalIsInput(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			srv := clitest.NewServer(t)
-			dir := t.TempDir()
-			require.NoError(t, os.Mkdir(filepath.Join(dir, "sub"), 0o700))
-			in := filepath.Join(dir, "in.txt")
-			require.NoError(t, os.WriteFile(in, []byte("1.1.1.1\n"), 0o600))
-			file := in
-			if tt.stdin {
-				file = "-"
-			}
-			c := clitest.Against(srv, append([]string{"lookup", "ips", "--file", file}, tt.flags(t, in, dir)...)...)
-			if tt.stdin {
-				f, err := os.Open(in) //nolint:gosec // a file of the test's temporary directory
-				require.NoError(t, err)
-				defer f.Close() //nolint:errcheck // opened read-only: closing it loses nothing
-				c.Stdin = f
-			}
+			dir, in := inputFile(t, "1.1.1.1\n")
+			c := inputCall(t, srv, in, tt.stdin, tt.flags(t, in, dir)...)
 			r := c.Run(t)
 			clitest.RequireCode(t, r, clierr.Usage, c.Args...)
 			assert.Contains(t, r.Stderr, tt.want(in, dir))

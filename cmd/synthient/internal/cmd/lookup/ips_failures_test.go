@@ -285,6 +285,32 @@ func TestBatchInterruptWhileTyping(t *testing.T) {
 	assert.Empty(t, srv.Requests(), "requests sent")
 }
 
+// inputFile writes text to in.txt of a new directory, dir, which has a
+// directory sub too.
+func inputFile(t *testing.T, text string) (dir, in string) {
+	t.Helper()
+	dir = t.TempDir()
+	require.NoError(t, os.Mkdir(filepath.Join(dir, "sub"), 0o700))
+	in = filepath.Join(dir, "in.txt")
+	require.NoError(t, os.WriteFile(in, []byte(text), 0o600))
+	return dir, in
+}
+
+// inputCall is lookup ips of the input file in, with flags: --file in,
+// or, with stdin set, --file - and stdin read from in.
+func inputCall(t *testing.T, srv *synthienttest.Server, in string, stdin bool, flags ...string) clitest.Call {
+	t.Helper()
+	if !stdin {
+		return clitest.Against(srv, append([]string{"lookup", "ips", "--file", in}, flags...)...)
+	}
+	c := clitest.Against(srv, append([]string{"lookup", "ips", "--file", "-"}, flags...)...)
+	f, err := os.Open(in) //nolint:gosec // a file of the test's temporary directory
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = f.Close() }) // opened read-only: closing it loses nothing
+	c.Stdin = f
+	return c
+}
+
 // An output file (--failed, --unknown) naming the input file (by the same
 // path, another path to it, a hard link, a symbolic link, or the file
 // stdin comes from with --file -), and --failed and --unknown naming one
@@ -323,26 +349,14 @@ func TestBatchOutputIsInput(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			srv := clitest.NewServer(t)
-			dir := t.TempDir()
-			require.NoError(t, os.Mkdir(filepath.Join(dir, "sub"), 0o700))
-			in := filepath.Join(dir, "in.txt")
-			require.NoError(t, os.WriteFile(in, []byte(input), 0o600))
+			dir, in := inputFile(t, input)
 			out := tt.path(t, in)
-			file, want := in, tt.flag+" "+out+" is the input file"
+			want := tt.flag + " " + out + " is the input file"
 			flags := []string{tt.flag, out}
 			if tt.want != "" { // --unknown: the same file by another path
 				flags, want = append(flags, "--unknown", filepath.Join(dir, "sub", "..", "sub", "out.txt")), tt.want
 			}
-			if tt.stdin {
-				file = "-"
-			}
-			c := clitest.Against(srv, append([]string{"lookup", "ips", "--file", file}, flags...)...)
-			if tt.stdin {
-				f, err := os.Open(in) //nolint:gosec // a file of the test's temporary directory
-				require.NoError(t, err)
-				defer f.Close() //nolint:errcheck // opened read-only: closing it loses nothing
-				c.Stdin = f
-			}
+			c := inputCall(t, srv, in, tt.stdin, flags...)
 			r := c.Run(t)
 			clitest.RequireCode(t, r, clierr.Usage, c.Args...)
 			assert.Contains(t, r.Stderr, want, "stderr")
