@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/synthient-go/synthient/cmd/synthient/internal/clitest"
 	"github.com/synthient-go/synthient/cmd/synthient/internal/iostreams"
@@ -75,9 +76,9 @@ func TestBytesBarRate(t *testing.T) {
 			bar.SetClock(func() time.Time { return now.Add(at) })
 			for i, step := range tt.steps {
 				at = step
-				assert.NoError(t, bar.Set64(int64(i+1)<<18))
+				require.NoError(t, bar.Set64(int64(i+1)<<18))
 			}
-			assert.NoError(t, bar.Finish())
+			require.NoError(t, bar.Finish())
 			assert.Contains(t, w.String(), "100%", "the finished bar")
 			assert.Equal(t, tt.want, rate.MatchString(w.String()), "a rate in %q", w.String())
 		})

@@ -276,8 +276,11 @@ func headerLine() []byte { return encode(record{T: "journal", V: version}) }
 func (j *Journal) checkHeader(raw []byte) error {
 	var rec record
 	body := bytes.TrimSuffix(raw, []byte("\n"))
-	if len(body) < 10 || body[8] != ' ' || json.Unmarshal(body[9:], &rec) != nil || rec.T != "journal" || rec.V == version {
-		return nil // this version's header, or no header: parse and apply judge it
+	if len(body) < 10 || body[8] != ' ' || json.Unmarshal(body[9:], &rec) != nil {
+		return nil //nolint:nilerr // no header this reads: parse and apply judge the line
+	}
+	if rec.T != "journal" || rec.V == version {
+		return nil // this version's header, or another record: parse and apply judge it
 	}
 	if rec.V > version {
 		return &Error{Path: j.path, Line: 1, Msg: fmt.Sprintf(

@@ -147,10 +147,9 @@ var suggestionRe = regexp.MustCompile(`: synthient ((?:exports )?download [^;()'
 // in the directory of the mistaken one, and succeeds. Its own errors name
 // its own arguments and point to a command that writes stdout, never to
 // an --out it does not take.
-func TestOfficialDownloadSuggestionsRun(t *testing.T) { //nolint:paralleltest // it changes the working directory, as a user's shell is in one
+func TestOfficialDownloadSuggestionsRun(t *testing.T) {
 	srv := clitest.NewServer(t)
-	dir := t.TempDir()
-	t.Chdir(dir) // the commands that name no file write to the current directory
+	t.Chdir(t.TempDir()) // not parallel: the commands that name no file write to the current directory
 	require.NoError(t, os.Symlink("elsewhere.parquet", "link.parquet"))
 	for _, tt := range []struct {
 		mistake []string
