@@ -115,7 +115,8 @@ func silentServer(t *testing.T) (url string, accepted func() bool) {
 
 // One SIGINT or SIGTERM ends the command with 130 whatever it waits on:
 // a --failed or --unknown named pipe that no one reads, stdin that sends
-// nothing more, a server that never answers, each of which the command
+// nothing more, a server that never answers, fake-server serving (which
+// docs/cli.md promises 130 for too), each of which the command
 // leaves of itself (with a grace period longer than the test waits); and
 // where the command cannot see the signal (blocked writing a stdout that
 // no one reads, a --template that does not end), the process exits 130
@@ -150,6 +151,18 @@ func TestOneSignalEndsEveryWait(t *testing.T) {
 			cmd := process(t, srv, "account")
 			cmd.Env = append(cmd.Env, "SYNTHIENT_BASE_URL="+url) // the last one counts
 			return cmd, accepted
+		}},
+		{"fake-server, serving", syscall.SIGTERM, false, func(t *testing.T, srv *synthienttest.Server, _ string) (*exec.Cmd, func() bool) {
+			cmd := process(t, srv, "fake-server")
+			out := &clitest.SyncBuffer{}
+			cmd.Stdout = out
+			return cmd, func() bool { return strings.Contains(out.String(), "Serving until interrupted") }
+		}},
+		{"fake-server, Ctrl-C", syscall.SIGINT, false, func(t *testing.T, srv *synthienttest.Server, _ string) (*exec.Cmd, func() bool) {
+			cmd := process(t, srv, "fake-server", "-o", "json")
+			out := &clitest.SyncBuffer{}
+			cmd.Stdout = out
+			return cmd, func() bool { return strings.Contains(out.String(), "base_url") }
 		}},
 		{"a stdout no one reads", syscall.SIGINT, true, func(t *testing.T, srv *synthienttest.Server, dir string) (*exec.Cmd, func() bool) {
 			in := filepath.Join(dir, "in.txt")

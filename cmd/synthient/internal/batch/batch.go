@@ -71,6 +71,12 @@ func (cfg *Config) Run(ctx context.Context, c *synthient.Client, in Input, p *sy
 	lines := addrinput.NewReader(runCtx, in.R, cfg.ReportInvalid)
 	defer lines.Close()
 	r := cfg.newRun(lines, in.Total, failed, unknown, stop)
+	r.stopReason = func() error {
+		if ctx.Err() != nil {
+			return errInterrupted
+		}
+		return context.Cause(runCtx)
+	}
 	params := *p
 	params.BeforeSend = r.beforeSend
 	if r.jr != nil {
@@ -89,7 +95,7 @@ func (cfg *Config) Run(ctx context.Context, c *synthient.Client, in Input, p *sy
 	r.skippedTail()
 	stopped := runCtx.Err() != nil
 	if stopped {
-		r.drain(context.Cause(runCtx))
+		r.drain(r.stopReason())
 	}
 	return r.finish(ctx, stopped)
 }

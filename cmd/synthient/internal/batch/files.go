@@ -133,7 +133,7 @@ func (l *List) hint() string {
 // CheckNotInput refuses an output file (flag names it) that is the input
 // itself, by any path, hard link or symbolic link (or, with --file -, the
 // file stdin was redirected from): creating it would empty the input
-// before it is read.
+// before it is read, and a journal's records would go into it.
 func CheckNotInput(flag, name string, in io.Reader) error {
 	if !namesStreamFile(name, in) {
 		// A pipe or a terminal cannot be checked: a pipe fed from the
@@ -143,17 +143,34 @@ func CheckNotInput(flag, name string, in io.Reader) error {
 		// that cannot be stat'ed.
 		return nil
 	}
-	return clierr.Usagef("%s %s is the input file: writing it would empty the addresses before they are read", flag, name)
+	harm := "writing it would empty the addresses before they are read"
+	if flag == "--journal" {
+		harm = "its records would be written among the addresses"
+	}
+	return clierr.Usagef("%s %s is the input file: %s; name another file", flag, name, harm)
 }
 
-// CheckNotStdout refuses an output file (flag names it) that is the
-// regular file stdout (out) writes to, by any path (/dev/stdout with
-// >> results): emptying it would lose the results in it.
-func CheckNotStdout(flag, name string, out io.Writer) error {
-	if !namesStreamFile(name, out) {
-		return nil
+// CheckNotStdStreams refuses an output file (flag names it) that is the
+// regular file stdout (out) or stderr (errOut) writes to, by any path
+// (/dev/stdout with >> results, /dev/stderr with 2>> log): emptying it
+// (--failed, --unknown) would lose what is in it, and a journal's records
+// would overwrite the output, which the journal could then not be read
+// back from.
+func CheckNotStdStreams(flag, name string, out, errOut io.Writer) error {
+	for _, s := range []struct {
+		name, holds string
+		w           io.Writer
+	}{{"stdout", "the results", out}, {"stderr", "the messages", errOut}} {
+		if !namesStreamFile(name, s.w) {
+			continue
+		}
+		harm := "emptying it would lose " + s.holds + " in it"
+		if flag == "--journal" {
+			harm = "its records would overwrite " + s.holds + " written there"
+		}
+		return clierr.Usagef("%s %s is the file %s writes to: %s; name another file", flag, name, s.name, harm)
 	}
-	return clierr.Usagef("%s %s is the file stdout writes to: emptying it would lose the results in it; name another file", flag, name)
+	return nil
 }
 
 // namesStreamFile reports whether the file name exists and is the

@@ -63,33 +63,52 @@ func TestListNotARegularFile(t *testing.T) {
 	}
 }
 
-// A --failed or --unknown that is the regular file stdout writes to (as
-// /dev/stdout is, with >> results) is refused with exit 2 before anything
-// is sent: emptying it would lose the results already in it.
-func TestListIsStdout(t *testing.T) {
+// An output file (--failed, --unknown, --journal) that is the regular
+// file stdout or stderr writes to (as /dev/stdout is with > results.csv,
+// /dev/stderr with 2> log) is refused with exit 2 before anything is
+// sent: emptying it would lose what is in it, and a journal's records
+// would overwrite the results (--journal /dev/stdout > out.csv), which the
+// next run could not read back as a journal. The file is left as it was:
+// empty, as > leaves it, for a journal; holding earlier results for a
+// list.
+func TestOutputFileIsStdStream(t *testing.T) {
 	t.Parallel()
-	for _, flag := range []string{"--failed", "--unknown"} {
-		t.Run(flag, func(t *testing.T) {
-			t.Parallel()
-			srv := clitest.NewServer(t)
-			dir := t.TempDir()
-			results := filepath.Join(dir, "results.txt")
-			const before = "9.9.9.9 looked up earlier\n"
-			require.NoError(t, os.WriteFile(results, []byte(before), 0o600))
-			out, err := os.OpenFile(results, os.O_WRONLY|os.O_APPEND, 0) //nolint:gosec // a file of the test's temporary directory
-			require.NoError(t, err)
-			t.Cleanup(func() { _ = out.Close() }) // nothing is written to it by the test
-			link := filepath.Join(dir, "stdout")
-			require.NoError(t, os.Symlink(results, link)) // as /dev/stdout is
-			c := clitest.BatchCall(srv, "1.1.1.1\n", flag, link)
-			c.StdoutTo = out
-			r := c.Run(t)
-			clitest.RequireCode(t, r, clierr.Usage)
-			assert.Contains(t, r.Stderr, "synthient: "+flag+" "+link+" is the file stdout writes to")
-			got, err := os.ReadFile(results) //nolint:gosec // a file of the test's temporary directory
-			require.NoError(t, err)
-			assert.Equal(t, before, string(got), "stdout's file")
-			assert.Empty(t, srv.Requests(), "requests sent")
-		})
+	for _, flag := range []string{"--failed", "--unknown", "--journal"} {
+		for _, stream := range []string{"stdout", "stderr"} {
+			t.Run(flag+" "+stream, func(t *testing.T) {
+				t.Parallel()
+				srv := clitest.NewServer(t)
+				dir := t.TempDir()
+				file := filepath.Join(dir, stream+".txt")
+				before := "9.9.9.9 looked up earlier\n"
+				if flag == "--journal" {
+					before = "" // > out.csv: a journal would take it for a new one
+				}
+				require.NoError(t, os.WriteFile(file, []byte(before), 0o600))
+				f, err := os.OpenFile(file, os.O_WRONLY|os.O_APPEND, 0) //nolint:gosec // a file of the test's temporary directory
+				require.NoError(t, err)
+				t.Cleanup(func() { _ = f.Close() }) // nothing is written to it by the test
+				link := filepath.Join(dir, "dev-"+stream)
+				require.NoError(t, os.Symlink(file, link)) // as /dev/stdout is
+				c := clitest.BatchCall(srv, "1.1.1.1\n", flag, link)
+				if stream == "stdout" {
+					c.StdoutTo = f
+				} else {
+					c.StderrTo = f
+				}
+				r := c.Run(t)
+				clitest.RequireCode(t, r, clierr.Usage)
+				got, err := os.ReadFile(file) //nolint:gosec // a file of the test's temporary directory
+				require.NoError(t, err)
+				msg := r.Stderr
+				if stream == "stderr" {
+					msg = strings.TrimPrefix(string(got), before) // what the command wrote after it
+					got = got[:len(got)-len(msg)]
+				}
+				assert.Contains(t, msg, "synthient: "+flag+" "+link+" is the file "+stream+" writes to")
+				assert.Equal(t, before, string(got), "the file of "+stream)
+				assert.Empty(t, srv.Requests(), "requests sent")
+			})
+		}
 	}
 }

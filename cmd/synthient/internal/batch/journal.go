@@ -2,10 +2,13 @@ package batch
 
 import (
 	"errors"
+	"fmt"
 	"net/netip"
+	"strings"
 
 	"github.com/synthient-go/synthient"
 	"github.com/synthient-go/synthient/cmd/synthient/internal/journal"
+	"github.com/synthient-go/synthient/cmd/synthient/internal/render"
 )
 
 // errEarlierRun is the error of an address a journal holds as sent and
@@ -32,6 +35,10 @@ type journalRun struct {
 	// printed are looked-up addresses written to a table not flushed yet.
 	printed []netip.Addr
 	err     error // the first error writing the journal
+	// unrecorded counts, by outcome, the addresses sent whose outcome the
+	// journal could not record (its writes failed): a run resumed with it
+	// takes them for possibly charged.
+	unrecorded map[synthient.BulkOutcome]int64
 }
 
 // sentRequest counts the addresses of one request not done yet.
@@ -92,7 +99,13 @@ func (jr *journalRun) done(ip netip.Addr, o synthient.BulkOutcome) {
 		return // never sent (the run stopped before), or a duplicate
 	}
 	delete(jr.sent, ip.Unmap())
-	jr.keep(jr.j.Done(ip, o))
+	if err := jr.j.Done(ip, o); err != nil {
+		jr.keep(err)
+		if jr.unrecorded == nil {
+			jr.unrecorded = map[synthient.BulkOutcome]int64{}
+		}
+		jr.unrecorded[o]++
+	}
 	if req.left--; req.left == 0 {
 		jr.keep(jr.j.Sync())
 	}
@@ -125,11 +138,36 @@ func (jr *journalRun) keep(err error) {
 }
 
 // close syncs and closes the journal, and returns the first error
-// writing it.
+// writing it, which says how many outcomes the journal lacks for it.
 func (jr *journalRun) close() error {
 	if jr == nil {
 		return nil
 	}
 	jr.keep(jr.j.Close())
-	return jr.err
+	if jr.err == nil || len(jr.unrecorded) == 0 {
+		return jr.err
+	}
+	return fmt.Errorf("%w; it lacks the outcome of %s", jr.err, unrecordedText(jr.unrecorded))
+}
+
+// unrecordedText says how many addresses sent have no outcome in the
+// journal, which a resumed run takes for possibly charged, and what they
+// came to where that is something else.
+func unrecordedText(n map[synthient.BulkOutcome]int64) string {
+	total := n[synthient.LookedUp] + n[synthient.NotSent] + n[synthient.Rejected] + n[synthient.Unknown]
+	text := render.Plural(total, "address", "addresses") + ", which a run resumed with it reports as possibly charged"
+	var were []string
+	if n[synthient.LookedUp] > 0 {
+		were = append(were, fmt.Sprintf("%d looked up and printed", n[synthient.LookedUp]))
+	}
+	if retry := n[synthient.NotSent] + n[synthient.Rejected]; retry > 0 {
+		were = append(were, fmt.Sprintf("%d not sent or rejected, safe to send again", retry))
+	}
+	if len(were) > 0 && n[synthient.Unknown] > 0 {
+		were = append(were, fmt.Sprintf("%d possibly charged", n[synthient.Unknown]))
+	}
+	if len(were) > 0 {
+		text += " (of them: " + strings.Join(were, "; ") + ")"
+	}
+	return text
 }

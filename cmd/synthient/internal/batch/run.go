@@ -32,6 +32,9 @@ type run struct {
 	group            failureGroup
 	printErr, sdkErr error // the first error writing stdout; an error of the SDK's own
 	stopCause        error // why the run stopped after printErr
+	// stopReason is why the run was stopped, for the addresses it did not
+	// send or did not get the answer of: an interrupt, else stopCause.
+	stopReason func() error
 }
 
 // newRun starts the output of a run that reads lines: the progress bar
@@ -67,6 +70,9 @@ func (r *run) handle(res synthient.BulkResult, err error) {
 	if res.Index < 0 { // the SDK refused its parameters: nothing was read
 		r.sdkErr = err
 		return
+	}
+	if errors.Is(err, context.Canceled) {
+		err = r.stopReason() // not "context canceled"
 	}
 	line := r.lineOf()
 	r.tally.Add(res)
@@ -198,6 +204,10 @@ func (r *run) fail(err error) {
 	}
 	r.stop(r.stopCause)
 }
+
+// errInterrupted is why a run interrupted (Ctrl-C, SIGTERM) did not send
+// an address, or did not get its answer.
+var errInterrupted = errors.New("interrupted (Ctrl-C or SIGTERM)")
 
 // errStdoutClosed is why a run whose stdout closed (EPIPE: a pipe into
 // head that exited) sends nothing more.

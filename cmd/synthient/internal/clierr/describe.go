@@ -87,21 +87,26 @@ func errorNotes(err error, apiErr *synthient.APIError) []string {
 	}
 	var base *synthient.Error
 	if errors.As(err, &base) && base.StopReason != "" {
-		notes = append(notes, fmt.Sprintf("%d attempt(s), %s", base.Attempts, base.StopReason))
+		count := fmt.Sprintf("%d attempt(s)", base.Attempts)
+		if render.SumsLegs(base.Op) {
+			count = render.Attempts(base.Op, base.Attempts)
+		}
+		notes = append(notes, count+", "+string(base.StopReason))
 	}
 	return notes
 }
 
 // attemptsNote says, for an error of a request that is not an API error
-// (a connection refused, a timeout), how many attempts the SDK made and
-// why it stopped: " (3 attempts, attempts_exhausted)"; "" when it sent
-// nothing.
+// (a connection refused, a timeout, a file that cannot be written), how
+// many attempts the SDK made and why it stopped: " (3 attempts,
+// attempts_exhausted)", or " (3 requests)" for a download, whose count
+// adds up its legs (render.Attempts); "" when it sent nothing.
 func attemptsNote(err error) string {
 	var base *synthient.Error
 	if !errors.As(err, &base) || base.Attempts == 0 {
 		return ""
 	}
-	note := render.Plural(int64(base.Attempts), "attempt", "attempts")
+	note := render.Attempts(base.Op, base.Attempts)
 	if base.StopReason != "" {
 		note += ", " + string(base.StopReason)
 	}

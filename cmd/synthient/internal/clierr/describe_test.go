@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"github.com/synthient-go/synthient/cmd/synthient/internal/clierr"
 	"github.com/synthient-go/synthient/cmd/synthient/internal/clitest"
+	"github.com/synthient-go/synthient/synthienttest"
 )
 
 // Errors speak in the command line's terms: no SDK method name or "invalid
@@ -54,4 +55,28 @@ func TestNotFoundBaseURLHint(t *testing.T) {
 	clitest.RequireCode(t, missing, clierr.API, "exports meta")
 	assert.Contains(t, missing.Stderr, "404 Not Found")
 	assert.NotContains(t, missing.Stderr, "base URL", "a 404 of the right base URL has no hint")
+}
+
+// The SDK's count of attempts of a download adds up its legs (the meta,
+// the API's redirect, the storage request): an error after three
+// requests of one attempt each says "3 requests", not "3 attempts"; a
+// call of one request keeps its attempts.
+func TestDownloadErrorsCountRequests(t *testing.T) {
+	t.Parallel()
+	srv := clitest.NewServer(t)
+	c := clitest.Against(srv, "exports", "download", "proxies", "--out", "-")
+	c.StdoutTo = clitest.FailWriter{Err: clitest.ErrNoSpace}
+	r := c.Run(t)
+	assert.Regexp(t, `\(3 requests\)\n$`, r.Stderr, "a writer that fails after the meta, the redirect and the storage request")
+
+	srv.Inject(synthienttest.RouteStorage, 1, synthienttest.Fault{Status: 503})
+	r = clitest.RunSrv(t, srv, "exports", "download", "proxies", "--out", filepath.Join(t.TempDir(), "p.parquet"))
+	clitest.RequireCode(t, r, clierr.API)
+	assert.Regexp(t, `503 Service Unavailable.*, 3 requests, not_retryable\)\n$`, r.Stderr)
+	assert.NotContains(t, r.Stderr, "attempt")
+
+	srv.Inject(synthienttest.RouteLookupIP, 1, synthienttest.Fault{Status: 503})
+	r = clitest.RunSrv(t, srv, "lookup", "ip", "8.8.8.8")
+	clitest.RequireCode(t, r, clierr.API)
+	assert.Contains(t, r.Stderr, "1 attempt(s), may_have_been_processed)")
 }

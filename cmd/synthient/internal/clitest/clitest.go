@@ -68,6 +68,7 @@ type Call struct {
 	Stdout   *SyncBuffer // optional: to watch the output while it runs
 	Stderr   *SyncBuffer
 	StdoutTo io.Writer // optional: the command's stdout in place of Stdout (a failing writer)
+	StderrTo io.Writer // optional: the command's stderr in place of Stderr (a file, which Run's checks do not read)
 	// Keychain is the system keychain the command sees; nil for an empty
 	// one of its own (never the machine's).
 	Keychain config.Keychain
@@ -125,14 +126,11 @@ func (c *Call) env(t testing.TB) root.Env {
 	if c.Stderr == nil {
 		c.Stderr = &SyncBuffer{}
 	}
-	var stdout io.Writer = c.Stdout
-	if c.StdoutTo != nil {
-		stdout = c.StdoutTo
-	}
+	stdout, stderr := c.streams()
 	env := root.Env{System: iostreams.System{
 		Stdin:            c.Stdin,
 		Stdout:           stdout,
-		Stderr:           c.Stderr,
+		Stderr:           stderr,
 		Getenv:           func(k string) string { return c.Env[k] },
 		StdinIsTerminal:  func() bool { return c.TTYIn },
 		StdoutIsTerminal: func() bool { return c.TTYOut },
@@ -151,6 +149,19 @@ func (c *Call) env(t testing.TB) root.Env {
 		c.Setup(&env)
 	}
 	return env
+}
+
+// streams returns the command's stdout and stderr: StdoutTo and StderrTo
+// when set, else Stdout and Stderr.
+func (c *Call) streams() (stdout, stderr io.Writer) {
+	stdout, stderr = c.Stdout, c.Stderr
+	if c.StdoutTo != nil {
+		stdout = c.StdoutTo
+	}
+	if c.StderrTo != nil {
+		stderr = c.StderrTo
+	}
+	return stdout, stderr
 }
 
 // secrets are the keys c gives, which no output may show:

@@ -36,6 +36,9 @@ type IOStreams struct {
 	Out, ErrOut io.Writer
 	// RawOut is stdout as it is, for the bytes of an export (--out -).
 	RawOut io.Writer
+	// RawErr is stderr as it is, for the checks of what file it writes
+	// to.
+	RawErr io.Writer
 	// Progress is where the progress bars draw: on a terminal, a line of
 	// their own that the lines written to Out and ErrOut never share (see
 	// EndProgress); else stderr as it is.
@@ -53,6 +56,7 @@ func New(sys System, secrets *redact.Redactor) *IOStreams {
 	s := &IOStreams{
 		In:        sys.Stdin,
 		RawOut:    sys.Stdout,
+		RawErr:    sys.Stderr,
 		Progress:  sys.Stderr,
 		stdinTTY:  isTerminal(sys.StdinIsTerminal),
 		stdoutTTY: isTerminal(sys.StdoutIsTerminal),

@@ -8,15 +8,56 @@ import (
 	"github.com/schollz/progressbar/v3"
 )
 
+// rateAfter is how long a transfer runs before its bar shows its rate: a
+// rate taken over less (a download from a server on the same host, done
+// in microseconds, shows "38 GB/s") means nothing.
+const rateAfter = time.Second
+
+// BytesBar is a progress bar of a transfer of bytes: how much of it is
+// done, and its rate once it has run a second (rateAfter). Its methods
+// must be called from one goroutine at a time.
+type BytesBar struct {
+	bar   *progressbar.ProgressBar
+	now   func() time.Time
+	start time.Time // of the first Set64; zero before it
+	rate  bool      // the rate is shown
+}
+
 // NewBytesBar returns a progress bar on w for a transfer of total bytes.
-func NewBytesBar(w io.Writer, total int64, desc string) *progressbar.ProgressBar {
-	return progressbar.NewOptions64(total,
+func NewBytesBar(w io.Writer, total int64, desc string) *BytesBar {
+	return &BytesBar{now: time.Now, bar: progressbar.NewOptions64(total,
 		progressbar.OptionSetWriter(w),
 		progressbar.OptionSetDescription(desc),
-		progressbar.OptionShowBytes(true),
 		progressbar.OptionSetWidth(30),
 		progressbar.OptionThrottle(50*time.Millisecond),
-	)
+	)}
+}
+
+// SetClock makes b time the transfer with now, for tests.
+func (b *BytesBar) SetClock(now func() time.Time) { b.now = now }
+
+// Set64 draws done bytes of the transfer (at most every 50 ms). An error
+// drawing the bar is the writer's.
+func (b *BytesBar) Set64(done int64) error {
+	if b.start.IsZero() {
+		b.start = b.now()
+	}
+	b.showRate()
+	return b.bar.Set64(done)
+}
+
+// Finish draws the transfer done.
+func (b *BytesBar) Finish() error {
+	b.showRate()
+	return b.bar.Finish()
+}
+
+// showRate turns the rate on once the transfer has run rateAfter.
+func (b *BytesBar) showRate() {
+	if !b.rate && !b.start.IsZero() && b.now().Sub(b.start) >= rateAfter {
+		b.rate = true
+		progressbar.OptionShowBytes(true)(b.bar) // an Option is a setting of the bar, applied to it
+	}
 }
 
 // barInterval is the shortest time between two frames of a CountBar.

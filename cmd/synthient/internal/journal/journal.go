@@ -95,7 +95,8 @@ type Journal struct {
 	counts [Retry + 1]int
 	// Torn reports that the last record was cut short, and cut off.
 	torn bool
-	err  error // the first write error; every later write returns it
+	err  error     // the first write error; every later write returns it
+	w    io.Writer // where records are written, in place of f (WriteThrough); nil for f
 }
 
 // record is a line of the journal.
@@ -188,6 +189,11 @@ func (j *Journal) load(r io.Reader) (end int64, fresh bool, err error) {
 			break
 		}
 		line++
+		if line == 1 {
+			if err := j.checkHeader(raw); err != nil {
+				return 0, false, err
+			}
+		}
 		rec, ok := parse(raw, err)
 		if !ok {
 			if line == 1 && !bytes.HasPrefix(headerLine(), raw) {
@@ -210,16 +216,21 @@ func (j *Journal) load(r io.Reader) (end int64, fresh bool, err error) {
 }
 
 // readLine reads one line of at most maxRecord bytes, with its newline.
+// Of a longer line it keeps the first maxRecord bytes or so and reads
+// the rest to its end, so that what follows it (another record, or
+// nothing: the line was the last) is known.
 func readLine(br *bufio.Reader) ([]byte, error) {
 	var out []byte
 	for {
 		chunk, err := br.ReadSlice('\n')
-		out = append(out, chunk...)
-		switch {
-		case errors.Is(err, bufio.ErrBufferFull) && len(out) <= maxRecord:
+		if len(out) <= maxRecord {
+			out = append(out, chunk...)
+		}
+		if errors.Is(err, bufio.ErrBufferFull) {
 			continue
-		case errors.Is(err, bufio.ErrBufferFull):
-			return out, errors.New("record too long")
+		}
+		if err == nil && len(out) > maxRecord {
+			err = errors.New("record too long")
 		}
 		return out, err
 	}
@@ -245,16 +256,33 @@ var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 // headerLine is the first line of every journal.
 func headerLine() []byte { return encode(record{T: "journal", V: version}) }
 
+// checkHeader refuses a first line that is the header of a journal of
+// another version (whether or not its checksum is one this version
+// computes: a newer format may compute another): a newer one says to
+// upgrade rather than call it not a journal.
+func (j *Journal) checkHeader(raw []byte) error {
+	var rec record
+	body := bytes.TrimSuffix(raw, []byte("\n"))
+	if len(body) < 10 || body[8] != ' ' || json.Unmarshal(body[9:], &rec) != nil {
+		return nil //nolint:nilerr // no header this reads: parse and apply judge the line
+	}
+	if rec.T != "journal" || rec.V == version {
+		return nil // this version's header, or another record: parse and apply judge it
+	}
+	if rec.V > version {
+		return &Error{Path: j.path, Line: 1, Msg: fmt.Sprintf(
+			"written by a newer synthient (journal version %d; this one reads version %d): upgrade synthient to resume it, or delete it to start afresh", rec.V, version)}
+	}
+	return &Error{Path: j.path, Line: 1, Msg: fmt.Sprintf("version %d, this synthient reads version %d", rec.V, version)}
+}
+
 // apply takes in the record of line.
 func (j *Journal) apply(rec record, line int) error {
 	if line == 1 {
-		switch {
-		case rec.T != "journal":
+		if rec.T != "journal" {
 			return &Error{Path: j.path, Line: 1, Msg: "not a journal of synthient lookups"}
-		case rec.V != version:
-			return &Error{Path: j.path, Line: 1, Msg: fmt.Sprintf("version %d, this synthient reads version %d", rec.V, version)}
 		}
-		return nil
+		return nil // checkHeader refused another version
 	}
 	switch rec.T {
 	case "sent":

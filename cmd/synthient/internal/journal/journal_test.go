@@ -3,6 +3,7 @@ package journal_test
 import (
 	"bytes"
 	"fmt"
+	"hash/crc32"
 	"io/fs"
 	"net/netip"
 	"os"
@@ -132,6 +133,43 @@ func slicesContains(s []int, v int) bool {
 	return false
 }
 
+// header is the first line of a journal of version v, its checksum
+// right.
+func header(v int) []byte {
+	body := fmt.Sprintf(`{"t":"journal","v":%d}`, v)
+	return fmt.Appendf(nil, "%08x %s\n", crc32.Checksum([]byte(body), crc32.MakeTable(crc32.Castagnoli)), body)
+}
+
+// A last record of any length cut short (no newline: a crash while it
+// was written), a huge one included, is a torn last record: Open ignores
+// and cuts it off, Read ignores it; neither calls it damaged.
+func TestHugeTornLastRecord(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	data, _ := written(t, dir)
+	for _, size := range []int{10, 64 << 10, 1 << 20, 3 << 20} {
+		t.Run(fmt.Sprint(size), func(t *testing.T) {
+			t.Parallel()
+			path := filepath.Join(t.TempDir(), "j")
+			torn := append(bytes.Clone(data), `3a3a3a3a {"t":"sent","ips":["`...)
+			torn = append(torn, bytes.Repeat([]byte("1"), size)...)
+			require.NoError(t, os.WriteFile(path, torn, 0o600))
+			r, err := journal.Read(path)
+			require.NoError(t, err, "Read")
+			assert.True(t, r.Torn(), "Read: torn")
+			assert.Equal(t, history[len(history)-1].after, states(r), "Read")
+			j, err := journal.Open(path)
+			require.NoError(t, err, "Open")
+			assert.True(t, j.Torn(), "Open: torn")
+			assert.Equal(t, history[len(history)-1].after, states(j), "Open")
+			require.NoError(t, j.Close())
+			got, err := os.ReadFile(path) //nolint:gosec // a file of the test's temporary directory
+			require.NoError(t, err)
+			assert.Equal(t, data, got, "Open cuts the torn record off")
+		})
+	}
+}
+
 // Counts gives how many addresses of each state the journal had.
 func TestCounts(t *testing.T) {
 	t.Parallel()
@@ -166,7 +204,11 @@ func TestOpenRefuses(t *testing.T) {
 		{"one line of text without a newline", []byte("1.1.1.1"), "not a journal"},
 		{"another kind of record first", data[ends[0]:ends[1]], "not a journal"},
 		{"damaged before the last record", damaged, "path:2: damaged record"},
-		{"version 2", []byte("e8b3a9a2 {\"t\":\"journal\",\"v\":2}\n"), "version"},
+		{"version 2", append(header(2), data[ends[0]:]...), "path:1: written by a newer synthient (journal version 2; this one reads version 1): upgrade synthient"},
+		{"version 2, its checksum not ours", append([]byte("e8b3a9a2 {\"t\":\"journal\",\"v\":2}\n"), data[ends[0]:]...), "path:1: written by a newer synthient"},
+		{"version 0", header(0), "path:1: version 0, this synthient reads version 1"},
+		{"a huge record before the last", append(append(bytes.Clone(data[:ends[1]]), bytes.Repeat([]byte("x"), 3<<20)...), append([]byte("\n"), data[ends[1]:]...)...),
+			"path:3: damaged record before the last"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -176,9 +218,7 @@ func TestOpenRefuses(t *testing.T) {
 			_, err := journal.Open(path)
 			var je *journal.Error
 			require.ErrorAs(t, err, &je, "Open = %v, want a *journal.Error", err)
-			if tt.name != "version 2" { // its CRC is made up: it is damaged as well
-				assert.Contains(t, strings.ReplaceAll(err.Error(), filepath.Dir(path)+"/", ""), tt.msg)
-			}
+			assert.Contains(t, strings.ReplaceAll(err.Error(), filepath.Dir(path)+"/", ""), tt.msg)
 			got, rerr := os.ReadFile(path) //nolint:gosec // a file of the test's temporary directory
 			require.NoError(t, rerr)
 			assert.Equal(t, tt.data, got, "the file was changed")

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"hash/crc32"
+	"io"
 	"net/netip"
 
 	"github.com/synthient-go/synthient"
@@ -93,8 +94,20 @@ func (j *Journal) write(rec record) error {
 	if j.err != nil {
 		return j.err
 	}
-	if _, err := j.f.Write(encode(rec)); err != nil {
+	var w io.Writer = j.f
+	if j.w != nil {
+		w = j.w
+	}
+	if _, err := w.Write(encode(rec)); err != nil {
 		j.err = fmt.Errorf("journal %s: %w", j.path, err)
 	}
 	return j.err
+}
+
+// WriteThrough makes the journal write its records through wrap(file),
+// where file is the journal's open file: the tests' way to make writes
+// fail as a full disk does, after some bytes. Sync and Close still act on
+// the file. Call it before anything is recorded.
+func (j *Journal) WriteThrough(wrap func(file io.Writer) io.Writer) {
+	j.w = wrap(j.f)
 }

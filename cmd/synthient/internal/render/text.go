@@ -112,6 +112,27 @@ func Plural(n int64, one, many string) string {
 	return strconv.FormatInt(n, 10) + " " + many
 }
 
+// SumsLegs reports whether the SDK's count of attempts of a call of its
+// method op (synthient.Error.Attempts, CallEnd.Attempts) adds up the
+// requests of several legs or pages, each a first attempt of its own: a
+// download's (its meta, the API's redirect, the storage request), and the
+// pages of AllExports.
+func SumsLegs(op string) bool {
+	return strings.HasPrefix(op, "DownloadExport") || op == "AllExports"
+}
+
+// Attempts words n, the SDK's count of attempts of a call of its method
+// op, in words true of the call: "2 attempts" of a request sent again,
+// but "3 requests" of a call whose count adds up legs or pages
+// (SumsLegs), where three requests of one attempt each are not "3
+// attempts".
+func Attempts(op string, n int) string {
+	if SumsLegs(op) {
+		return Plural(int64(n), "request", "requests")
+	}
+	return Plural(int64(n), "attempt", "attempts")
+}
+
 // HumanDuration renders d as a person reads a wait, in its two largest
 // units, rounded down: "30 days 10 hours", "5 hours", "1 minute 3
 // seconds"; "now" under a second.

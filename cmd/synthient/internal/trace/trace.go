@@ -46,6 +46,7 @@ func New(w io.Writer) *Tracer { return &Tracer{w: w, now: time.Now} }
 // traceCall is a call's tree so far, in the call's context.
 type traceCall struct {
 	start time.Time
+	op    string   // "LookupIP"
 	head  string   // "LookupIP (billed)"
 	nodes []string // the lines below it, in order
 }
@@ -61,7 +62,7 @@ type traceRequestKey struct{}
 
 // StartCall begins the tree of a call, kept in the returned context.
 func (tr *Tracer) StartCall(ctx context.Context, s synthient.CallStart) context.Context {
-	call := &traceCall{start: tr.now(), head: fmt.Sprintf("%s (%s)", s.Operation, s.Class)}
+	call := &traceCall{start: tr.now(), op: s.Operation, head: fmt.Sprintf("%s (%s)", s.Operation, s.Class)}
 	return context.WithValue(ctx, traceCallKey{}, call)
 }
 
@@ -149,7 +150,7 @@ func (tr *Tracer) EndCall(ctx context.Context, e synthient.CallEnd) {
 			outcome += " (" + string(e.StopReason) + ")"
 		}
 	}
-	fmt.Fprintf(&b, "trace %s: %s, %s in %s", call.head, outcome, render.Plural(int64(e.Attempts), "attempt", "attempts"), round(tr.now().Sub(call.start)))
+	fmt.Fprintf(&b, "trace %s: %s, %s in %s", call.head, outcome, render.Attempts(call.op, e.Attempts), round(tr.now().Sub(call.start)))
 	if e.Bytes > 0 {
 		fmt.Fprintf(&b, ", %d bytes downloaded", e.Bytes)
 	}

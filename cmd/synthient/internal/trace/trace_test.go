@@ -105,7 +105,8 @@ func TestTracerTree(t *testing.T) {
 					synthient.RequestEnd{Status: 200, RequestID: "s\x1b]0;x\x07\nid"})
 				return synthient.CallEnd{Attempts: 2, Bytes: 4096}
 			},
-			want: "trace DownloadExport (standard): ok, 2 attempts in 5ms, 4096 bytes downloaded\n" +
+			// Two legs of one attempt each: two requests, not "2 attempts".
+			want: "trace DownloadExport (standard): ok, 2 requests in 5ms, 4096 bytes downloaded\n" +
 				"  attempt 1: GET /feeds/{feed}/export/{id} -> 307 in 1ms: done\n" +
 				"  attempt 1: GET storage https://storage.test/b/x.parquet -> 200 in 4ms, request id s\\x1b]0;x\\x07\\x0aid: done\n",
 		},

@@ -130,6 +130,8 @@ func run(ctx context.Context, o *Options) error {
 		return err
 	case len(b) > maxBody:
 		return fmt.Errorf("the answer is larger than %d bytes", maxBody)
+	case len(b) == 0: // a HEAD, a 204: nothing to print
+		return nil
 	case !json.Valid(b):
 		_, err := o.Printer.Out.Write(append(b, '\n')) // text: escaped by stdout
 		return err
@@ -165,7 +167,8 @@ func (o *Options) writeDoc(doc []byte) error {
 
 // check refuses, before anything is read or sent, a method that is not
 // an HTTP token (given: whether -X was), a field that is not KEY=VALUE,
-// and stdin read twice; it parses the fields.
+// stdin read twice, and a key given both as a value and as an object or
+// list (in a query as in a body); it parses the fields.
 func (o *Options) check(methodGiven bool) error {
 	if methodGiven && !httpguts.ValidHeaderFieldName(o.Method) { // a token, as a header name is
 		return clierr.Usagef("-X %q is not an HTTP method: a method is letters, digits and !#$%%&'*+-.^_`|~, such as GET or POST", o.Method)
@@ -194,7 +197,8 @@ func (o *Options) check(methodGiven bool) error {
 	if stdin > 1 {
 		return clierr.Usagef("stdin is read once: by one of --input - and -F KEY=@-")
 	}
-	return nil
+	_, err := nest(o.fields, nil)
+	return err
 }
 
 // defaultMethod is the method when -X is not given: POST with --input or

@@ -46,6 +46,21 @@ func TestAPI(t *testing.T) {
 	assert.Contains(t, r.Stdout, `"ip":"9.9.9.9"`)
 }
 
+// An answer without a body (a HEAD) prints nothing, not an empty line.
+func TestAPIHeadPrintsNothing(t *testing.T) {
+	t.Parallel()
+	srv := clitest.NewServer(t)
+	for _, tty := range []bool{false, true} {
+		c := clitest.Against(srv, "api", "-X", "HEAD", "account/me")
+		c.TTYOut = tty
+		r := c.Run(t)
+		clitest.RequireCode(t, r, clierr.OK)
+		assert.Empty(t, r.Stdout, "stdout (terminal: %v)", tty)
+		assert.Empty(t, r.Stderr, "stderr (terminal: %v)", tty)
+	}
+	assert.Equal(t, 2, srv.Arrivals(synthienttest.RouteAccount))
+}
+
 // A billed route keeps the billed rules: a 503 on a lookup is not sent
 // again; an API error is the command's error, exit 3.
 func TestAPIBilled(t *testing.T) {
@@ -237,6 +252,10 @@ func TestAPIRefusesMethodsAndFields(t *testing.T) {
 		{[]string{"-F", "a[b=1", "account/me"}, `-F "a[b=1": the key "a[b" is not name, name[sub]... or name[]`},
 		{[]string{"-F", "a[]x=1", "account/me"}, `the key "a[]x" is not name`},
 		{[]string{"-X", "POST", "-F", "a=1", "-F", "a[b]=2", "account/me"}, `-F "a[b]=2": a is given twice, as a value and as an object or list`},
+		{[]string{"x", "-F", "x=1", "-F", "x[a]=2"}, `-F "x[a]=2": x is given twice, as a value and as an object or list`},
+		{[]string{"-X", "HEAD", "-F", "a[]=1", "-F", "a=2", "account/me"}, `-F "a=2": a is given twice`},
+		{[]string{"--raw-field", "a=1", "-F", "a[]=@" + filepath.Join(t.TempDir(), "missing"), "account/me"}, `-F "a[]=@`},
+		{[]string{"-X", "POST", "-F", "a=null", "-F", "a[]=1", "account/me"}, `-F "a[]=1": a is given twice`},
 		{[]string{"-F", "f=@" + filepath.Join(t.TempDir(), "missing"), "account/me"}, "-F f=@"},
 		{[]string{"-F", "a=@-", "--input", "-", "lookup/ips"}, "stdin is read once: by one of --input - and -F KEY=@-"},
 	} {

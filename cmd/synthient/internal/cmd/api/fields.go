@@ -110,40 +110,52 @@ func (fs fields) query(q url.Values) {
 
 // body returns the fields as a JSON object, nested as their keys say.
 func (fs fields) body() ([]byte, error) {
-	obj := map[string]any{}
-	for i, f := range fs.list {
-		if !set(obj, f.path, fs.values[i]) {
-			return nil, clierr.Usagef("%s %q: %s is given twice, as a value and as an object or list", f.flag, f.arg, f.path[0])
-		}
+	obj, err := nest(fs.list, fs.values)
+	if err != nil {
+		return nil, err
 	}
 	return json.Marshal(obj)
 }
 
+// nest returns the object the fields of list make, each with its value
+// of values (nil values: each nil, to check the keys alone). A key given
+// both as a value and as an object or list (a=1 with a[b]=2, or a[]=1
+// with a=2) is a usage error, in the query of a GET as in a body: the
+// fields are checked with it before anything is read or sent.
+func nest(list []field, values []any) (map[string]any, error) {
+	obj := map[string]any{}
+	for i, f := range list {
+		var v any
+		if values != nil {
+			v = values[i]
+		}
+		if !set(obj, f.path, v) {
+			return nil, clierr.Usagef("%s %q: %s is given twice, as a value and as an object or list", f.flag, f.arg, f.path[0])
+		}
+	}
+	return obj, nil
+}
+
 // set sets the member of obj that path names to v; false when path runs
-// into a member that is already something else.
+// into a member that is already something else. A member set to nil (-F
+// a=null) is a value.
 func set(obj map[string]any, path []string, v any) bool {
-	name, prev := path[0], obj[path[0]]
+	name := path[0]
+	prev, present := obj[name]
+	list, isList := prev.([]any)
+	child, isObj := prev.(map[string]any)
 	switch {
 	case len(path) == 1:
-		if _, isObj := prev.(map[string]any); isObj {
-			return false
-		}
-		if _, isList := prev.([]any); isList {
+		if isObj || isList {
 			return false
 		}
 		obj[name] = v
 		return true
+	case present && !isList && path[1] == "", present && !isObj && path[1] != "":
+		return false
 	case path[1] == "": // name[]: the list's next item
-		list, isList := prev.([]any)
-		if prev != nil && !isList {
-			return false
-		}
 		obj[name] = append(list, v)
 		return true
-	}
-	child, isObj := prev.(map[string]any)
-	if prev != nil && !isObj {
-		return false
 	}
 	if child == nil {
 		child = map[string]any{}

@@ -14,7 +14,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
 
 	"github.com/synthient-go/synthient"
@@ -302,7 +301,7 @@ func (d *demo) download(ctx context.Context) error {
 	}
 	defer os.RemoveAll(dir) //nolint:errcheck // a temporary directory: one left behind changes no result the demo shows
 	path := filepath.Join(dir, "proxies-latest.parquet")
-	var bar *progressbar.ProgressBar
+	var bar *iostreams.BytesBar
 	var last int64
 	p := &synthient.DownloadParams{Verify: true, Progress: func(done, total int64) {
 		last = done
@@ -322,8 +321,8 @@ func (d *demo) download(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if bar != nil {
-		d.printf("   DownloadParams.Progress drew the bar above: %d of %d bytes\n", last, m.Size)
+	if bar != nil { // erased once done, as every finished bar on a terminal
+		d.printf("   DownloadParams.Progress drew a bar while the bytes came: %d of %d bytes\n", last, m.Size)
 	} else {
 		d.printf("   DownloadParams.Progress reported %d of %d bytes (drawn as a bar on a terminal)\n", last, m.Size)
 	}

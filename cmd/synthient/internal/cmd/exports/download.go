@@ -40,7 +40,8 @@ type DownloadOptions struct {
 	Hour          int    // --hour: 0 to 23 with --date; -1 for none
 	Verify, Force bool
 
-	feed synthient.Feed // Feed, parsed
+	feed     synthient.Feed // Feed, parsed
+	official bool           // the official CLI's form, download: its messages name its arguments
 }
 
 // NewCmdDownload returns exports download. runF, when not nil, runs in
@@ -144,9 +145,10 @@ func downloadRun(ctx context.Context, o *DownloadOptions) error {
 	return o.report(m, true)
 }
 
-// resolveID sets ID from --date and --hour, or to latest when neither nor
-// an ID was given.
+// resolveID sets ID from --date and --hour; else, when no ID was given,
+// to the export FILE's name holds, or latest (see idOfName).
 func (o *DownloadOptions) resolveID() error {
+	given := o.ID != "" || o.Date != "" || o.Hour >= 0
 	switch {
 	case o.ID != "" && (o.Date != "" || o.Hour >= 0):
 		return clierr.Usagef("give the export as ID or as --date (and --hour), not both")
@@ -158,7 +160,11 @@ func (o *DownloadOptions) resolveID() error {
 		o.ID = fmt.Sprintf("%s/%02d", o.Date, o.Hour)
 	case o.Date != "":
 		o.ID = o.Date
-	case o.ID == "":
+	}
+	if err := o.idOfName(given); err != nil {
+		return err
+	}
+	if o.ID == "" {
 		o.ID = "latest"
 	}
 	return nil
@@ -183,7 +189,7 @@ func (o *DownloadOptions) target(ctx context.Context, c *synthient.Client, feed 
 	o.ID = m.ID
 	if o.Out == "" {
 		o.Out = string(feed) + "-" + strings.ReplaceAll(m.ID, "/", "-") + ".parquet"
-		if err := CheckOutFile(o.Out); err != nil {
+		if err := o.checkOutFile(false); err != nil {
 			return false, err
 		}
 		if o.Force || !exists(o.Out) {
@@ -277,7 +283,7 @@ func (o *DownloadOptions) checkOut() error {
 		}
 		return nil
 	}
-	return CheckOutFile(o.Out)
+	return o.checkOutFile(true)
 }
 
 // report prints what was written, or, when downloaded is false, that the
@@ -325,17 +331,38 @@ func (o *DownloadOptions) report(m *synthient.ExportMeta, downloaded bool) error
 // would fail. Any other path that cannot be created is the SDK's to
 // report, before it sends anything (see clierr.UnusableFile).
 func CheckOutFile(path string) error {
-	const useStdout = "--out - writes to stdout, which can be redirected"
+	return checkOutFile(path, "--out "+path, "--out - writes to stdout, which can be redirected")
+}
+
+// checkOutFile is CheckOutFile of o's file, in the words of the form the
+// user typed: --out FILE (named: the user gave it) or FILE, and how to
+// write to stdout, which download takes no flag for.
+func (o *DownloadOptions) checkOutFile(named bool) error {
+	what, useStdout := o.Out, "--out - writes to stdout, which can be redirected"
+	switch {
+	case o.official:
+		toStdout := *o
+		toStdout.Out = "-"
+		useStdout = "exports download writes to stdout" + toStdout.suggest(true)
+	case named:
+		what = "--out " + o.Out
+	}
+	return checkOutFile(o.Out, what, useStdout)
+}
+
+// checkOutFile is CheckOutFile of path, which what names in its errors;
+// useStdout says how to write to stdout instead.
+func checkOutFile(path, what, useStdout string) error {
 	fi, err := os.Lstat(path)
 	switch {
 	case errors.Is(err, syscall.ENAMETOOLONG):
-		return clierr.Usagef("--out %s: %v", path, syscall.ENAMETOOLONG)
+		return clierr.Usagef("%s: %v", what, syscall.ENAMETOOLONG)
 	case err != nil, fi.Mode().IsRegular():
 		return nil //nolint:nilerr // a path that does not exist yet, or one the SDK reports on
 	case fi.Mode()&fs.ModeSymlink != 0:
-		return clierr.Usagef("--out %s is a symbolic link: refusing to replace it (name the file it points to; %s)", path, useStdout)
+		return clierr.Usagef("%s is a symbolic link: refusing to replace it (name the file it points to; %s)", what, useStdout)
 	case fi.IsDir():
-		return clierr.Usagef("--out %s is a directory, not a regular file", path)
+		return clierr.Usagef("%s is a directory, not a regular file", what)
 	}
-	return clierr.Usagef("--out %s is not a regular file (a device, a named pipe or a socket): refusing to replace it (%s)", path, useStdout)
+	return clierr.Usagef("%s is not a regular file (a device, a named pipe or a socket): refusing to replace it (%s)", what, useStdout)
 }

@@ -33,14 +33,15 @@ func TestDownloadDateHourAndDefaultName(t *testing.T) {
 		{[]string{"anonymizers", "--date", "2026-06-09"}, "anonymizers-2026-06-09.parquet", "anonymizers 2026-06-09"},
 		{[]string{"proxies", "-d", "2026-06-10", "--hour", "7"}, "proxies-2026-06-10-07.parquet", "proxies 2026-06-10/07"},
 		{[]string{"torrents", "2026-06-10/13"}, "torrents-2026-06-10-13.parquet", "torrents 2026-06-10/13"},
-		{[]string{"proxies", "--date", "latest", "--out", "proxies-2026-06-10-07.parquet"}, "", ""}, // exists, another export: refused
+		{[]string{"proxies", "--date", "latest", "--out", "proxies-2026-06-10-07.parquet"}, "", ""}, // names another export: refused
 	}
 	for _, tt := range tests {
 		args := append([]string{"exports", "download"}, tt.args...)
 		r := clitest.RunSrv(t, srv, args...)
 		if tt.id == "" {
 			clitest.RequireCode(t, r, clierr.Usage, args...)
-			assert.Contains(t, r.Stderr, "proxies-2026-06-10-07.parquet exists and is not proxies 2026-06-10/13: ")
+			assert.Contains(t, r.Stderr, "proxies-2026-06-10-07.parquet names the export 2026-06-10/07, not latest: ")
+			assert.NotContains(t, r.Stderr, "--force", "no --force over another export than the one asked for")
 			continue
 		}
 		clitest.RequireCode(t, r, clierr.OK, args...)

@@ -8,7 +8,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
 
 	"github.com/synthient-go/synthient"
@@ -81,7 +80,7 @@ func (x *exportIDs) newest(ctx context.Context, feed string) []string {
 // downloadProgress sets p.Progress to draw a progress bar on bar (nil:
 // none); the returned finish ends the bar, once the download returned.
 func downloadProgress(bar io.Writer, p *synthient.DownloadParams) (finish func()) {
-	var pb *progressbar.ProgressBar
+	var pb *iostreams.BytesBar
 	if bar != nil {
 		p.Progress = func(done, total int64) {
 			if pb == nil {

@@ -4,10 +4,12 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/synthient-go/synthient"
 	"github.com/synthient-go/synthient/cmd/synthient/internal/clierr"
@@ -20,7 +22,7 @@ import (
 // not nil, runs in place of the command's own run function, given the
 // options once they are parsed and checked.
 func NewCmdOfficialDownload(f *cmdutil.Factory, runF func(context.Context, *DownloadOptions) error) *cobra.Command {
-	opts := &DownloadOptions{Client: f.Client}
+	opts := &DownloadOptions{Client: f.Client, official: true}
 	cmd := &cobra.Command{
 		Use:   "download [FEED [ID]] FILE.parquet [--date D [--hour H]]",
 		Short: "Download one export to FILE.parquet, as the official Synthient CLI's download does",
@@ -35,9 +37,15 @@ holds the export is left as it is; one that holds anything else is kept unless
   download FEED ID FILE.parquet
 
 The export is ID, or --date D (YYYY-MM-DD, or latest) with --hour H (0 to 23)
-for an hourly one; latest when none is given. Where FILE's name names no feed,
-the official CLI took the anonymizers feed: name the feed.`,
-		Args: func(_ *cobra.Command, args []string) error { return opts.officialArgs(args) },
+for an hourly one; else the one FILE's name holds (proxies-2026-06-09.parquet,
+proxies-2026-06-09-13.parquet), or latest. An export given that is not the one
+FILE's name holds is refused. Where FILE's name names no feed, the official
+CLI took the anonymizers feed: name the feed. FILE is the last argument: there
+is no --out (-o is the output format), and exports download --out - writes to
+stdout.`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			return opts.officialArgs(args, cmd.Flags().Lookup("output"))
+		},
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			opts.Printer, opts.RawOut, opts.Err = f.Printer, f.IO.RawOut, f.IO.ErrOut
 			opts.StdoutIsTerminal, opts.Bar = f.IO.StdoutIsTerminal(), barWriter(f)
@@ -59,13 +67,24 @@ the official CLI took the anonymizers feed: name the feed.`,
 	_ = cmd.Flags().MarkHidden("no-preflight") // the flag was just defined
 	cmdutil.SetExamples(cmd, "synthient download anonymizers.parquet --date 2026-06-09",
 		"synthient download proxies p.parquet -d 2026-06-10 --hour 13", "synthient download torrents latest t.parquet --verify")
+	cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
+		if strings.Contains(err.Error(), "unknown flag: --out") {
+			err = fmt.Errorf("%w: download writes the file its last argument names (download [FEED [ID]] FILE.parquet); "+
+				"--out is exports download's flag (exports download FEED [ID] --out FILE)", err)
+		}
+		return &clierr.Error{Code: clierr.Usage, Err: err, Hint: true}
+	})
 	return cmd
 }
 
 // officialArgs reads download's arguments into o: FEED, ID and FILE, the
 // feed from FILE's name when it is the only one. What it cannot take is a
-// usage error that gives the command doing it.
-func (o *DownloadOptions) officialArgs(args []string) error {
+// usage error that gives the command doing it, when one can. output is
+// the global --output flag, whose -o the official CLI gave the file.
+func (o *DownloadOptions) officialArgs(args []string, output *pflag.Flag) error {
+	if output != nil && output.Changed && strings.HasSuffix(output.Value.String(), ".parquet") {
+		return o.outputFile(args, output.Value.String())
+	}
 	if len(args) == 0 {
 		return argsError("download takes [FEED [ID]] FILE.parquet, as the official Synthient CLI does; " +
 			"the command here is: synthient exports download FEED [ID | --date D [--hour H]] [--out FILE]")
@@ -84,8 +103,8 @@ func (o *DownloadOptions) officialArgs(args []string) error {
 		if !ok {
 			o.Feed = "anonymizers"
 			return argsError("download FILE takes the feed from FILE's name, and %q names no feed: "+
-				"to download the anonymizers feed there, as the official CLI does: synthient %s",
-				filepath.Base(file), strings.Join(o.words(false), " "))
+				"to download the anonymizers feed there, as the official CLI does%s",
+				filepath.Base(file), o.suggest(false))
 		}
 		o.Feed = string(feed)
 	case 2:
@@ -96,23 +115,85 @@ func (o *DownloadOptions) officialArgs(args []string) error {
 	return nil
 }
 
+// outputFile is the error of download given -o FILE.parquet, the
+// official CLI's flag of the file, which is the output format here: the
+// command with FILE last, when the arguments are FEED [ID].
+func (o *DownloadOptions) outputFile(args []string, file string) error {
+	msg := fmt.Sprintf("-o (--output) is the output format here (text, json or csv), not the file: download writes the file its last argument names, %s", file)
+	if len(args) <= 2 && !slices.ContainsFunc(args, func(a string) bool { return strings.HasSuffix(a, ".parquet") }) {
+		o.Out = file
+		if len(args) > 0 {
+			o.Feed = args[0]
+		} else if feed, ok := feedOfFile(file); ok {
+			o.Feed = string(feed)
+		}
+		if len(args) == 2 {
+			o.ID = args[1]
+		}
+		msg += o.suggest(false)
+	}
+	return argsError("%s", msg)
+}
+
 // notParquet is the error of download arguments whose last is not a
-// FILE.parquet: the exports download command that does what they ask.
+// FILE.parquet: the exports download command that does what they ask,
+// when the other arguments are a FEED and an ID it can take.
 func (o *DownloadOptions) notParquet(args []string) error {
 	last := args[len(args)-1]
-	switch len(args) {
-	case 1:
+	switch {
+	case len(args) == 1:
 		o.Feed = last
-		if _, err := synthient.ParseFeed(last); err == nil {
-			return argsError("%q is not a FILE.parquet: to download the %s feed's latest export to %s-<id>.parquet: synthient %s",
-				last, last, last, strings.Join(o.words(true), " "))
+		if o.runnable() {
+			return argsError("%q is not a FILE.parquet: to download the %s feed's latest export to %s-<id>.parquet%s",
+				last, last, last, o.suggest(true))
 		}
-		return argsError("%q is not a FILE.parquet: download takes [FEED [ID]] FILE.parquet", last)
-	case 3:
-		o.ID = args[1]
+	case len(args) == 2 && isExportID(last):
+		// FEED ID without the FILE: exports download names the file.
+		o.Feed, o.ID = args[0], last
+		if o.runnable() {
+			return argsError("%q is an export, and no FILE.parquet follows it: to download it to %s-<id>.parquet%s",
+				last, args[0], o.suggest(true))
+		}
+	default:
+		o.Feed, o.Out = args[0], last
+		if len(args) == 3 {
+			o.ID = args[1]
+		}
+		if o.runnable() {
+			return argsError("%q is not a FILE.parquet%s", last, o.suggest(true))
+		}
 	}
-	o.Feed, o.Out = args[0], last
-	return argsError("%q is not a FILE.parquet: synthient %s", last, strings.Join(o.words(true), " "))
+	return argsError("%q is not a FILE.parquet: download takes [FEED [ID]] FILE.parquet, FILE last", last)
+}
+
+// isExportID reports whether s is an export id: latest, YYYY-MM-DD or
+// YYYY-MM-DD/HH.
+func isExportID(s string) bool {
+	_, ok := canonicalID(s)
+	return ok
+}
+
+// runnable reports whether the command o describes runs, as far as its
+// form goes: a feed, and an export it can take (an ID or --date, and not
+// both; not another than FILE's name holds).
+func (o DownloadOptions) runnable() bool {
+	if _, err := synthient.ParseFeed(o.Feed); err != nil {
+		return false
+	}
+	if o.ID != "" && !isExportID(o.ID) {
+		return false
+	}
+	return o.resolveID() == nil // o is a copy: its ID may change
+}
+
+// suggest is ": synthient COMMAND" for the command o describes, as
+// exports download takes it when exports is set, else as download does;
+// "" when that command would not run (runnable).
+func (o *DownloadOptions) suggest(exports bool) string {
+	if !o.runnable() {
+		return ""
+	}
+	return ": synthient " + strings.Join(o.words(exports), " ")
 }
 
 // words returns the arguments of the command o describes, each quoted for

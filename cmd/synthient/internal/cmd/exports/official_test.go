@@ -3,6 +3,7 @@ package exports_test
 import (
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -34,6 +35,10 @@ func TestOfficialDownload(t *testing.T) {
 		{[]string{"anonymizers-2026-06-09.parquet", "--date", "2026-06-09"}, "anonymizers-2026-06-09.parquet", "anonymizers 2026-06-09"},
 		{[]string{"torrents", "t.parquet"}, "t.parquet", "torrents 2026-06-10/13"},
 		{[]string{"ja4t", "2026-06-10/12", "j.parquet", "--verify"}, "j.parquet", "ja4t 2026-06-10/12"},
+		// The export the file's name holds, not the latest.
+		{[]string{"proxies-2026-06-08.parquet"}, "proxies-2026-06-08.parquet", "proxies 2026-06-08"},
+		{[]string{"proxies", "p-2026-06-10-07.parquet"}, "p-2026-06-10-07.parquet", "proxies 2026-06-10/07"},
+		{[]string{"torrents", "2026-06-10/07", "torrents-v2-2026-06-10-07-x.parquet"}, "torrents-v2-2026-06-10-07-x.parquet", "torrents 2026-06-10/07"},
 	}
 	for _, tt := range tests {
 		args := append([]string{"download"}, tt.args...)
@@ -51,12 +56,54 @@ func TestOfficialDownload(t *testing.T) {
 		assert.Equal(t, "PAR1", string(b[:4]), "%s is Parquet", tt.file)
 	}
 
-	// A second run of the same export is said, and downloads nothing.
+	// A second run of the same export is said, and downloads nothing; so
+	// is one of a file whose name holds the export it holds.
 	before := srv.Arrivals(synthienttest.RouteStorage)
 	r := clitest.RunSrv(t, srv, "download", filepath.Join(dir, "proxies.parquet"), "--date", "2026-06-09")
 	clitest.RequireCode(t, r, clierr.OK)
 	assert.Contains(t, r.Stdout, "already holds proxies 2026-06-09")
+	r = clitest.RunSrv(t, srv, "download", filepath.Join(dir, "proxies-2026-06-08.parquet"))
+	clitest.RequireCode(t, r, clierr.OK)
+	assert.Contains(t, r.Stdout, "already holds proxies 2026-06-08")
 	assert.Equal(t, before, srv.Arrivals(synthienttest.RouteStorage), "downloads")
+}
+
+// A file whose name holds an export (proxies-2026-06-08.parquet) never
+// gets another: an ID or --date that differs is refused before anything
+// is sent, with the command that downloads the one it names, and no
+// --force is offered over it.
+func TestDownloadNameHoldsTheExport(t *testing.T) {
+	t.Parallel()
+	srv := clitest.NewServer(t)
+	t.Cleanup(func() { assert.Empty(t, srv.Requests(), "requests sent") })
+	dir := t.TempDir()
+	held := filepath.Join(dir, "proxies-2026-06-08.parquet")
+	require.NoError(t, os.WriteFile(held, []byte("the export of 2026-06-08"), 0o600))
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"download", held, "--date", "2026-06-09"}, held + " names the export 2026-06-08, not 2026-06-09: to download the one it names: synthient download proxies " + held + "; "},
+		{[]string{"download", "proxies", "latest", held}, held + " names the export 2026-06-08, not latest: to download the one it names: synthient download proxies " + held + "; "},
+		{[]string{"download", "proxies", "2026-06-08/03", held}, "names the export 2026-06-08, not 2026-06-08/03"},
+		{[]string{"exports", "download", "proxies", "latest", "--out", held}, held + " names the export 2026-06-08, not latest: to download the one it names: synthient exports download proxies --out " + held + "; "},
+		{[]string{"download", filepath.Join(dir, "proxies-2026-06-08-2026-06-09.parquet")}, "names two exports (2026-06-08, 2026-06-09)"},
+		{[]string{"download", filepath.Join(dir, "proxies-2026-13-45.parquet")}, "holds 2026-13-45, which is not the date (and hour) of an export"},
+	} {
+		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
+			t.Parallel()
+			r := clitest.RunSrv(t, srv, tt.args...)
+			clitest.RequireCode(t, r, clierr.Usage, tt.args...)
+			assert.Contains(t, r.Stderr, tt.want)
+			assert.NotContains(t, r.Stderr, "--force")
+		})
+	}
+	// exports download --out takes the export the name holds too: a file
+	// there that is not it may be replaced by it (--force), nothing else.
+	other := clitest.NewServer(t)
+	r := clitest.RunSrv(t, other, "exports", "download", "proxies", "--out", held)
+	clitest.RequireCode(t, r, clierr.Usage)
+	assert.Contains(t, r.Stderr, held+" exists and is not proxies 2026-06-08: it has 24 bytes")
 }
 
 // What download cannot take is refused before anything is sent, with
@@ -78,6 +125,12 @@ func TestOfficialDownloadRefuses(t *testing.T) {
 		{[]string{"nosuch", "n.parquet"}, `unknown feed "nosuch"`},
 		{[]string{"a", "b", "c", "d.parquet"}, "too many arguments (4)"},
 		{[]string{"proxies", "2026-06-10/13", "p.parquet", "--date", "2026-06-10"}, "give the export as ID or as --date (and --hour), not both"},
+		{[]string{"proxies.parquet", "extra"}, `"extra" is not a FILE.parquet: download takes [FEED [ID]] FILE.parquet, FILE last (see`},
+		{[]string{"nosuch", "latest", "x"}, `"x" is not a FILE.parquet: download takes [FEED [ID]] FILE.parquet, FILE last (see`},
+		{[]string{"proxies", "2026-06-09"}, `"2026-06-09" is an export, and no FILE.parquet follows it: to download it to proxies-<id>.parquet: synthient exports download proxies 2026-06-09 (see`},
+		{[]string{"proxies", "2026-06-09", "x", "-d", "2026-06-09"}, `"x" is not a FILE.parquet: download takes [FEED [ID]] FILE.parquet, FILE last (see`},
+		{[]string{"-o", "o.parquet", "torrents"}, "-o (--output) is the output format here (text, json or csv), not the file: download writes the file its last argument names, o.parquet: synthient download torrents o.parquet (see"},
+		{[]string{"proxies", "p.parquet", "--out", "q.parquet"}, "unknown flag: --out: download writes the file its last argument names (download [FEED [ID]] FILE.parquet)"},
 	} {
 		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
 			t.Parallel()
@@ -105,4 +158,51 @@ func TestOfficialDownloadParse(t *testing.T) {
 		{args: []string{"proxies", "latest", "p.parquet", "--date", "2026-06-10"}, want: "give the export as ID or as --date (and --hour), not both"},
 		{args: []string{"a", "b", "c", "d.parquet"}, want: "too many arguments (4)"},
 	})
+}
+
+// suggestionRe finds a command an error suggests: "synthient " and the
+// words of a download, up to the end of the suggestion.
+var suggestionRe = regexp.MustCompile(`: synthient ((?:exports )?download [^;()']*?)(?: \(see|;|\)|\n)`)
+
+// Every command download's errors suggest runs: each is run as printed,
+// in the directory of the mistaken one, and succeeds. Its own errors name
+// its own arguments and point to a command that writes stdout, never to
+// an --out it does not take.
+func TestOfficialDownloadSuggestionsRun(t *testing.T) {
+	srv := clitest.NewServer(t)
+	t.Chdir(t.TempDir()) // not parallel: the commands that name no file write to the current directory
+	require.NoError(t, os.Symlink("elsewhere.parquet", "link.parquet"))
+	for _, tt := range []struct {
+		mistake []string
+		suggest bool // whether a command is suggested
+	}{
+		{[]string{"proxies.parquet", "extra"}, false},
+		{[]string{"proxies", "2026-06-09"}, true},
+		{[]string{"proxies", "2026-06-09", "x"}, true},
+		{[]string{"proxies"}, true},
+		{[]string{"proxies", "-d", "2026-06-09"}, true},
+		{[]string{"ja4t", "2026-06-10/12", "j.csv", "--verify"}, true},
+		{[]string{"feed.parquet", "--date", "2026-06-09"}, true},
+		{[]string{"-o", "o.parquet", "torrents"}, true},
+		{[]string{"proxies-2026-06-09.parquet", "--date", "2026-06-08"}, true},
+		{[]string{"proxies", "latest", "proxies-2026-06-09.parquet"}, true},
+		{[]string{"proxies", "link.parquet"}, true},
+		{[]string{"nosuch", "2026-06-09", "x"}, false},
+	} {
+		args := append([]string{"download"}, tt.mistake...)
+		r := clitest.RunSrv(t, srv, args...)
+		require.Equal(t, clierr.Usage, r.Code, "%v: %s", args, r.Stderr)
+		m := suggestionRe.FindStringSubmatch(r.Stderr)
+		if !tt.suggest {
+			assert.Nil(t, m, "%v suggests a command: %s", args, r.Stderr)
+			assert.NotRegexp(t, `--out\b`, r.Stderr, "%v: download has no --out", args)
+			continue
+		}
+		if !assert.NotNil(t, m, "%v suggests no command: %s", args, r.Stderr) {
+			continue
+		}
+		assert.NotRegexp(t, `--out\b`, strings.Replace(r.Stderr, m[1], "", 1), "%v: download has no --out", args)
+		run := clitest.RunSrv(t, srv, strings.Fields(m[1])...)
+		assert.Equal(t, clierr.OK, run.Code, "%v suggests synthient %s, which fails: %s", args, m[1], run.Stderr)
+	}
 }

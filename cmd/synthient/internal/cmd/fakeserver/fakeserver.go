@@ -125,7 +125,7 @@ func run(ctx context.Context, o *Options) error {
 		return err // nobody can learn the URL and the key: no use serving
 	}
 	<-ctx.Done()
-	return nil
+	return ctx.Err() // interrupted: exit 130, as every command
 }
 
 // notice prints where the fake is, its key, and how it was set up.

@@ -42,7 +42,7 @@ func fakeServerNotice(out, output string) (base, key string, ok bool) {
 }
 
 // fake-server prints its base URL and key, serves them until interrupted,
-// then exits 0.
+// then exits 130, as every command interrupted does.
 func TestFakeServer(t *testing.T) {
 	t.Parallel()
 	for _, output := range []string{"text", "json"} {
@@ -94,8 +94,8 @@ func TestFakeServer(t *testing.T) {
 			cancel()
 			select {
 			case r := <-done:
-				clitest.RequireCode(t, r, 0)
-				assert.Empty(t, r.Stderr, "stderr")
+				clitest.RequireCode(t, r, clierr.Interrupt)
+				assert.Equal(t, "synthient: interrupted\n", r.Stderr, "stderr")
 			case <-time.After(2 * time.Minute):
 				require.FailNow(t, "fake-server did not stop within 2 minutes of the interrupt")
 			}
@@ -135,7 +135,7 @@ func TestFakeServerPrintsItsKey(t *testing.T) {
 			t.Parallel()
 			r := clitest.Call{Args: []string{"-o", output, "fake-server", "--listen", "127.0.0.1:0"}, Ctx: ctx,
 				Env: map[string]string{"SYNTHIENT_API_KEY": key}}.Run(t)
-			clitest.RequireCode(t, r, 0)
+			clitest.RequireCode(t, r, clierr.Interrupt)
 			assert.Contains(t, r.Stdout, key, "stdout does not show the fake's key")
 			assert.NotContains(t, r.Stdout, redact.Redacted, "stdout redacts the fake's key")
 		})

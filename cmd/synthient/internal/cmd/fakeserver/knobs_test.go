@@ -27,7 +27,7 @@ func serve(t *testing.T, flags ...string) (base, key string) {
 	go func() { done <- c.Run(t) }()
 	t.Cleanup(func() {
 		cancel()
-		clitest.RequireCode(t, <-done, clierr.OK)
+		clitest.RequireCode(t, <-done, clierr.Interrupt) // stopped by its interrupt, as every command
 	})
 	require.Eventually(t, func() bool {
 		_, _, ok := fakeServerNotice(c.Stdout.String(), "text")

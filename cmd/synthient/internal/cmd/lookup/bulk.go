@@ -169,6 +169,7 @@ func bulkRun(ctx context.Context, o *BulkOptions) error {
 		return err
 	}
 	if o.DryRun {
+		o.terminalNote()
 		return planRun(ctx, o, in)
 	}
 	c, err := o.Client()
@@ -192,16 +193,28 @@ func bulkRun(ctx context.Context, o *BulkOptions) error {
 		return err
 	}
 	o.Batch.ResendUnknown = o.ResendUnknown
+	o.terminalNote()
 	return o.Batch.Run(ctx, c, batch.Input{R: in, Total: total}, o.params(), failed, unknown)
 }
 
-// checkOutputs refuses an output file that is the input (in), and a
-// --failed or --unknown that is the file stdout writes to.
+// terminalNote says, before the addresses are read from stdin on a
+// terminal (lookup ip -), that they are read until the end of the input,
+// which a terminal gives with Ctrl-D: until then the command waits for
+// more (a request takes up to --batch-size of them), and says nothing.
+func (o *BulkOptions) terminalNote() {
+	if o.File == "-" && o.IO.StdinIsTerminal() && !o.Batch.Quiet {
+		_, _ = fmt.Fprintln(o.Batch.Err, "synthient: reading addresses from the terminal until the end of the input: "+
+			"type them, one or more a line, then Ctrl-D (Ctrl-C stops)") // stderr: a failed write has nowhere to be reported
+	}
+}
+
+// checkOutputs refuses an output file (--failed, --unknown, --journal)
+// that is the input (in), or the file stdout or stderr writes to.
 func (o *BulkOptions) checkOutputs(in io.Reader) error {
 	for _, out := range []struct{ flag, name string }{{"--failed", o.Failed}, {"--unknown", o.Unknown}, {"--journal", o.Journal}} {
 		err := batch.CheckNotInput(out.flag, out.name, in)
-		if err == nil && out.flag != "--journal" {
-			err = batch.CheckNotStdout(out.flag, out.name, o.IO.RawOut)
+		if err == nil {
+			err = batch.CheckNotStdStreams(out.flag, out.name, o.IO.RawOut, o.IO.RawErr)
 		}
 		if err != nil {
 			return err

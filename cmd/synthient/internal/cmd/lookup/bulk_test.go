@@ -1,6 +1,7 @@
 package lookup_test
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -79,6 +80,42 @@ func TestLookupIPOneOrNone(t *testing.T) {
 	assert.Equal(t, 1, srv.Arrivals(synthienttest.RouteLookupIP)+srv.Arrivals(synthienttest.RouteLookupIPs), "requests")
 }
 
+// Addresses read from stdin on a terminal (lookup ip -, lookup -,
+// lookup ips --file -, and their dry runs) are looked up once the input
+// ends: a note on stderr says so, and how to end it (Ctrl-D). Not from a
+// pipe, not with --quiet, not for addresses given as arguments.
+func TestBulkStdinTerminalNote(t *testing.T) {
+	t.Parallel()
+	const note = "synthient: reading addresses from the terminal until the end of the input: type them, one or more a line, then Ctrl-D (Ctrl-C stops)\n"
+	srv := clitest.NewServer(t)
+	for _, tt := range []struct {
+		args     []string
+		terminal bool
+		want     bool
+	}{
+		{[]string{"lookup", "ip", "-"}, true, true},
+		{[]string{"lookup", "-"}, true, true},
+		{[]string{"lookup", "ips", "--file", "-"}, true, true},
+		{[]string{"lookup", "ips", "-", "--dry-run"}, true, true},
+		{[]string{"lookup", "ip", "-"}, false, false},
+		{[]string{"-q", "lookup", "ip", "-"}, true, false},
+		{[]string{"lookup", "ip", "9.9.9.9", "1.1.1.1"}, true, false},
+	} {
+		t.Run(fmt.Sprintf("%s terminal=%v", strings.Join(tt.args, " "), tt.terminal), func(t *testing.T) {
+			t.Parallel()
+			c := clitest.Against(srv, append([]string{"-o", "json"}, tt.args...)...)
+			c.Stdin, c.TTYIn = strings.NewReader("8.8.8.8\n"), tt.terminal
+			r := c.Run(t)
+			clitest.RequireCode(t, r, clierr.OK, c.Args...)
+			if tt.want {
+				assert.True(t, strings.HasPrefix(r.Stderr, note), "stderr:\n%s", r.Stderr)
+			} else {
+				assert.NotContains(t, r.Stderr, "from the terminal")
+			}
+		})
+	}
+}
+
 // --api-key-file - and addresses on stdin cannot both be: stdin holds one
 // of them.
 func TestBulkStdinTwice(t *testing.T) {
@@ -98,20 +135,47 @@ func TestBulkStdinTwice(t *testing.T) {
 	}
 }
 
-// A journal that is the input file is refused before anything is read or
-// sent: it would append records to the addresses.
+// A journal that is the input file (by its path, or as the file stdin
+// comes from with --file -), or the file of --failed or --unknown (by
+// another path, a hard link), is refused before anything is read or
+// sent: its records would go among the addresses, or the list would
+// empty it.
 func TestBulkJournalIsInput(t *testing.T) {
 	t.Parallel()
-	srv := clitest.NewServer(t)
-	in := filepath.Join(t.TempDir(), "in.txt")
-	require.NoError(t, os.WriteFile(in, []byte("1.1.1.1\n"), 0o600))
-	r := clitest.RunSrv(t, srv, "lookup", "ips", "--file", in, "--journal", in)
-	clitest.RequireCode(t, r, clierr.Usage)
-	assert.Contains(t, r.Stderr, "--journal "+in+" is the input file")
-	got, err := os.ReadFile(in) //nolint:gosec // a file of the test's temporary directory
-	require.NoError(t, err)
-	assert.Equal(t, "1.1.1.1\n", string(got))
-	assert.Empty(t, srv.Requests())
+	tests := []struct {
+		name  string
+		stdin bool                                        // --file - with stdin from the input file
+		flags func(t *testing.T, in, dir string) []string // the flags after the input's
+		want  func(in, dir string) string
+	}{
+		{"the input's path", false, func(_ *testing.T, in, _ string) []string { return []string{"--journal", in} },
+			func(in, _ string) string { return "--journal " + in + " is the input file" }},
+		{"the file stdin comes from", true, func(_ *testing.T, in, _ string) []string { return []string{"--journal", in} },
+			func(in, _ string) string { return "--journal " + in + " is the input file" }},
+		{"--failed by another path", false, func(_ *testing.T, _, dir string) []string {
+			return []string{"--failed", filepath.Join(dir, "out"), "--journal", filepath.Join(dir, "sub", "..", "out")}
+		}, func(_, dir string) string { return "--failed " + filepath.Join(dir, "out") + " and --journal " }},
+		{"--unknown by a hard link", false, func(t *testing.T, _, dir string) []string {
+			require.NoError(t, os.WriteFile(filepath.Join(dir, "out"), nil, 0o600))
+			require.NoError(t, os.Link(filepath.Join(dir, "out"), filepath.Join(dir, "link")))
+			return []string{"--unknown", filepath.Join(dir, "out"), "--journal", filepath.Join(dir, "link")}
+		}, func(_, dir string) string { return "--unknown " + filepath.Join(dir, "out") + " and --journal " }},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			srv := clitest.NewServer(t)
+			dir, in := inputFile(t, "1.1.1.1\n")
+			c := inputCall(t, srv, in, tt.stdin, tt.flags(t, in, dir)...)
+			r := c.Run(t)
+			clitest.RequireCode(t, r, clierr.Usage, c.Args...)
+			assert.Contains(t, r.Stderr, tt.want(in, dir))
+			got, err := os.ReadFile(in) //nolint:gosec // a file of the test's temporary directory
+			require.NoError(t, err)
+			assert.Equal(t, "1.1.1.1\n", string(got))
+			assert.Empty(t, srv.Requests())
+		})
+	}
 }
 
 // A file given where addresses go (lookup ips addrs.txt) is a usage error

@@ -2,18 +2,15 @@ package lookup_test
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"io"
 	"net/http"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -168,84 +165,30 @@ func TestBatchPartialResponse(t *testing.T) {
 	assert.Equal(t, synthienttest.DefaultCredits-srv.Credits(srv.APIKey), s.Credits+s.MaybeCredits, "credits: the fake's charge")
 }
 
-// Ctrl-C once the first 100 results are printed, with batches read and
-// not sent: every address read is printed or in a file, the summary's
-// counts add up to the lines read, and the line the run stopped after is
-// named; the lines after it are in no output; two reports of failed
-// addresses on adjacent lines never say the same.
-func TestBatchInterruptAccountsEveryAddress(t *testing.T) {
-	t.Parallel()
-	for _, concurrency := range []string{"1", "4"} {
-		t.Run(concurrency, func(t *testing.T) {
-			t.Parallel()
-			srv := clitest.NewServer(t)
-			ctx, cancel := context.WithCancel(context.Background())
-			defer cancel()
-			out := &clitest.CancelAfter{N: 100, Cancel: cancel}
-			in := clitest.Addrs(5000)
-			failed, unknown, files := clitest.OutFiles(t)
-			c := clitest.BatchCall(srv, strings.Join(in, "\n")+"\n", append(files, "--concurrency", concurrency, "--batch-size", "100")...)
-			c.Ctx, c.StdoutTo = ctx, out
-			r := c.Run(t)
-			clitest.RequireCode(t, r, clierr.Interrupt)
-			m := regexp.MustCompile(`stopped after line (\d+) of the input`).FindStringSubmatch(r.Stderr)
-			require.NotNil(t, m, "stderr does not name the last line read:\n%.2000s", r.Stderr)
-			read, _ := strconv.Atoi(m[1])
-			require.Less(t, read, 5000, "the whole input was read")
-			s := clitest.ParseSummary(t, r.Stderr)
-			assert.Equal(t, int64(read), s.Read, "the addresses the summary counts")
-			rows, nf, nu := clitest.NDJSONIPs(t, out.String()), clitest.FileLines(t, failed), clitest.FileLines(t, unknown)
-			assert.GreaterOrEqual(t, len(rows), 100, "results printed")
-			assert.Equal(t, []int64{s.LookedUp, s.NotSent + s.Rejected, s.Unknown}, []int64{int64(len(rows)), int64(len(nf)), int64(len(nu))},
-				"looked up, --failed, --unknown")
-			all := append(append(slices.Clone(rows), nf...), nu...)
-			slices.SortFunc(all, func(a, b string) int { return strings.Compare(a, b) })
-			want := slices.Clone(in[:read])
-			slices.Sort(want)
-			clitest.AssertAddrs(t, want, all, "every address read, printed or in a file, once")
-			// Two reports of adjacent lines never say the same: one line
-			// reports a run of addresses of one outcome and one cause.
-			report := regexp.MustCompile(`(?m)^synthient: lines? ([0-9]+)(?:-([0-9]+))?: [0-9]+ address(?:es)? (.*)$`)
-			said := report.FindAllStringSubmatch(r.Stderr, -1)
-			for i := 1; i < len(said); i++ {
-				last := said[i-1][2]
-				if last == "" {
-					last = said[i-1][1]
-				}
-				if n, _ := strconv.Atoi(last); strconv.Itoa(n+1) == said[i][1] {
-					assert.NotEqual(t, said[i-1][3], said[i][3], "two reports of adjacent lines say the same:\n%.3000s", r.Stderr)
-				}
-			}
-		})
-	}
+// inputFile writes text to in.txt of a new directory, dir, which has a
+// directory sub too.
+func inputFile(t *testing.T, text string) (dir, in string) {
+	t.Helper()
+	dir = t.TempDir()
+	require.NoError(t, os.Mkdir(filepath.Join(dir, "sub"), 0o700))
+	in = filepath.Join(dir, "in.txt")
+	require.NoError(t, os.WriteFile(in, []byte(text), 0o600))
+	return dir, in
 }
 
-// An interrupt while a request is in flight exits 130 (not 3, as if the
-// API had failed), and its addresses are reported: possibly charged, in
-// --unknown, since the request may have reached the API.
-func TestBatchInterruptInFlight(t *testing.T) {
-	t.Parallel()
-	srv := clitest.NewServer(t)
-	srv.Inject(synthienttest.RouteLookupIPs, -1, synthienttest.Fault{Kind: synthienttest.FaultSlowHeaders, Delay: 20 * time.Second})
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	failed, unknown, files := clitest.OutFiles(t)
-	c := clitest.BatchCall(srv, "1.1.1.1\n8.8.8.8\n", files...)
-	c.Ctx = ctx
-	done := make(chan clitest.Result, 1)
-	go func() { done <- c.Run(t) }()
-	require.Eventually(t, func() bool { return srv.Arrivals(synthienttest.RouteLookupIPs) == 1 }, 2*time.Minute, 10*time.Millisecond, "the batch request")
-	cancel()
-	var r clitest.Result
-	select {
-	case r = <-done:
-	case <-time.After(2 * time.Minute):
-		require.FailNow(t, "lookup ips did not return within 2 minutes of the interrupt")
+// inputCall is lookup ips of the input file in, with flags: --file in,
+// or, with stdin set, --file - and stdin read from in.
+func inputCall(t *testing.T, srv *synthienttest.Server, in string, stdin bool, flags ...string) clitest.Call {
+	t.Helper()
+	if !stdin {
+		return clitest.Against(srv, append([]string{"lookup", "ips", "--file", in}, flags...)...)
 	}
-	assert.Equal(t, clierr.Interrupt, r.Code, "exit code after an interrupt; stderr:\n%s", r.Stderr)
-	assert.Equal(t, []string{"1.1.1.1", "8.8.8.8"}, clitest.ReadLines(t, unknown), "--unknown")
-	assert.Empty(t, clitest.ReadLines(t, failed), "--failed")
-	assert.Equal(t, int64(2), clitest.ParseSummary(t, r.Stderr).Unknown, "unknown")
+	c := clitest.Against(srv, append([]string{"lookup", "ips", "--file", "-"}, flags...)...)
+	f, err := os.Open(in) //nolint:gosec // a file of the test's temporary directory
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = f.Close() }) // opened read-only: closing it loses nothing
+	c.Stdin = f
+	return c
 }
 
 // An output file (--failed, --unknown) naming the input file (by the same
@@ -286,26 +229,14 @@ func TestBatchOutputIsInput(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			srv := clitest.NewServer(t)
-			dir := t.TempDir()
-			require.NoError(t, os.Mkdir(filepath.Join(dir, "sub"), 0o700))
-			in := filepath.Join(dir, "in.txt")
-			require.NoError(t, os.WriteFile(in, []byte(input), 0o600))
+			dir, in := inputFile(t, input)
 			out := tt.path(t, in)
-			file, want := in, tt.flag+" "+out+" is the input file"
+			want := tt.flag + " " + out + " is the input file"
 			flags := []string{tt.flag, out}
 			if tt.want != "" { // --unknown: the same file by another path
 				flags, want = append(flags, "--unknown", filepath.Join(dir, "sub", "..", "sub", "out.txt")), tt.want
 			}
-			if tt.stdin {
-				file = "-"
-			}
-			c := clitest.Against(srv, append([]string{"lookup", "ips", "--file", file}, flags...)...)
-			if tt.stdin {
-				f, err := os.Open(in) //nolint:gosec // a file of the test's temporary directory
-				require.NoError(t, err)
-				defer f.Close() //nolint:errcheck // opened read-only: closing it loses nothing
-				c.Stdin = f
-			}
+			c := inputCall(t, srv, in, tt.stdin, flags...)
 			r := c.Run(t)
 			clitest.RequireCode(t, r, clierr.Usage, c.Args...)
 			assert.Contains(t, r.Stderr, want, "stderr")
