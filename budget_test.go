@@ -60,7 +60,7 @@ func TestCreditBudgetReserveAndRefund(t *testing.T) {
 
 	_, err = b.Reserve(ctx, 1)
 	require.ErrorIs(t, err, synthient.ErrCreditBudget, "nothing is left")
-	assert.Contains(t, err.Error(), "1 credits needed, 0 left of 10")
+	assert.Contains(t, err.Error(), "1 credit needed, 0 left of 10")
 
 	require.NoError(t, b.Refund(ctx, r1, 3))
 	require.NoError(t, b.Refund(ctx, r1, 3), "a second refund is no error")

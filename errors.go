@@ -448,11 +448,15 @@ func budgetOutcome(cause error) outcome {
 // credits: left of the window's credits are left, until resets (zero for
 // a budget that never refills).
 func budgetRefusal(need, left, credits int64, resets time.Time) error {
-	if resets.IsZero() {
-		return fmt.Errorf("%w: %d credits needed, %d left of %d", ErrCreditBudget, need, left, credits)
+	unit := "credits"
+	if need == 1 {
+		unit = "credit"
 	}
-	return fmt.Errorf("%w: %d credits needed, %d left of %d until %s",
-		ErrCreditBudget, need, left, credits, resets.UTC().Format(time.RFC3339))
+	if resets.IsZero() {
+		return fmt.Errorf("%w: %d %s needed, %d left of %d", ErrCreditBudget, need, unit, left, credits)
+	}
+	return fmt.Errorf("%w: %d %s needed, %d left of %d until %s",
+		ErrCreditBudget, need, unit, left, credits, resets.UTC().Format(time.RFC3339))
 }
 
 // budgetStopError is the error of a call that the credit budget stopped
