@@ -5,6 +5,7 @@ package synthient_test
 
 import (
 	"context"
+	"errors"
 	"sync"
 	"testing"
 	"testing/synctest"
@@ -15,6 +16,14 @@ import (
 
 	"github.com/synthient-go/synthient"
 )
+
+// balanceOf returns b's balance.
+func balanceOf(t *testing.T, b synthient.CreditBudget) synthient.CreditBalance {
+	t.Helper()
+	bal, err := b.Balance(context.Background())
+	require.NoError(t, err)
+	return bal
+}
 
 func TestWithCreditBudgetRefusesBadBudgets(t *testing.T) {
 	t.Parallel()
@@ -64,52 +73,55 @@ func TestCreditBudgetReserveAndRefund(t *testing.T) {
 
 	require.NoError(t, b.Refund(ctx, r1, 3))
 	require.NoError(t, b.Refund(ctx, r1, 3), "a second refund is no error")
-	bal, err := b.Balance(ctx)
-	require.NoError(t, err)
+	bal := balanceOf(t, b)
 	assert.Equal(t, synthient.CreditBalance{Credits: 10, Spent: 7, Left: 3}, bal, "a second refund of r1 gave nothing back")
 
 	_, err = b.Reserve(ctx, 4)
 	require.ErrorIs(t, err, synthient.ErrCreditBudget, "4 do not fit in 3: nothing is taken")
 	r3, err := b.Reserve(ctx, 3)
 	require.NoError(t, err)
-	bal, err = b.Balance(ctx)
-	require.NoError(t, err)
-	assert.Equal(t, int64(0), bal.Left)
+	assert.Equal(t, int64(0), balanceOf(t, b).Left)
 
 	require.NoError(t, b.Refund(ctx, r3, 3))
-	bal, err = b.Balance(ctx)
-	require.NoError(t, err)
-	assert.Equal(t, int64(7), bal.Spent)
+	assert.Equal(t, int64(7), balanceOf(t, b).Spent)
 }
 
 func TestCreditBudgetRefusesBadArguments(t *testing.T) {
 	t.Parallel()
-	ctx := t.Context()
-	b := synthient.NewCreditBudget(10, 0)
-	r, err := b.Reserve(ctx, 2)
-	require.NoError(t, err)
 	for _, tc := range []struct {
 		name string
-		call func() error
+		call func(ctx context.Context, b synthient.CreditBudget, r synthient.CreditReservation) error
 	}{
-		{"reserve 0", func() error { _, err := b.Reserve(ctx, 0); return err }},
-		{"reserve negative", func() error { _, err := b.Reserve(ctx, -3); return err }},
-		{"refund 0", func() error { return b.Refund(ctx, r, 0) }},
-		{"refund more than reserved", func() error { return b.Refund(ctx, r, 3) }},
-		{"refund a reservation never made", func() error {
+		{"reserve 0", func(ctx context.Context, b synthient.CreditBudget, _ synthient.CreditReservation) error {
+			_, err := b.Reserve(ctx, 0)
+			return err
+		}},
+		{"reserve negative", func(ctx context.Context, b synthient.CreditBudget, _ synthient.CreditReservation) error {
+			_, err := b.Reserve(ctx, -3)
+			return err
+		}},
+		{"refund 0", func(ctx context.Context, b synthient.CreditBudget, r synthient.CreditReservation) error {
+			return b.Refund(ctx, r, 0)
+		}},
+		{"refund more than reserved", func(ctx context.Context, b synthient.CreditBudget, r synthient.CreditReservation) error {
+			return b.Refund(ctx, r, 3)
+		}},
+		{"refund a reservation never made", func(ctx context.Context, b synthient.CreditBudget, _ synthient.CreditReservation) error {
 			return b.Refund(ctx, synthient.CreditReservation{Credits: 2, ID: "99"}, 2)
 		}},
-		{"refund a foreign ID", func() error {
+		{"refund a foreign ID", func(ctx context.Context, b synthient.CreditBudget, _ synthient.CreditReservation) error {
 			return b.Refund(ctx, synthient.CreditReservation{Credits: 2, ID: "redis:7"}, 2)
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			requireInvalid(t, tc.call())
+			t.Parallel()
+			b := synthient.NewCreditBudget(10, 0)
+			r, err := b.Reserve(t.Context(), 2)
+			require.NoError(t, err)
+			requireInvalid(t, tc.call(t.Context(), b, r))
+			assert.Equal(t, int64(2), balanceOf(t, b).Spent, "the bad call changed the balance")
 		})
 	}
-	bal, err := b.Balance(ctx)
-	require.NoError(t, err)
-	assert.Equal(t, int64(2), bal.Spent, "no bad call changed the balance")
 }
 
 func TestCreditBudgetZeroRefusesEverything(t *testing.T) {
@@ -133,8 +145,7 @@ func TestCreditBudgetWindows(t *testing.T) {
 		r, err := b.Reserve(ctx, 5)
 		require.NoError(t, err)
 		assert.True(t, r.Window.Equal(midnight), "the window starts at 00:00 UTC, got %v", r.Window)
-		bal, err := b.Balance(ctx)
-		require.NoError(t, err)
+		bal := balanceOf(t, b)
 		assert.Equal(t, int64(0), bal.Left)
 		assert.Equal(t, 24*time.Hour, bal.Window)
 		assert.True(t, bal.Resets.Equal(midnight.Add(24*time.Hour)), "resets at the next midnight, got %v", bal.Resets)
@@ -142,20 +153,15 @@ func TestCreditBudgetWindows(t *testing.T) {
 		require.ErrorIs(t, err, synthient.ErrCreditBudget)
 
 		time.Sleep(22*time.Hour + 30*time.Minute) // the next day, 00:00 UTC
-		bal, err = b.Balance(ctx)
-		require.NoError(t, err)
+		bal = balanceOf(t, b)
 		assert.Equal(t, synthient.CreditBalance{Credits: 5, Left: 5, Window: 24 * time.Hour, Resets: midnight.Add(48 * time.Hour)}, bal)
 
 		r2, err := b.Reserve(ctx, 2)
 		require.NoError(t, err)
 		require.NoError(t, b.Refund(ctx, r, 5), "a refund into a window that ended")
-		bal, err = b.Balance(ctx)
-		require.NoError(t, err)
-		assert.Equal(t, int64(2), bal.Spent, "the old window's refund gave nothing back in the new one")
+		assert.Equal(t, int64(2), balanceOf(t, b).Spent, "the old window's refund gave nothing back in the new one")
 		require.NoError(t, b.Refund(ctx, r2, 2))
-		bal, err = b.Balance(ctx)
-		require.NoError(t, err)
-		assert.Equal(t, int64(0), bal.Spent)
+		assert.Equal(t, int64(0), balanceOf(t, b).Spent)
 	})
 }
 
@@ -172,14 +178,18 @@ func TestCreditBudgetConcurrentReserves(t *testing.T) {
 			for range 200 {
 				r, err := b.Reserve(ctx, 3)
 				if err != nil {
-					assert.ErrorIs(t, err, synthient.ErrCreditBudget)
+					if !errors.Is(err, synthient.ErrCreditBudget) {
+						t.Errorf("Reserve: %v, want an error matching ErrCreditBudget", err)
+					}
 					continue
 				}
 				mu.Lock()
 				taken += r.Credits
 				mu.Unlock()
 				if r.ID[len(r.ID)-1] == '7' {
-					assert.NoError(t, b.Refund(ctx, r, r.Credits))
+					if err := b.Refund(ctx, r, r.Credits); err != nil {
+						t.Errorf("Refund: %v", err)
+					}
 					mu.Lock()
 					taken -= r.Credits
 					mu.Unlock()
@@ -188,8 +198,7 @@ func TestCreditBudgetConcurrentReserves(t *testing.T) {
 		})
 	}
 	wg.Wait()
-	bal, err := b.Balance(ctx)
-	require.NoError(t, err)
+	bal := balanceOf(t, b)
 	assert.Equal(t, taken, bal.Spent, "the balance is what was taken and not refunded")
 	assert.LessOrEqual(t, bal.Spent, int64(1000))
 	assert.Equal(t, 1000-bal.Spent, bal.Left)

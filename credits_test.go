@@ -210,7 +210,7 @@ func TestCreditBudgetRefundsTheFakes402(t *testing.T) {
 		t.Run(op.name, func(t *testing.T) {
 			t.Parallel()
 			bt := newBudgeted(t, 100, []synthienttest.Option{synthienttest.WithCredits(0)})
-			requireAPIErr(t, op.call(callCtx(t), bt.c), http.StatusPaymentRequired)
+			_ = requireAPIErr(t, op.call(callCtx(t), bt.c), http.StatusPaymentRequired)
 			bt.requireAccounts(t, 0, 0)
 		})
 	}
@@ -227,8 +227,8 @@ func TestCreditBudgetRefusesWhatDoesNotFit(t *testing.T) {
 			bt := newBudgeted(t, op.costs[0]-1, nil)
 			err := op.call(callCtx(t), bt.c)
 			require.ErrorIs(t, err, synthient.ErrCreditBudget)
-			requireConnErr(t, err, true, false)
-			requireStop(t, err, 0, retry.CreditBudgetExhausted)
+			_ = requireConnErr(t, err, true, false)
+			_ = requireStop(t, err, 0, retry.CreditBudgetExhausted)
 			assert.Contains(t, err.Error(), "refused by the credit budget (request not sent)")
 			assert.Zero(t, bt.srv.Arrivals(op.route), "requests sent")
 			bt.requireAccounts(t, 0, 0)
@@ -259,7 +259,7 @@ func TestLookupIPsAllStopsAtTheBudget(t *testing.T) {
 				outcomes[r.Outcome]++
 				if r.Outcome == synthient.NotSent {
 					require.ErrorIs(t, err, synthient.ErrCreditBudget, "address %d", r.Index)
-					requireStop(t, err, 0, retry.CreditBudgetExhausted)
+					_ = requireStop(t, err, 0, retry.CreditBudgetExhausted)
 				}
 			}
 			want := map[synthient.BulkOutcome]int{synthient.LookedUp: tc.lookedUp, synthient.NotSent: 25 - tc.lookedUp}
@@ -307,8 +307,8 @@ func TestCreditBudgetRefusesARetry(t *testing.T) {
 
 	_, err := c.LookupIP(callCtx(t), testAddr(1))
 	require.ErrorIs(t, err, synthient.ErrCreditBudget)
-	requireAPIErr(t, err, http.StatusTooManyRequests)
-	requireStop(t, err, 1, retry.CreditBudgetExhausted)
+	_ = requireAPIErr(t, err, http.StatusTooManyRequests)
+	_ = requireStop(t, err, 1, retry.CreditBudgetExhausted)
 	assert.Equal(t, 1, srv.Arrivals(synthienttest.RouteLookupIP), "the retry was not sent")
 	bal, err := inner.Balance(t.Context())
 	require.NoError(t, err)
@@ -330,8 +330,8 @@ func TestCreditBudgetStoreFailure(t *testing.T) {
 			err := op.call(callCtx(t), c)
 			require.ErrorIs(t, err, errStore)
 			require.NotErrorIs(t, err, synthient.ErrCreditBudget)
-			requireConnErr(t, err, true, false)
-			requireStop(t, err, 0, retry.CreditBudgetFailed)
+			_ = requireConnErr(t, err, true, false)
+			_ = requireStop(t, err, 0, retry.CreditBudgetFailed)
 			assert.Contains(t, err.Error(), "credit budget failed (request not sent): store unreachable")
 			assert.Zero(t, srv.Arrivals(op.route), "requests sent")
 			assert.Contains(t, logs.String(), `"event":"credit_budget_failed"`)
@@ -444,7 +444,7 @@ func TestCreditBudgetRefundsAPacingHold(t *testing.T) {
 		_, err := c.LookupIP(ctx, testIP)
 		require.NoError(t, err)
 		_, err = c.LookupIP(ctx, testIP)
-		requireAPIErr(t, err, http.StatusTooManyRequests)
+		_ = requireAPIErr(t, err, http.StatusTooManyRequests)
 		_, err = c.LookupIP(ctx, testIP)
 		require.ErrorIs(t, err, synthient.ErrRateLimitHold)
 		assert.Len(t, m.Requests(), 2, "requests: the held one was not sent")
@@ -492,7 +492,7 @@ func TestCreditBudgetRefundFailureOverCounts(t *testing.T) {
 	c := fakeClient(t, srv, synthient.WithCreditBudget(refundFails{inner}), synthient.WithLogger(lg))
 	srv.Inject(synthienttest.RouteLookupIP, 1, statusFault(http.StatusUnprocessableEntity))
 	_, err := c.LookupIP(callCtx(t), testAddr(1))
-	requireAPIErr(t, err, http.StatusUnprocessableEntity)
+	_ = requireAPIErr(t, err, http.StatusUnprocessableEntity)
 	bal, err := inner.Balance(t.Context())
 	require.NoError(t, err)
 	assert.Equal(t, int64(1), bal.Spent)
@@ -624,7 +624,7 @@ func TestRawBatchOfUnknownShape(t *testing.T) {
 	require.ErrorIs(t, err, synthient.ErrCreditBudget, "900 do not fit in 899")
 	bt = newBudgeted(t, 900, nil)
 	_, err = bt.c.Raw(callCtx(t), http.MethodPost, "lookup/ips", []byte(`not json`))
-	requireAPIErr(t, err, http.StatusUnprocessableEntity)
+	_ = requireAPIErr(t, err, http.StatusUnprocessableEntity)
 	bt.requireAccounts(t, 0, 0)
 }
 
@@ -736,7 +736,7 @@ func TestCreditBudgetRandomized(t *testing.T) {
 	} {
 		t.Run(fmt.Sprint("seed ", tc.seed), func(t *testing.T) {
 			t.Parallel()
-			r := rand.New(rand.NewPCG(tc.seed, 0))
+			r := rand.New(rand.NewPCG(tc.seed, 0)) //nolint:gosec // a seeded test schedule, no secret
 			l := &ledger{}
 			bt := newBudgeted(t, tc.budget, []synthienttest.Option{synthienttest.WithCredits(tc.fakeCredits), synthienttest.WithLatency(time.Millisecond)},
 				synthient.WithObserver(l))
@@ -748,7 +748,7 @@ func TestCreditBudgetRandomized(t *testing.T) {
 			rr := &randomRun{requests: map[string][][]netip.Addr{}}
 			var wg sync.WaitGroup
 			for g := range 8 {
-				gr := rand.New(rand.NewPCG(tc.seed, uint64(g)+1))
+				gr := rand.New(rand.NewPCG(tc.seed, uint64(g)+1)) //nolint:gosec // a seeded test schedule, no secret
 				wg.Go(func() {
 					for i := range 25 {
 						ctx, cancel := context.WithCancel(callCtx(t))

@@ -45,6 +45,15 @@ func (*MaxCredits) Type() string { return "N" }
 // Limit returns N, and whether the flag was given.
 func (m *MaxCredits) Limit() (int64, bool) { return m.n, m.set }
 
+// Given returns N, or nil when the flag was not given.
+func (m *MaxCredits) Given() *int64 {
+	if !m.set {
+		return nil
+	}
+	n := m.n
+	return &n
+}
+
 // Options returns the client options of the flag: a credit budget of N
 // credits in memory for the run, which never refills; none when the flag
 // was not given.

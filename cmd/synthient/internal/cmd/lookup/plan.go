@@ -55,11 +55,7 @@ func planRun(ctx context.Context, o *BulkOptions, in io.Reader) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	var maxCredits *int64
-	if n, ok := o.MaxCredits.Limit(); ok {
-		maxCredits = &n
-	}
-	if err := writePlan(cfg, plan, inJournal, creditsLeft(ctx, o), maxCredits); err != nil {
+	if err := writePlan(cfg, plan, inJournal, creditsLeft(ctx, o), o.MaxCredits.Given()); err != nil {
 		return err
 	}
 	if plan.Addresses+deref(inJournal) == 0 && cfg.NoAddress != nil {
