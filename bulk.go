@@ -67,10 +67,10 @@ const (
 	// Its error matches ErrInvalidArgument.
 	Invalid
 	// NotSent means the run stopped before the address's request left the
-	// client (the context ended, credits ran out, the client was closed,
-	// a rate-limit hold would have passed the deadline), or the request
-	// provably never reached the API. Nothing was charged: it is safe to
-	// send again.
+	// client (the context ended, the API's credits or the client's credit
+	// budget ran out, the client was closed, a rate-limit hold would have
+	// passed the deadline), or the request provably never reached the API.
+	// Nothing was charged: it is safe to send again.
 	NotSent
 	// Unknown means the request was written and then failed (a network failure,
 	// a 5xx, an answer without this address's result), so the API may
@@ -151,8 +151,9 @@ type BulkResult struct {
 // p.Concurrency at once. p may be nil.
 //
 // Every address read gets exactly one result. After an error that would
-// fail every later request as well (402, 401, 403, a closed client)
-// nothing more is sent, not even a request that was about to leave when
+// fail every later request as well (402, 401, 403, a closed client, a
+// request the client's credit budget refused or failed to reserve; see
+// WithCreditBudget) nothing more is sent, not even a request that was about to leave when
 // the error came back: the rest of the input is still read and yielded as
 // NotSent with that error. When ctx ends, nothing more is sent or read;
 // the addresses already read are yielded, as NotSent, or with the outcome
@@ -782,6 +783,9 @@ func (b *bulkBatch) errID(t *bulk.Errors) uint32 {
 // failed with err: Rejected when the API refused it before doing any
 // work, NotSent when it never reached the API, Unknown otherwise.
 func failedOutcome(err error) BulkOutcome {
+	if budgetStopped(err) {
+		return NotSent // the budget did not let it go: a first attempt, or a retry after a 429
+	}
 	var de *DecodeError
 	if errors.As(err, &de) {
 		return Unknown // answered 200: done and charged, without a usable result
@@ -808,13 +812,14 @@ func failedOutcome(err error) BulkOutcome {
 }
 
 // stopsRun reports whether err, the error of a request, ends the sending:
-// the client is closed, or the API refused the key or its credits, as it
-// would every later request.
+// the client is closed, the credit budget refused the request or failed,
+// or the API refused the key or its credits, as it would every later
+// request.
 func stopsRun(err error) bool {
 	if err == nil {
 		return false
 	}
-	if errors.Is(err, ErrClosed) {
+	if errors.Is(err, ErrClosed) || budgetStopped(err) {
 		return true
 	}
 	var ae *APIError

@@ -43,6 +43,7 @@ type operation struct {
 	redirect bool        // a 3xx is the result, judged by the caller (download API leg)
 	raw      bool        // a download: ask for the identity encoding, so that nothing decodes the body
 	bucket   bucket      // the rate limit it counts against; noBucket is never paced
+	credits  int64       // what one attempt costs, reserved from the client's budget; 0 when free or without a budget
 }
 
 // accepts reports whether a response of status is the call's result: a
@@ -93,19 +94,25 @@ type call struct {
 	// reqCtx is the context the observer returned for the attempt in
 	// flight (startRequest), until its end was reported.
 	reqCtx context.Context
+	// reservation is what the client's credit budget took for the attempt
+	// about to be sent, or in flight; nil for none (see credits.go). A
+	// pointer, so that a call without a budget carries 8 bytes for it.
+	reservation *CreditReservation
 }
 
 // unsent is why sendStep did not send an attempt: ctx ended during the
 // retry wait (ctxErr set, held false), or pacing held it (held), for wait
-// (shared: for the team) past ctx's deadline or until ctx ended (ctxErr).
+// (shared: for the team) past ctx's deadline or until ctx ended (ctxErr),
+// or the credit budget did not reserve its cost (budgetErr).
 type unsent struct {
-	held   bool
-	ctxErr error
-	wait   time.Duration
-	shared bool
+	held      bool
+	ctxErr    error
+	wait      time.Duration
+	shared    bool
+	budgetErr error
 }
 
-func (u *unsent) set() bool { return u.held || u.ctxErr != nil }
+func (u *unsent) set() bool { return u.held || u.ctxErr != nil || u.budgetErr != nil }
 
 // callKey is the context key of a request's *call.
 type callKey struct{}
@@ -273,8 +280,10 @@ func (s sendStep) RoundTrip(r *http.Request) (*http.Response, error) {
 }
 
 // ready waits until the call's next attempt may go: the retry wait the
-// latest decision chose, then pacing (with the deadline to plan with). It reports false, with why in
-// cl.unsent, when ctx ends meanwhile or pacing holds the attempt.
+// latest decision chose, the credit budget's reservation of its cost, then
+// pacing (with the deadline to plan with). It reports false, with why in
+// cl.unsent, when ctx ends meanwhile, the budget refuses the attempt or
+// pacing holds it.
 func (cl *call) ready(ctx context.Context) bool {
 	if w := cl.wait; w > 0 {
 		cl.wait = 0
@@ -283,7 +292,7 @@ func (cl *call) ready(ctx context.Context) bool {
 			return false
 		}
 	}
-	return cl.pace(cl.planning(ctx))
+	return cl.reserve(ctx) && cl.pace(cl.planning(ctx))
 }
 
 // pace holds the call's next attempt until the model of its bucket lets
@@ -349,6 +358,7 @@ func (cl *call) attempt() int { return cl.attempts - cl.op.prior + 1 }
 func checkRetry(ctx context.Context, resp *http.Response, err error) (bool, error) {
 	cl := callOf(ctx)
 	if cl.unsent.set() {
+		cl.refund(ctx) // what the attempt reserved: it was not sent
 		return false, cl.unsentStop(cl.planning(ctx))
 	}
 	a, requestID := cl.record(ctx, resp, err)
@@ -389,6 +399,7 @@ func (cl *call) record(ctx context.Context, resp *http.Response, err error) (a r
 	} else {
 		a, requestID = cl.answered(resp), headerValue(resp.Header, "X-Request-Id")
 	}
+	cl.settleCredits(ctx, a)
 	cl.gotConn = false // the next attempt starts afresh
 	return a, requestID
 }
@@ -418,7 +429,7 @@ func (cl *call) learn(resp *http.Response, throttled bool, retryAfter time.Durat
 // it records that the attempt can have reached the server or not.
 func (cl *call) failed(ctx context.Context, err error) retry.Attempt {
 	f, cause := transportCause(err)
-	reached := !f.NotSent && (cl.gotConn || !cl.traced)
+	reached := cl.attemptReached(f)
 	cl.reached = cl.reached || reached
 	switch {
 	case ctx.Err() == nil:
@@ -427,6 +438,12 @@ func (cl *call) failed(ctx context.Context, err error) retry.Attempt {
 		cl.last = outcome{cause: cause, failure: f, notSent: !reached}
 	}
 	return retry.Attempt{Err: cause, Failure: f}
+}
+
+// attemptReached reports whether the attempt that just failed, as f
+// classifies its failure, can have reached the server.
+func (cl *call) attemptReached(f retry.Failure) bool {
+	return !f.NotSent && (cl.gotConn || !cl.traced)
 }
 
 // answered records an attempt that got a response: it runs the response
@@ -582,11 +599,15 @@ func (cl *call) endRequest(d retry.Decision, a retry.Attempt, resp *http.Respons
 }
 
 // unsentStop stops the call whose next attempt sendStep did not send: for
-// a pacing hold, holdStop; for ctx's end during the retry wait, cancelled.
+// a pacing hold, holdStop; for the credit budget, budgetStop; for ctx's
+// end during the retry wait, cancelled.
 // The attempt is not counted.
 func (cl *call) unsentStop(ctx context.Context) error {
-	if cl.unsent.held {
+	switch {
+	case cl.unsent.held:
 		return cl.holdStop(ctx)
+	case cl.unsent.budgetErr != nil:
+		return cl.budgetStop(ctx)
 	}
 	return cl.cancelled(ctx)
 }

@@ -67,6 +67,7 @@ type Client struct {
 	streams   openStreams // the streams open, which Close ends
 
 	cache         *lookupCache // nil without WithCache
+	budget        CreditBudget // nil without WithCreditBudget
 	ipFlights     flight.Group[*IPLookup]
 	domainFlights flight.Group[*DomainLookup]
 }
@@ -95,6 +96,7 @@ type settings struct {
 	noQuota       bool
 	noPacing      bool
 	cache         Cache
+	budget        CreditBudget
 }
 
 func invalid(format string, args ...any) error {
@@ -445,6 +447,7 @@ func NewClient(apiKey string, opts ...Option) (*Client, error) {
 		logger:   s.logger,
 		hook:     s.hook,
 		observer: s.observer,
+		budget:   s.budget,
 		policy: retry.Policy{
 			MaxRetries:    s.maxRetries,
 			Base:          s.backoffBase,

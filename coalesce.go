@@ -12,6 +12,11 @@ import (
 // identical call in flight (package internal/flight describes how). op
 // names the method, call is the caller's observed call, and dup copies an
 // answer for a caller other than the one that sent the request.
+//
+// The refusal of a credit budget is the leader's own: a budget can tell
+// callers apart by their contexts (the mcp command's, one per session),
+// so a caller that shared a request its leader's budget did not let go
+// asks again, with its own, up to maxRejoins times.
 func share[T any](ctx context.Context, g *flight.Group[T], call *observedCall, op, key string,
 	fetch func(context.Context) (T, error), dup func(T) T) (T, error) {
 	var zero T
@@ -25,6 +30,9 @@ func share[T any](ctx context.Context, g *flight.Group[T], call *observedCall, o
 		owner = call
 	}
 	res, how, err := g.Do(ctx, key, fetch, dup, owner)
+	for i := 0; i < maxRejoins && how == flight.Shared && budgetStopped(err) && ctx.Err() == nil; i++ {
+		res, how, err = g.Do(ctx, key, fetch, dup, owner)
+	}
 	switch {
 	case how == flight.Left:
 		return zero, leftError(op, err)
@@ -37,6 +45,10 @@ func share[T any](ctx context.Context, g *flight.Group[T], call *observedCall, o
 	}
 	return res, err
 }
+
+// maxRejoins bounds how many times share asks again after its leader's
+// budget refused the request it shared.
+const maxRejoins = 8
 
 // leftError is the error of a caller that left a request it shared with
 // other calls because its context ended with err: the request goes on for

@@ -40,6 +40,15 @@ var (
 	// error also reaches the last attempt's error (an *APIError, say) with
 	// errors.As, which tells whether the call reached the server.
 	ErrRateLimitHold = errors.New("rate-limit hold would pass the deadline")
+	// ErrCreditBudget is matched (errors.Is) by the error of a call whose
+	// request the client's credit budget refused (see WithCreditBudget):
+	// the request's cost did not fit what the budget had left, so the
+	// request was not sent (stop reason retry.CreditBudgetExhausted). For a
+	// first attempt the error is a *ConnectionError with NotSent set; for
+	// a retry it also reaches the last attempt's error (a 429's *APIError,
+	// say) with errors.As. A CreditBudget's Reserve returns an error
+	// matching it when the credits do not fit.
+	ErrCreditBudget = errors.New("credit budget exhausted")
 )
 
 // StopReason says why a call stopped sending requests; see the constants
@@ -228,14 +237,22 @@ type ConnectionError struct {
 	// held reports that rate-limit pacing held the attempt, which was
 	// never sent; it words the message.
 	held bool
-	meta meta
+	// budget reports that the credit budget refused the attempt, or failed
+	// to reserve its cost, so it was never sent; it words the message.
+	budget bool
+	meta   meta
 }
 
 // Error describes the failure and whether the call may have reached the
 // server. It holds no URL or key.
 func (e *ConnectionError) Error() string {
-	if e.held {
+	switch {
+	case e.held:
 		return e.describe("held by rate-limit pacing")
+	case e.budget && errors.Is(e.Err, ErrCreditBudget):
+		return e.describe("refused by the credit budget")
+	case e.budget:
+		return e.describe("credit budget failed")
 	}
 	return e.describe("connection failed")
 }
@@ -396,6 +413,9 @@ type outcome struct {
 	// held reports that rate-limit pacing held the attempt, unsent; cause
 	// is then the context's error or ErrRateLimitHold.
 	held bool
+	// budget reports that the credit budget refused the attempt, or
+	// failed, unsent; cause is then the budget's error.
+	budget bool
 }
 
 // set reports whether o is an attempt's.
@@ -417,6 +437,41 @@ func heldOutcome(ctxErr error) outcome {
 	return outcome{cause: ctxErr, notSent: true, held: true}
 }
 
+// budgetOutcome is the outcome of a first attempt that the credit budget
+// did not let go: cause is its Reserve's error, which matches
+// ErrCreditBudget when the credits did not fit.
+func budgetOutcome(cause error) outcome {
+	return outcome{cause: cause, notSent: true, budget: true}
+}
+
+// budgetRefusal is the error of a CreditBudget that cannot reserve need
+// credits: left of the window's credits are left, until resets (zero for
+// a budget that never refills).
+func budgetRefusal(need, left, credits int64, resets time.Time) error {
+	unit := "credits"
+	if need == 1 {
+		unit = "credit"
+	}
+	if resets.IsZero() {
+		return fmt.Errorf("%w: %d %s needed, %d left of %d", ErrCreditBudget, need, unit, left, credits)
+	}
+	return fmt.Errorf("%w: %d %s needed, %d left of %d until %s",
+		ErrCreditBudget, need, unit, left, credits, resets.UTC().Format(time.RFC3339))
+}
+
+// budgetStopError is the error of a call that the credit budget stopped
+// before its next attempt, for m.reason (retry.CreditBudgetExhausted or
+// retry.CreditBudgetFailed), cause being the budget's error: for a
+// first attempt (o is none) a *ConnectionError with NotSent set; for a
+// retry an *Error that wraps cause and the last attempt's typed error.
+func budgetStopError(m meta, cause error, o *outcome, reached bool) error {
+	if !o.set() {
+		o := budgetOutcome(cause)
+		return callError(m, &o, reached)
+	}
+	return stopError(m, cause, callError(m, o, reached))
+}
+
 // callError is the typed error of the call m describes, whose latest
 // failed attempt is o: an *APIError for an answer, else a *TimeoutError or
 // *ConnectionError, whose NotSent is false when reached reports that some
@@ -433,7 +488,7 @@ func callError(m meta, o *outcome, reached bool) error {
 	case o.cause == nil:
 		return nil
 	}
-	ce := ConnectionError{NotSent: o.notSent && !reached, Err: o.cause, attemptNotSent: o.notSent, held: o.held, meta: m}
+	ce := ConnectionError{NotSent: o.notSent && !reached, Err: o.cause, attemptNotSent: o.notSent, held: o.held, budget: o.budget, meta: m}
 	return connectionError(ce, o.timeout)
 }
 

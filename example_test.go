@@ -353,3 +353,44 @@ func ExampleWithCache() {
 	// 203.0.113.7 from the cache, under a minute old: true
 	// requests: 1 credits spent: 1
 }
+
+// A credit budget bounds what a client can spend: a bulk run of 25
+// addresses in requests of 10 on a budget of 20 credits sends the first
+// two requests (9 credits each), and the third (5) does not fit: its
+// addresses are NotSent, nothing charged. The budget's count never falls
+// below the API's.
+func ExampleWithCreditBudget() {
+	srv := synthienttest.NewServer()
+	defer srv.Close()
+
+	budget := synthient.NewCreditBudget(20, 0) // 20 credits, never refilled; 24*time.Hour refills at 00:00 UTC
+	c, err := synthient.NewClient(srv.APIKey, synthient.WithBaseURL(srv.URL), synthient.WithCreditBudget(budget))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer c.Close()
+
+	addrs := make([]netip.Addr, 25)
+	for i := range addrs {
+		addrs[i] = netip.AddrFrom4([4]byte{198, 51, 100, byte(i + 1)})
+	}
+	outcomes := map[synthient.BulkOutcome]int{}
+	var refused error
+	for r, err := range c.LookupIPsAll(context.Background(), slices.Values(addrs), &synthient.BulkParams{BatchSize: 10, Concurrency: 1}) {
+		outcomes[r.Outcome]++
+		if errors.Is(err, synthient.ErrCreditBudget) && refused == nil {
+			refused = err
+		}
+	}
+	fmt.Println("looked up:", outcomes[synthient.LookedUp], "not sent:", outcomes[synthient.NotSent])
+	fmt.Println(refused)
+	bal, _ := budget.Balance(context.Background())
+	fmt.Println("budget spent:", bal.Spent, "left:", bal.Left)
+	fmt.Println("the API charged:", synthienttest.DefaultCredits-srv.Credits(srv.APIKey))
+	// Output:
+	// looked up: 20 not sent: 5
+	// synthient: LookupIPs: refused by the credit budget (request not sent): credit budget exhausted: 5 credits needed, 2 left of 20
+	// budget spent: 18 left: 2
+	// the API charged: 18
+}

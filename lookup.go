@@ -258,6 +258,9 @@ func (c *Client) fetchIP(ctx context.Context, call *observedCall, ip netip.Addr,
 		accept: mediaJSON,
 		bucket: lookupBucket,
 	}
+	if c.budget != nil {
+		op.credits = 1
+	}
 	var out IPLookup
 	m, err := c.getJSON(ctx, op, &out)
 	if err != nil {
@@ -380,6 +383,9 @@ func (c *Client) fetchIPs(ctx context.Context, call *observedCall, ips []netip.A
 		class:  retry.Billed,
 		accept: mediaJSON,
 		bucket: lookupBucket,
+	}
+	if c.budget != nil {
+		op.credits = int64(bulk.Cost(bulk.Distinct(ips)))
 	}
 	var out struct {
 		Results *[]IPLookup `json:"results"`
@@ -551,6 +557,9 @@ func (c *Client) fetchDomain(ctx context.Context, call *observedCall, key, name 
 		class:  retry.Billed,
 		accept: mediaJSON,
 		bucket: domainBucket,
+	}
+	if c.budget != nil {
+		op.credits = 1
 	}
 	if limit > 0 {
 		op.query = url.Values{"limit": {strconv.Itoa(limit)}}

@@ -205,6 +205,15 @@ type CallEnd struct {
 	// an error of its Get or Set, or a value that does not decode. The
 	// call went on without the cache; nil when there was none.
 	CacheErr error
+	// CreditsReserved is what the call's requests reserved from the
+	// client's credit budget (see WithCreditBudget) before they were sent;
+	// CreditsRefunded what of it was given back, the API having charged
+	// nothing; CreditsSpent the rest, CreditsReserved - CreditsRefunded:
+	// what the API charged or may have. CreditsRefused is the cost of a
+	// request the budget refused, which was not sent. All are 0 without a
+	// budget, and for a call answered from the cache or that shared
+	// another's request.
+	CreditsReserved, CreditsSpent, CreditsRefunded, CreditsRefused int64
 }
 
 // observedCall is a call as the client's observer sees it: it carries the
@@ -223,6 +232,7 @@ type observedCall struct {
 	reason    retry.StopReason
 	bytes     int64
 	cache     CallEnd // CacheHits, Coalesced, CreditsSaved and CacheErr
+	credits   CallEnd // CreditsReserved, CreditsRefunded and CreditsRefused
 	handed    bool    // the call's end is another goroutine's to report (HandOff)
 }
 
@@ -274,7 +284,9 @@ func (oc *observedCall) end(errp *error) {
 // report shows the observer the end of the call, with err.
 func (oc *observedCall) report(err error) {
 	e := CallEnd{Err: err, Attempts: oc.attempts, RequestID: oc.requestID, Bytes: oc.bytes,
-		CacheHits: oc.cache.CacheHits, Coalesced: oc.cache.Coalesced, CreditsSaved: oc.cache.CreditsSaved, CacheErr: oc.cache.CacheErr}
+		CacheHits: oc.cache.CacheHits, Coalesced: oc.cache.Coalesced, CreditsSaved: oc.cache.CreditsSaved, CacheErr: oc.cache.CacheErr,
+		CreditsReserved: oc.credits.CreditsReserved, CreditsRefunded: oc.credits.CreditsRefunded,
+		CreditsSpent: oc.credits.CreditsReserved - oc.credits.CreditsRefunded, CreditsRefused: oc.credits.CreditsRefused}
 	if e.Err != nil {
 		e.StopReason = oc.reason
 		var base *Error
@@ -299,6 +311,16 @@ func (oc *observedCall) coalesced(credits int) {
 	if oc != nil {
 		oc.cache.Coalesced = true
 		oc.cache.CreditsSaved += credits
+	}
+}
+
+// countCredits counts credits the call reserved from the client's budget,
+// refunded, and was refused.
+func (oc *observedCall) countCredits(reserved, refunded, refused int64) {
+	if oc != nil {
+		oc.credits.CreditsReserved += reserved
+		oc.credits.CreditsRefunded += refunded
+		oc.credits.CreditsRefused += refused
 	}
 }
 

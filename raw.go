@@ -2,6 +2,7 @@ package synthient
 
 import (
 	"context"
+	"encoding/json"
 	"io"
 	"net/http"
 	"net/url"
@@ -9,6 +10,7 @@ import (
 
 	"golang.org/x/net/http/httpguts"
 
+	"github.com/synthient-go/synthient/internal/bulk"
 	"github.com/synthient-go/synthient/retry"
 )
 
@@ -47,6 +49,14 @@ type RawResponse struct {
 // *APIError), a 3xx only for a download's API leg, whose Location is the
 // storage host's presigned URL. The call's observer sees it end when Raw
 // returns, before its body is read.
+//
+// With a credit budget (WithCreditBudget), a lookup route reserves its
+// cost before it is sent, as the typed methods do: 1 credit for
+// /lookup/ip/{ip} and /lookup/domain/{domain}; for POST /lookup/ips
+// ceil(0.9 n) for the n distinct entries of body's "ips" array (every
+// distinct JSON value, as the API may count it at most), or 900, the most
+// a batch costs, when body does not hold such an array. Every other path,
+// one the SDK does not know included, is taken as free.
 func (c *Client) Raw(ctx context.Context, method, path string, body []byte) (_ *RawResponse, err error) {
 	route := rawRoute(method, c.relativePath(path))
 	ctx, call := c.startCall(ctx, "Raw", route.class)
@@ -100,7 +110,7 @@ func (c *Client) rawOperation(method, path string, body []byte, route rawRoutes)
 	if err != nil {
 		return nil, invalid("Raw: the query of %q does not parse", path)
 	}
-	return &operation{
+	op := &operation{
 		name:     "Raw",
 		method:   strings.ToUpper(method),
 		route:    route.template,
@@ -113,7 +123,38 @@ func (c *Client) rawOperation(method, path string, body []byte, route rawRoutes)
 		redirect: route.redirect,
 		raw:      route.redirect,
 		bucket:   route.bucket,
-	}, nil
+	}
+	if c.budget != nil {
+		op.credits = rawCost(route.template, body)
+	}
+	return op, nil
+}
+
+// rawCost returns what a Raw request of the route template, with body,
+// can cost: 1 for a lookup of an address or a domain, and for a batch
+// lookup ceil(0.9 n) for the n distinct entries of the body's "ips" (each
+// entry counted as the API might read it at most: every distinct JSON
+// value, valid or not), or the most a batch can cost when the body does
+// not read as one. Every other route is free.
+func rawCost(template string, body []byte) int64 {
+	switch template {
+	case "/lookup/ip/{ip}", "/lookup/domain/{domain}":
+		return 1
+	case "/lookup/ips":
+	default:
+		return 0
+	}
+	var req struct {
+		IPs []json.RawMessage `json:"ips"`
+	}
+	if err := json.Unmarshal(body, &req); err != nil || req.IPs == nil {
+		return int64(bulk.Cost(MaxBatchSize))
+	}
+	distinct := make(map[string]struct{}, len(req.IPs))
+	for _, v := range req.IPs {
+		distinct[string(v)] = struct{}{}
+	}
+	return int64(bulk.Cost(len(distinct)))
 }
 
 // rawRoutes is what Raw knows of a route.

@@ -9,6 +9,7 @@ import (
 	"go.opentelemetry.io/otel/semconv/v1.43.0/httpconv"
 
 	"github.com/synthient-go/synthient"
+	"github.com/synthient-go/synthient/retry"
 )
 
 // instruments are an Observer's metrics (see the package documentation).
@@ -23,6 +24,10 @@ type instruments struct {
 	coalesced   metric.Int64Counter
 	saved       metric.Int64Counter
 	cacheErrors metric.Int64Counter
+	reserved    metric.Int64Counter
+	spent       metric.Int64Counter
+	refunded    metric.Int64Counter
+	refused     metric.Int64Counter
 }
 
 // durationBuckets are the bucket boundaries the HTTP semantic conventions
@@ -46,6 +51,10 @@ func newInstruments(m metric.Meter) (instruments, error) {
 		{&ins.coalesced, "synthient.client.coalesced", "{call}", "Calls that shared the request of an identical call in flight, by operation."},
 		{&ins.saved, "synthient.client.credits_saved", "{credit}", "Credits that the cache and shared requests saved, by operation."},
 		{&ins.cacheErrors, "synthient.client.cache.errors", "{call}", "Calls during which the lookup cache failed, by operation."},
+		{&ins.reserved, "synthient.client.credits.reserved", "{credit}", "Credits reserved from the client's credit budget before requests were sent, by operation."},
+		{&ins.spent, "synthient.client.credits.spent", "{credit}", "Credits the credit budget kept as spent: charged by the API, or maybe charged, by operation."},
+		{&ins.refunded, "synthient.client.credits.refunded", "{credit}", "Credits given back to the credit budget, the API having charged nothing, by operation."},
+		{&ins.refused, "synthient.client.credits.refused", "{credit}", "The cost of requests the credit budget refused, which were not sent, by operation."},
 	}
 	for _, c := range counters {
 		var cerr error
@@ -68,6 +77,7 @@ var errorTypes = []struct {
 	{context.Canceled, "context_canceled"},
 	{context.DeadlineExceeded, "context_deadline_exceeded"},
 	{synthient.ErrRateLimitHold, "rate_limit_hold"},
+	{synthient.ErrCreditBudget, "credit_budget"},
 	{synthient.ErrInvalidArgument, "invalid_argument"},
 	{synthient.ErrClosed, "closed"},
 	{synthient.ErrSizeMismatch, "size_mismatch"},
@@ -87,7 +97,10 @@ func errorType(err error) string {
 	var timeout *synthient.TimeoutError
 	var conn *synthient.ConnectionError
 	var decode *synthient.DecodeError
+	var base *synthient.Error
 	switch {
+	case errors.As(err, &base) && base.StopReason == retry.CreditBudgetFailed:
+		return "credit_budget_failed"
 	case errors.As(err, &apiErr):
 		return strconv.Itoa(apiErr.Status)
 	case errors.As(err, &timeout):

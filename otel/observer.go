@@ -23,8 +23,8 @@
 // free of keys and URLs), and an error.type: the status code of an
 // *APIError ("429"), or "timeout", "connection", "decode",
 // "context_canceled", "context_deadline_exceeded", "rate_limit_hold",
-// "invalid_argument", "closed", "size_mismatch", "size_unknown",
-// "checksum_mismatch", else "_OTHER".
+// "credit_budget", "credit_budget_failed", "invalid_argument", "closed",
+// "size_mismatch", "size_unknown", "checksum_mismatch", else "_OTHER".
 //
 // Under it, each HTTP request the call sends is a client span, as the
 // OpenTelemetry semantic conventions for HTTP clients say: named "GET
@@ -112,9 +112,18 @@
 //     the shared requests saved, by synthient.operation.
 //   - synthient.client.cache.errors ({call}): calls during which the lookup
 //     cache failed (they went on without it), by synthient.operation.
+//   - synthient.client.credits.reserved, .spent, .refunded and .refused
+//     ({credit}): what the calls drew on the client's credit budget
+//     (synthient.WithCreditBudget), by synthient.operation: reserved before
+//     requests were sent; spent, kept as charged or maybe charged; refunded,
+//     the API having charged nothing; refused, the cost of requests the
+//     budget did not let go (error.type "credit_budget", or
+//     "credit_budget_failed" when the budget's store failed).
 //
 // A call's span has the attributes synthient.cache.hits,
-// synthient.coalesced and synthient.credits_saved when they are not zero.
+// synthient.coalesced, synthient.credits_saved and
+// synthient.credits.reserved, .spent, .refunded and .refused when they are
+// not zero.
 package otel
 
 import (
@@ -168,6 +177,10 @@ const (
 	attrCacheHits  = attribute.Key("synthient.cache.hits")
 	attrCoalesced  = attribute.Key("synthient.coalesced")
 	attrSaved      = attribute.Key("synthient.credits_saved")
+	attrReserved   = attribute.Key("synthient.credits.reserved")
+	attrSpent      = attribute.Key("synthient.credits.spent")
+	attrRefunded   = attribute.Key("synthient.credits.refunded")
+	attrRefused    = attribute.Key("synthient.credits.refused")
 )
 
 // Observer is a synthient.Observer that records traces and metrics with
@@ -545,6 +558,7 @@ func (o *Observer) EndCall(ctx context.Context, e synthient.CallEnd) {
 	}
 	o.recordAnswer(cs, answerErrorType(e.Err))
 	attrs = o.cacheCounts(ctx, info, e, attrs)
+	attrs = o.creditCounts(ctx, info, e, attrs)
 	outcome := info.ok
 	if e.Err != nil {
 		errType := semconv.ErrorTypeKey.String(errorType(e.Err))
@@ -555,6 +569,27 @@ func (o *Observer) EndCall(ctx context.Context, e synthient.CallEnd) {
 	cs.span.SetAttributes(attrs...)
 	cs.span.End()
 	o.m.calls.Add(ctx, 1, outcome...)
+}
+
+// creditCounts records what the call drew on the client's credit budget:
+// counters, and span attributes appended to attrs, each when not zero.
+func (o *Observer) creditCounts(ctx context.Context, info *opInfo, e synthient.CallEnd, attrs []attribute.KeyValue) []attribute.KeyValue {
+	for _, c := range []struct {
+		n    int64
+		key  attribute.Key
+		inst metric.Int64Counter
+	}{
+		{e.CreditsReserved, attrReserved, o.m.reserved},
+		{e.CreditsSpent, attrSpent, o.m.spent},
+		{e.CreditsRefunded, attrRefunded, o.m.refunded},
+		{e.CreditsRefused, attrRefused, o.m.refused},
+	} {
+		if c.n > 0 {
+			attrs = append(attrs, c.key.Int64(c.n))
+			c.inst.Add(ctx, c.n, info.opOnly...)
+		}
+	}
+	return attrs
 }
 
 // cacheCounts records what the client's cache and the shared requests did

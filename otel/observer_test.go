@@ -512,3 +512,29 @@ func TestCacheErrorsCounted(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, map[string]int64{"synthient.operation=LookupIP": 1}, sums(t, h.Metrics(t), "synthient.client.cache.errors"))
 }
+
+// TestCreditsCounted: what calls draw on a credit budget is counted by
+// operation, and marked on their spans; a refusal's error.type is
+// credit_budget.
+func TestCreditsCounted(t *testing.T) {
+	t.Parallel()
+	h := newClientHarness(t, []synthient.Option{synthient.WithCreditBudget(synthient.NewCreditBudget(2, 0))})
+	_, err := h.c.LookupIP(ctx(t), lookupAddr)
+	require.NoError(t, err)
+	h.srv.Inject(synthienttest.RouteLookupIP, 1, synthienttest.Fault{Status: 429, RetryAfter: "0"})
+	_, err = h.c.LookupIP(ctx(t), netip.MustParseAddr("198.51.100.9"))
+	require.NoError(t, err, "a 429 waited out: its credit given back, then reserved again")
+	_, err = h.c.LookupIP(ctx(t), netip.MustParseAddr("198.51.100.10"))
+	require.ErrorIs(t, err, synthient.ErrCreditBudget)
+
+	rm := h.Metrics(t)
+	op := "synthient.operation=LookupIP"
+	for name, want := range map[string]int64{"reserved": 3, "spent": 2, "refunded": 1, "refused": 1} {
+		assert.Equal(t, map[string]int64{op: want}, sums(t, rm, "synthient.client.credits."+name), name)
+	}
+	assert.Equal(t, int64(1), sums(t, rm, "synthient.client.calls")["error.type=credit_budget,"+op+",synthient.outcome=error"])
+	spans := h.Spans()
+	last := attrs(spans[len(spans)-1].Attributes())
+	assert.Equal(t, int64(1), last["synthient.credits.refused"])
+	assert.NotContains(t, last, "synthient.credits.reserved")
+}

@@ -105,6 +105,13 @@ const (
 	// HookFailed: the caller's check of a response (a response hook, a
 	// go-retryablehttp ResponseHandler) returned an error.
 	HookFailed StopReason = "hook_failed"
+	// CreditBudgetExhausted: the client's credit budget (a
+	// synthient.CreditBudget) had too few credits left for the next
+	// request, which was not sent.
+	CreditBudgetExhausted StopReason = "credit_budget_exhausted"
+	// CreditBudgetFailed: the client's credit budget could not reserve the
+	// next request's cost (its store failed), so the request was not sent.
+	CreditBudgetFailed StopReason = "credit_budget_failed"
 )
 
 // Policy is the configuration of a retry class: how many retries, how

@@ -17,7 +17,7 @@ const (
 	OK         = 0
 	Failure    = 1   // anything not classified below
 	Usage      = 2   // usage and invalid arguments
-	API        = 3   // the API answered with an error (or addresses of a batch were not looked up)
+	API        = 3   // the API answered with an error, the credit budget refused a lookup (or addresses of a batch were not looked up)
 	Connection = 4   // connection and timeout errors
 	Interrupt  = 130 // Ctrl-C or SIGTERM
 	// BrokenPipe is the code of a command whose stdout closed early (a
@@ -59,6 +59,8 @@ func ExitCode(err error) int {
 		return Interrupt
 	case errors.Is(err, synthient.ErrInvalidArgument), IsCobraUsage(err), UnusableFile(err):
 		return Usage
+	case errors.Is(err, synthient.ErrCreditBudget): // not sent: the budget (--max-credits) refused it
+		return API
 	case errors.As(err, &apiErr), errors.As(err, &decErr), errors.Is(err, synthient.ErrChecksumMismatch),
 		errors.Is(err, synthient.ErrSizeMismatch), errors.Is(err, synthient.ErrSizeUnknown):
 		return API

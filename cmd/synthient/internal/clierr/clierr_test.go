@@ -37,6 +37,8 @@ func TestExitCodeFileErrors(t *testing.T) {
 			&synthient.Error{Op: "DownloadExportFile", Attempts: 3, Message: "out.parquet appeared during the download", Err: fs.ErrExist}, clierr.Failure},
 		{"a TLS failure whose text says received",
 			&synthient.ConnectionError{Err: errors.New("tls: received unexpected handshake message")}, clierr.Connection},
+		{"a lookup the credit budget refused (--max-credits)",
+			&synthient.ConnectionError{NotSent: true, Err: fmt.Errorf("%w: 1 credit needed, 0 left of 0", synthient.ErrCreditBudget)}, clierr.API},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

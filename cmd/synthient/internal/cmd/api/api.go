@@ -43,6 +43,8 @@ type Options struct {
 	Fields, RawFields []string
 	// Pretty indents the JSON answer, as on a terminal.
 	Pretty bool
+	// MaxCredits is --max-credits: the request's credit budget.
+	MaxCredits cmdutil.MaxCredits
 
 	fields []field // Fields and RawFields, parsed by check
 }
@@ -74,7 +76,12 @@ here, not --raw-field.)
 -X sets the method, an HTTP token (default GET; POST with --input, or with
 fields on lookup/ips, the API's one POST route); --input FILE sends FILE's
 JSON as the body (- for stdin). A download's redirect to the storage host is
-not followed: exports download fetches it.`,
+not followed: exports download fetches it.
+
+--max-credits N sends a lookup route only when its cost fits in N: 1 for
+lookup/ip and lookup/domain, ceil(0.9 n) for the n distinct entries of a
+lookup/ips body (900 when the body holds no "ips" list); otherwise nothing is
+sent (exit 3). Every other route is free, a path the CLI does not know too.`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if err := cmdutil.ExactArgs("PATH")(cmd, args); err != nil {
 				return err
@@ -97,6 +104,7 @@ not followed: exports download fetches it.`,
 	cmd.Flags().StringVar(&opts.Input, "input", "", "send this file's JSON as the body (- for stdin)")
 	cmd.Flags().StringArrayVarP(&opts.Fields, "field", "F", nil, "add a typed parameter KEY=VALUE (true, false, null, integers, @FILE)")
 	cmd.Flags().StringArrayVar(&opts.RawFields, "raw-field", nil, "add a string parameter KEY=VALUE")
+	cmdutil.AddMaxCredits(cmd.Flags(), &opts.MaxCredits)
 	cmdutil.SetExamples(cmd, "synthient api account/me", "synthient api lookup/ip/8.8.8.8 --jq .network.asn",
 		"synthient api feeds/proxies/export -F limit=2", "synthient api lookup/ips --input ips.json")
 	return cmd
@@ -107,7 +115,7 @@ func run(ctx context.Context, o *Options) error {
 	if err != nil {
 		return err
 	}
-	c, err := o.Client()
+	c, err := o.Client(o.MaxCredits.Options()...)
 	if err != nil {
 		return err
 	}

@@ -78,6 +78,41 @@ func TestAPIBilled(t *testing.T) {
 	assert.Contains(t, r.Stderr, "404 Not Found")
 }
 
+// --max-credits N sends a lookup route only when its cost fits in N
+// (exit 3 otherwise, nothing sent); a free route is sent whatever N.
+func TestAPIMaxCredits(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		args  []string
+		max   string
+		route string
+		sent  bool
+	}{
+		{[]string{"lookup/ip/8.8.8.8"}, "0", synthienttest.RouteLookupIP, false},
+		{[]string{"lookup/ip/8.8.8.8"}, "1", synthienttest.RouteLookupIP, true},
+		{[]string{"lookup/domain/example.com"}, "0", synthienttest.RouteLookupDomain, false},
+		{[]string{"lookup/ips", "-F", "ips[]=1.1.1.1", "-F", "ips[]=8.8.8.8", "-F", "ips[]=9.9.9.9"}, "2", synthienttest.RouteLookupIPs, false},
+		{[]string{"lookup/ips", "-F", "ips[]=1.1.1.1", "-F", "ips[]=8.8.8.8", "-F", "ips[]=9.9.9.9"}, "3", synthienttest.RouteLookupIPs, true},
+		{[]string{"account/me"}, "0", synthienttest.RouteAccount, true},
+	}
+	for _, tt := range tests {
+		args := append(append([]string{"api"}, tt.args...), "--max-credits", tt.max)
+		t.Run(strings.Join(args, " "), func(t *testing.T) {
+			t.Parallel()
+			srv := clitest.NewServer(t)
+			r := clitest.RunSrv(t, srv, args...)
+			if tt.sent {
+				clitest.RequireCode(t, r, clierr.OK, args...)
+				assert.Equal(t, 1, srv.Arrivals(tt.route))
+				return
+			}
+			clitest.RequireFails(t, r, clierr.API, "refused by the credit budget (request not sent)", args...)
+			assert.Zero(t, srv.Arrivals(tt.route), "requests sent")
+			assert.Equal(t, int64(synthienttest.DefaultCredits), srv.Credits(srv.APIKey))
+		})
+	}
+}
+
 // A path outside the base URL, and --input that is not JSON, are refused
 // before anything is sent.
 func TestAPIRefuses(t *testing.T) {

@@ -48,6 +48,8 @@ type BulkOptions struct {
 	// or only comments) as a usage error, where lookup ip and lookup ips
 	// succeed: synthient lookup, which acts on whatever is piped in.
 	NeedsAddress bool
+	// MaxCredits is --max-credits: the run's credit budget.
+	MaxCredits cmdutil.MaxCredits
 }
 
 // addBulkFlags adds the flags of a bulk lookup to fs, bound to o.
@@ -62,6 +64,7 @@ func addBulkFlags(fs *pflag.FlagSet, o *BulkOptions) {
 	fs.StringVar(&o.Journal, "journal", "", "record the run in this file, and resume from it: what it holds as looked up is not sent again")
 	fs.BoolVar(&o.ResendUnknown, "resend-unknown", false, "with --journal: send again the addresses it holds as possibly charged")
 	fs.BoolVar(&o.DryRun, "dry-run", false, "check the input and print the requests and credits it would take; look nothing up")
+	cmdutil.AddMaxCredits(fs, &o.MaxCredits)
 }
 
 // bulkFlags are the names of the flags addBulkFlags adds.
@@ -172,7 +175,7 @@ func bulkRun(ctx context.Context, o *BulkOptions) error {
 		o.terminalNote()
 		return planRun(ctx, o, in)
 	}
-	c, err := o.Client()
+	c, err := o.Client(o.MaxCredits.Options()...)
 	if err != nil {
 		return err
 	}

@@ -236,7 +236,17 @@ func TestIPsParse(t *testing.T) {
 			assert.Equal(t, synthient.DefaultBulkConcurrency, o.Concurrency)
 			assert.Equal(t, synthient.MaxBatchSize, o.BatchSize)
 			assert.False(t, o.KeepDuplicates || o.DryRun || o.ResendUnknown, "a flag not given is set")
+			_, limited := o.MaxCredits.Limit()
+			assert.False(t, limited, "--max-credits not given")
 		}},
+		{name: "--max-credits", args: []string{"1.1.1.1", "--max-credits", "0"}, check: func(t *testing.T, o *lookup.BulkOptions) {
+			t.Helper()
+			n, limited := o.MaxCredits.Limit()
+			assert.True(t, limited)
+			assert.Zero(t, n)
+		}},
+		{name: "--max-credits negative", args: []string{"1.1.1.1", "--max-credits", "-1"}, err: `invalid argument "-1" for "--max-credits" flag: want a whole number of credits, 0 or more`},
+		{name: "--max-credits not a number", args: []string{"1.1.1.1", "--max-credits", "1e3"}, err: `invalid argument "1e3" for "--max-credits" flag`},
 		{name: "every flag", args: []string{"--file", "in.txt", "--concurrency", "3", "--batch-size", "10", "--dry-run",
 			"--failed", "f.txt", "--unknown", "u.txt", "--journal", "run.journal", "--resend-unknown"},
 			check: func(t *testing.T, o *lookup.BulkOptions) {
@@ -266,6 +276,74 @@ func TestIPsParse(t *testing.T) {
 			}
 			assert.Equal(t, "lookup ips", seam.Got.Command)
 			tt.check(t, seam.Got)
+		})
+	}
+}
+
+// --max-credits N: a bulk run sends what fits in N and stops at the first
+// request that does not; the rest is not sent, listed in --failed, and the
+// run exits 3. The fake's credits are the truth: it never took more than
+// N.
+func TestBulkMaxCredits(t *testing.T) {
+	t.Parallel()
+	addrs := clitest.Addrs(5)
+	tests := []struct {
+		max      string
+		lookedUp int // the first addresses, in requests of 2 sent one at a time
+	}{
+		{"0", 0},
+		{"1", 0}, // a request of 2 addresses costs 2
+		{"3", 2},
+		{"5", 5}, // 2 + 2 + 1
+	}
+	for _, tt := range tests {
+		t.Run("max "+tt.max, func(t *testing.T) {
+			t.Parallel()
+			srv := clitest.NewServer(t)
+			failed, _, files := clitest.OutFiles(t)
+			c := clitest.BatchCall(srv, strings.Join(addrs, "\n")+"\n",
+				append([]string{"--batch-size", "2", "--concurrency", "1", "--max-credits", tt.max}, files...)...)
+			r := c.Run(t)
+			s := clitest.ParseSummary(t, r.Stderr)
+			assert.Equal(t, int64(tt.lookedUp), s.LookedUp, "looked up")
+			assert.Equal(t, int64(len(addrs)-tt.lookedUp), s.NotSent, "not sent")
+			assert.Equal(t, addrs[:tt.lookedUp], append([]string{}, clitest.NDJSONIPs(t, r.Stdout)...))
+			spent := synthienttest.DefaultCredits - srv.Credits(srv.APIKey)
+			assert.Equal(t, s.Credits, spent, "the summary's credits are the fake's")
+			if tt.lookedUp == len(addrs) {
+				clitest.RequireCode(t, r, clierr.OK, c.Args...)
+				assert.Nil(t, clitest.FileLines(t, failed), "--failed")
+				return
+			}
+			clitest.RequireCode(t, r, clierr.API, c.Args...)
+			assert.Equal(t, addrs[tt.lookedUp:], clitest.FileLines(t, failed), "--failed: the addresses not sent")
+			assert.Contains(t, r.Stderr, "not sent, safe to send again")
+			assert.Contains(t, r.Stderr, "refused by the credit budget (request not sent): credit budget exhausted: 2 credits needed, ")
+		})
+	}
+}
+
+// --max-credits on a single lookup: one that does not fit is not sent
+// (exit 3); one that fits is.
+func TestSingleLookupMaxCredits(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		args  []string
+		route string
+	}{
+		{[]string{"lookup", "ip", "8.8.8.8"}, synthienttest.RouteLookupIP},
+		{[]string{"lookup", "8.8.8.8"}, synthienttest.RouteLookupIP},
+		{[]string{"lookup", "domain", "example.com"}, synthienttest.RouteLookupDomain},
+	} {
+		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
+			t.Parallel()
+			srv := clitest.NewServer(t)
+			r := clitest.RunSrv(t, srv, append(tt.args, "--max-credits", "0")...)
+			clitest.RequireFails(t, r, clierr.API, "refused by the credit budget (request not sent): credit budget exhausted: 1 credit needed, 0 left of 0")
+			assert.Zero(t, srv.Arrivals(tt.route), "requests sent")
+			r = clitest.RunSrv(t, srv, append(tt.args, "--max-credits", "1")...)
+			clitest.RequireCode(t, r, clierr.OK)
+			assert.Equal(t, int64(synthienttest.DefaultCredits-1), srv.Credits(srv.APIKey))
 		})
 	}
 }

@@ -17,6 +17,8 @@ type DomainOptions struct {
 	Client  func(...synthient.Option) (*synthient.Client, error)
 	Domain  string
 	Limit   int
+	// MaxCredits is --max-credits: the lookup's credit budget.
+	MaxCredits cmdutil.MaxCredits
 }
 
 // NewCmdDomain returns lookup domain.
@@ -35,12 +37,13 @@ func NewCmdDomain(f *cmdutil.Factory) *cobra.Command {
 		},
 	}
 	cmd.Flags().IntVar(&opts.Limit, "limit", 0, "recent events to return, 1 to 1000 (default: the API's, 50)")
+	cmdutil.AddMaxCredits(cmd.Flags(), &opts.MaxCredits)
 	cmdutil.SetExamples(cmd, "synthient lookup domain example.com", "synthient lookup domain example.com --limit 10 -o json")
 	return cmd
 }
 
 func domainRun(ctx context.Context, opts *DomainOptions) error {
-	c, err := opts.Client()
+	c, err := opts.Client(opts.MaxCredits.Options()...)
 	if err != nil {
 		return err
 	}

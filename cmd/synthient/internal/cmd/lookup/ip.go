@@ -20,6 +20,8 @@ type IPOptions struct {
 	Printer *output.Printer
 	Client  func(...synthient.Option) (*synthient.Client, error)
 	Addr    netip.Addr
+	// MaxCredits is --max-credits: the lookup's credit budget.
+	MaxCredits cmdutil.MaxCredits
 }
 
 // NewCmdIP returns lookup ip: one address, looked up alone (a detailed
@@ -71,7 +73,7 @@ func (r *ipRunner) run(cmd *cobra.Command, args []string) error {
 		if err != nil {
 			return err
 		}
-		r.opts.Printer, r.opts.Addr = r.f.Printer, ip
+		r.opts.Printer, r.opts.Addr, r.opts.MaxCredits = r.f.Printer, ip, r.bulk.MaxCredits
 		if r.runF != nil {
 			return r.runF(cmd.Context(), r.opts)
 		}
@@ -115,7 +117,7 @@ func parseAddr(arg string) (netip.Addr, error) {
 }
 
 func ipRun(ctx context.Context, opts *IPOptions) error {
-	c, err := opts.Client()
+	c, err := opts.Client(opts.MaxCredits.Options()...)
 	if err != nil {
 		return err
 	}

@@ -73,6 +73,7 @@ func TestIPParse(t *testing.T) {
 		args     []string
 		stdinTTY bool
 		one      string   // the address looked up alone
+		max      string   // and its --max-credits, if any
 		addrs    []string // else the addresses of a bulk lookup
 		file     string   // and its file ("-" for stdin)
 		err      string   // else the error
@@ -81,6 +82,7 @@ func TestIPParse(t *testing.T) {
 		{name: "one IPv6 address", args: []string{"2001:db8::1"}, one: "2001:db8::1"},
 		{name: "one domain name", args: []string{"example.com"}, err: `"example.com" is not an IP address`},
 		{name: "one address and a bulk flag", args: []string{"8.8.8.8", "--dry-run"}, addrs: []string{"8.8.8.8"}},
+		{name: "one address and --max-credits", args: []string{"8.8.8.8", "--max-credits", "7"}, one: "8.8.8.8", max: "7"},
 		{name: "two addresses", args: []string{"1.1.1.1", "8.8.8.8"}, addrs: []string{"1.1.1.1", "8.8.8.8"}},
 		{name: "stdin by -", args: []string{"-"}, stdinTTY: true, file: "-"},
 		{name: "stdin piped", args: nil, addrs: []string{}, file: "-"},
@@ -98,6 +100,7 @@ func TestIPParse(t *testing.T) {
 			if tt.one != "" {
 				if one.Parsed(t, err, "") {
 					assert.Equal(t, netip.MustParseAddr(tt.one), one.Got.Addr)
+					assert.Equal(t, tt.max, one.Got.MaxCredits.String(), "--max-credits")
 				}
 				assert.Nil(t, bulk.Got, "a bulk lookup")
 				return

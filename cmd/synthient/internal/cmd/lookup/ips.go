@@ -21,7 +21,8 @@ the input is sent, charged and printed once, at its first occurrence;
 Every address has exactly one outcome, counted in the summary on stderr:
   looked up  printed on stdout
   invalid    not an IP address: reported on stderr with its line number
-  not sent   never reached the API (credits ran out, Ctrl-C): safe to send again
+  not sent   never reached the API (--max-credits reached, Ctrl-C): safe to send
+             again
   rejected   refused by the API without a charge (401, 403, 422, ...): safe to
              send again once the cause is fixed
   unknown    the request failed after it was sent (a 5xx, a cut connection):
@@ -38,9 +39,16 @@ resume a run that was interrupted or killed: the addresses it holds as looked
 up, and their repeats, are not sent or printed again; those it holds as sent
 and not answered go to --unknown, unsent, unless --resend-unknown.
 
+--max-credits N spends at most N credits (an in-memory budget of the run): the
+run sends the requests that fit and stops at the first that does not, which,
+with the rest of the input, is not sent (in --failed, exit 3). A run with a
+journal resumes from there.
+
 --dry-run reads and checks the input and prints the addresses, the distinct
 ones, the requests and the credits the run would take, sending no lookup;
-with an API key it also shows the credits left (a free request).
+with an API key it also shows the credits left (a free request), and with
+--max-credits whether the run fits (with a journal: what the rest would
+take).
 
 Exit code: 0 when every address was looked up, also when words were not IP
 addresses (each is reported on stderr and counted in the summary); 3 when

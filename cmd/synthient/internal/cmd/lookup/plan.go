@@ -16,7 +16,9 @@ import (
 
 // planRun is --dry-run: it reads and checks the input as a run would,
 // and prints what the run would send and cost (synthient.
-// PlanLookupIPsAll), and, with a key, the credits left. Nothing billed
+// PlanLookupIPsAll), whether that fits --max-credits, and, with a key,
+// the credits left. With a journal, what it would send is what the
+// journal does not settle: the credits of the rest of the run. Nothing billed
 // is sent, and nothing changes on disk: the journal is read as it is
 // (journal.Read), without its lock. Invalid lines are reported, and
 // counted, as in a run.
@@ -53,7 +55,7 @@ func planRun(ctx context.Context, o *BulkOptions, in io.Reader) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	if err := writePlan(cfg, plan, inJournal, creditsLeft(ctx, o)); err != nil {
+	if err := writePlan(cfg, plan, inJournal, creditsLeft(ctx, o), o.MaxCredits.Given()); err != nil {
 		return err
 	}
 	if plan.Addresses+deref(inJournal) == 0 && cfg.NoAddress != nil {
@@ -85,16 +87,24 @@ type dryRunPlan struct {
 	Credits     int64  `json:"credits"`
 	CreditsLeft *int64 `json:"credits_left,omitempty"`
 	Fits        *bool  `json:"fits,omitempty"`
+	// MaxCredits is --max-credits; FitsMax whether Credits fit in it.
+	MaxCredits *int64 `json:"max_credits,omitempty"`
+	FitsMax    *bool  `json:"fits_max_credits,omitempty"`
 }
 
 // writePlan prints plan, with the addresses the journal settles when
-// inJournal is not nil, and the credits left when left is not nil.
-func writePlan(cfg *batch.Config, plan *synthient.BulkPlan, inJournal, left *int64) error {
+// inJournal is not nil, the credits left when left is not nil, and
+// whether the plan fits --max-credits when maxCredits is not nil.
+func writePlan(cfg *batch.Config, plan *synthient.BulkPlan, inJournal, left, maxCredits *int64) error {
 	p := dryRunPlan{Addresses: plan.Addresses + deref(inJournal), Journal: inJournal, Invalid: plan.Invalid, Duplicates: plan.Duplicates,
-		Distinct: plan.Distinct, Requests: plan.Requests, Credits: plan.Credits, CreditsLeft: left}
+		Distinct: plan.Distinct, Requests: plan.Requests, Credits: plan.Credits, CreditsLeft: left, MaxCredits: maxCredits}
 	if left != nil {
 		fits := *left >= plan.Credits
 		p.Fits = &fits
+	}
+	if maxCredits != nil {
+		fits := *maxCredits >= plan.Credits
+		p.FitsMax = &fits
 	}
 	pr := cfg.Printer
 	switch {
@@ -122,6 +132,13 @@ func writePlan(cfg *batch.Config, plan *synthient.BulkPlan, inJournal, left *int
 		}
 		t.Row("Credits left", fmt.Sprintf("%d (%s)", *left, verdict))
 	}
+	if maxCredits != nil {
+		verdict := "fits"
+		if !*p.FitsMax {
+			verdict = "does not fit: the run would stop sending before its end"
+		}
+		t.Row("Max credits", fmt.Sprintf("%d (%s)", *maxCredits, verdict))
+	}
 	return t.Flush()
 }
 
@@ -143,19 +160,24 @@ func creditsLeft(ctx context.Context, o *BulkOptions) *int64 {
 	return nil
 }
 
-var planCSVHeader = []string{"addresses", "invalid", "duplicates", "distinct", "requests", "credits", "credits_left", "fits", "journal"}
+var planCSVHeader = []string{"addresses", "invalid", "duplicates", "distinct", "requests", "credits", "credits_left", "fits", "journal",
+	"max_credits", "fits_max_credits"}
 
 // planCSVRow is a dry run's row under planCSVHeader: credits_left and
-// fits are empty without a key, journal without --journal.
+// fits are empty without a key, journal without --journal, max_credits
+// and fits_max_credits without --max-credits.
 func planCSVRow(p *dryRunPlan) []string {
-	left, fits, inJournal := "", "", ""
+	left, fits, inJournal, maxCredits, fitsMax := "", "", "", "", ""
 	if p.CreditsLeft != nil {
 		left, fits = strconv.FormatInt(*p.CreditsLeft, 10), strconv.FormatBool(*p.Fits)
 	}
 	if p.Journal != nil {
 		inJournal = strconv.FormatInt(*p.Journal, 10)
 	}
+	if p.MaxCredits != nil {
+		maxCredits, fitsMax = strconv.FormatInt(*p.MaxCredits, 10), strconv.FormatBool(*p.FitsMax)
+	}
 	return []string{strconv.FormatInt(p.Addresses, 10), strconv.FormatInt(p.Invalid, 10),
 		strconv.FormatInt(p.Duplicates, 10), strconv.FormatInt(p.Distinct, 10),
-		strconv.FormatInt(p.Requests, 10), strconv.FormatInt(p.Credits, 10), left, fits, inJournal}
+		strconv.FormatInt(p.Requests, 10), strconv.FormatInt(p.Credits, 10), left, fits, inJournal, maxCredits, fitsMax}
 }

@@ -2,6 +2,8 @@ package mcp
 
 import (
 	"context"
+	"errors"
+	"sync"
 	"sync/atomic"
 
 	gomcp "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -76,13 +78,120 @@ func (o costObserver) EndCall(ctx context.Context, end synthient.CallEnd) {
 	}
 }
 
-// sessionBudget is what a result reports of the credit budget a session
-// draws on (--max-credits-per-session): the credits left. The budget
-// itself is the SDK's (a client option that reserves a billed request's
-// cost before it is sent, so that answers from the cache and shared
-// requests cost nothing); see docs/mcp.md for what is still to come.
+// Budgets (--max-credits-per-session N): each session draws on a credit
+// budget of its own, the SDK's in memory (synthient.NewCreditBudget(N, 0)),
+// made at its first tool call and dropped when it closes. The one client
+// every session shares has one CreditBudget, sessionRouter, which draws
+// each call on the budget its context carries: addTool puts the session's
+// there. A request shared by calls of several sessions is reserved on the
+// budget of the one that sent it (the SDK's flight carries its context);
+// the others spend nothing, and a call whose sharing was refused by
+// another session's budget asks again on its own. Answers from the cache
+// reserve nothing: they stay free when a budget is spent.
+
+// sessionBudget is the credit budget of one session.
 type sessionBudget interface {
+	synthient.CreditBudget
+	// Left returns the credits the session has left.
 	Left() int64
+}
+
+// memoryBudget is a session's budget in memory.
+type memoryBudget struct{ synthient.CreditBudget }
+
+// Left returns what the budget's Balance says is left.
+func (b memoryBudget) Left() int64 {
+	bal, err := b.Balance(context.Background())
+	if err != nil {
+		return 0 // an in-memory budget does not fail
+	}
+	return bal.Left
+}
+
+// sessionBudgets are the budgets of the sessions of a server, of credits
+// each. They are safe for concurrent use.
+type sessionBudgets struct {
+	credits int64
+	mu      sync.Mutex
+	live    map[*gomcp.ServerSession]sessionBudget
+}
+
+func newSessionBudgets(credits int64) *sessionBudgets {
+	return &sessionBudgets{credits: credits, live: map[*gomcp.ServerSession]sessionBudget{}}
+}
+
+// of returns the budget of session ss, made at its first call; it is
+// dropped once ss closes.
+func (sb *sessionBudgets) of(ss *gomcp.ServerSession) sessionBudget {
+	sb.mu.Lock()
+	defer sb.mu.Unlock()
+	if b, ok := sb.live[ss]; ok {
+		return b
+	}
+	b := memoryBudget{synthient.NewCreditBudget(sb.credits, 0)}
+	sb.live[ss] = b
+	go func() {
+		_ = ss.Wait() // the session's end: the client went, or the server stopped
+		sb.mu.Lock()
+		defer sb.mu.Unlock()
+		delete(sb.live, ss)
+	}()
+	return b
+}
+
+// sessions returns how many sessions have a budget.
+func (sb *sessionBudgets) sessions() int {
+	sb.mu.Lock()
+	defer sb.mu.Unlock()
+	return len(sb.live)
+}
+
+type sessionBudgetKey struct{}
+
+// withSessionBudget returns ctx carrying b, the budget of the session
+// whose tool call ctx is.
+func withSessionBudget(ctx context.Context, b sessionBudget) context.Context {
+	return context.WithValue(ctx, sessionBudgetKey{}, b)
+}
+
+// errNoSessionBudget is the failure of sessionRouter for a call whose
+// context carries no session's budget: the request is not sent.
+var errNoSessionBudget = errors.New("the call belongs to no session with a budget")
+
+// sessionRouter is the CreditBudget of the client every session shares:
+// it draws each call on the session's budget its context carries. A
+// context without one fails the reservation: nothing is sent.
+type sessionRouter struct{}
+
+func (sessionRouter) of(ctx context.Context) (sessionBudget, error) {
+	if b, ok := ctx.Value(sessionBudgetKey{}).(sessionBudget); ok {
+		return b, nil
+	}
+	return nil, errNoSessionBudget
+}
+
+func (r sessionRouter) Reserve(ctx context.Context, credits int64) (synthient.CreditReservation, error) {
+	b, err := r.of(ctx)
+	if err != nil {
+		return synthient.CreditReservation{}, err
+	}
+	return b.Reserve(ctx, credits)
+}
+
+func (r sessionRouter) Refund(ctx context.Context, res synthient.CreditReservation, credits int64) error {
+	b, err := r.of(ctx)
+	if err != nil {
+		return err
+	}
+	return b.Refund(ctx, res, credits)
+}
+
+func (r sessionRouter) Balance(ctx context.Context) (synthient.CreditBalance, error) {
+	b, err := r.of(ctx)
+	if err != nil {
+		return synthient.CreditBalance{}, err
+	}
+	return b.Balance(ctx)
 }
 
 // budgetOf returns the budget session ss draws on, nil when it has none.

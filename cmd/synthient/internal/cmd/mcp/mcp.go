@@ -52,7 +52,10 @@ official Synthient CLI, with its names and arguments: lookup_ip, lookup_domain,
 get_account, list_feed_streams, list_feed_snapshots, feed_snapshot_meta and
 sample_stream.
 
-Every result says the credits it spent. One cache (--cache-ttl) and one
+Every result says the credits it spent. --max-credits-per-session N gives
+each session a budget of N credits: every result then says credits_left,
+and a call whose cost does not fit is refused before anything is sent, with
+an error that says so (answers from the cache stay free). One cache (--cache-ttl) and one
 sharing of identical lookups in flight serve every session of the server: a
 repeat is free, and says how old its answer is. An error is a tool result
 that says the API's status, problem, request id, Retry-After and whether the
@@ -75,7 +78,7 @@ in-process fake API, to try an agent without a key.`,
 	fl.StringVar(&opts.HTTP, "http", "", "serve streamable HTTP at http://ADDR/mcp instead of stdio (ADDR as :8080 listens on loopback)")
 	fl.StringVar(&opts.TokenFile, "token-file", "", "with --http: a file holding the bearer token every request must send (needed off loopback)")
 	fl.StringArrayVar(&opts.AllowHosts, "allow-host", nil, "with --http: a host name the server is reached by, accepted in Host and Origin (repeatable)")
-	fl.Int64Var(&opts.MaxCreditsPerSession, "max-credits-per-session", 0, "the credits each session may spend: not available yet, refused (see docs/mcp.md)")
+	fl.Int64Var(&opts.MaxCreditsPerSession, "max-credits-per-session", 0, "the credits each session may spend (0: no limit); a call that does not fit is refused, nothing sent")
 	fl.DurationVar(&opts.CacheTTL, "cache-ttl", time.Hour, "keep lookup answers this long for every session (0: no cache; at most 24h, 1h for domains)")
 	cmdutil.SetExamples(cmd, "synthient mcp --fake", "synthient mcp --http 127.0.0.1:8765", "synthient mcp --http 0.0.0.0:8765 --token-file token.txt")
 	return cmd
@@ -100,6 +103,9 @@ func run(ctx context.Context, o *Options) error {
 		return err
 	}
 	t := &tools{client: c, describe: o.Describe, redact: o.Secrets.RedactString, log: o.logf}
+	if o.MaxCreditsPerSession > 0 {
+		t.budgets = newSessionBudgets(o.MaxCreditsPerSession).of
+	}
 	srv := newServer(t)
 	if o.HTTP == "" {
 		return serveStdio(ctx, srv, o)
@@ -112,10 +118,6 @@ func (o *Options) check() error {
 	switch {
 	case o.MaxCreditsPerSession < 0:
 		return clierr.Usagef("--max-credits-per-session must not be negative")
-	case o.MaxCreditsPerSession > 0:
-		// A spending limit that is not kept is worse than none: refuse it
-		// until the SDK's credit budget serves each session (docs/mcp.md).
-		return clierr.Usagef("--max-credits-per-session is not available yet: this build has no credit budget to keep it (see docs/mcp.md)")
 	case o.CacheTTL < 0:
 		return clierr.Usagef("--cache-ttl must not be negative")
 	case o.HTTP == "" && (o.TokenFile != "" || len(o.AllowHosts) > 0):
@@ -125,8 +127,9 @@ func (o *Options) check() error {
 }
 
 // clientOptions are the options of the client every session shares: the
-// cache, and the observer that tells a lookup that shared a request (and
-// prints --trace).
+// cache, the observer that tells a lookup that shared a request (and
+// prints --trace) and, with --max-credits-per-session, the credit budget
+// that draws each call on its session's (sessionRouter).
 func (o *Options) clientOptions() []synthient.Option {
 	var next synthient.Observer
 	if o.Trace {
@@ -135,6 +138,9 @@ func (o *Options) clientOptions() []synthient.Option {
 	opts := []synthient.Option{synthient.WithObserver(costObserver{next: next})}
 	if o.CacheTTL > 0 {
 		opts = append(opts, synthient.WithCache(synthient.NewMemoryCache(synthient.DefaultMemoryCacheSize, o.CacheTTL)))
+	}
+	if o.MaxCreditsPerSession > 0 {
+		opts = append(opts, synthient.WithCreditBudget(sessionRouter{}))
 	}
 	return opts
 }

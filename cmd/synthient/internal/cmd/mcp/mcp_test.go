@@ -31,7 +31,6 @@ func TestFlagsRefused(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"--max-credits-per-session", "100"}, "--max-credits-per-session is not available yet"},
 		{[]string{"--max-credits-per-session", "-1"}, "must not be negative"},
 		{[]string{"--cache-ttl", "-1s"}, "--cache-ttl must not be negative"},
 		{[]string{"--token-file", token}, "apply to --http"},

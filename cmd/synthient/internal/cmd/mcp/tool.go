@@ -21,15 +21,15 @@ type tools struct {
 	describe func(error) string               // an error as one line (the CLI's)
 	redact   func(string) string              // server text without the key
 	log      func(format string, args ...any) // a line of the server's log on stderr
-	// budgets returns the budget of a session; nil (no session has one)
-	// until --max-credits-per-session is served (see sessionBudget).
+	// budgets returns the budget of a session; nil without
+	// --max-credits-per-session (see credits.go).
 	budgets func(*gomcp.ServerSession) sessionBudget
 }
 
 // instructions tell the model what the server's tools cost and promise.
 const instructions = `Synthient's IP and domain intelligence, account, feed exports and real-time streams.
 lookup_ip and lookup_domain cost credits (1 per address or domain; n addresses at once ceil(0.9 n)); the other tools are free.
-Every result says credits_spent (and credits_left when the session has a budget).
+Every result says credits_spent (and credits_left when the session has a budget: a call that does not fit in it is refused, nothing sent or charged).
 Answers are cached for every session of this server: repeating a lookup is free, and the result says cached and cache_age_seconds.
 A failed call returns error: read its hint, retry_after_seconds and may_have_been_charged before calling again.`
 
@@ -104,13 +104,17 @@ func addTool[In, Out any, R result[Out]](srv *gomcp.Server, t *tools, tl tool, h
 	}
 	gomcp.AddTool(srv, def, func(ctx context.Context, req *gomcp.CallToolRequest, in In) (*gomcp.CallToolResult, *Out, error) {
 		ctx = withCallCost(ctx, &callCost{})
+		budget := t.budgetOf(req.Session)
+		if budget != nil {
+			ctx = withSessionBudget(ctx, budget)
+		}
 		out, err := safely(ctx, t, tl.name, h, in)
 		if out == nil {
 			out = new(Out)
 		}
 		var r R = out
 		b := r.base()
-		if budget := t.budgetOf(req.Session); budget != nil {
+		if budget != nil {
 			left := budget.Left()
 			b.CreditsLeft = &left
 		}

@@ -4,14 +4,17 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/netip"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	gomcp "github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/synthient-go/synthient"
 	"github.com/synthient-go/synthient/cmd/synthient/internal/clierr"
 	"github.com/synthient-go/synthient/cmd/synthient/internal/redact"
 	"github.com/synthient-go/synthient/synthienttest"
@@ -90,11 +93,6 @@ func TestPanicIsAnErrorResult(t *testing.T) {
 	assert.Len(t, next.Streams, 8)
 }
 
-// fixedBudget has a fixed number of credits left.
-type fixedBudget int64
-
-func (b fixedBudget) Left() int64 { return int64(b) }
-
 // The seam of --max-credits-per-session: a session that draws on a budget
 // gets credits_left in every result, and its text says it; one with none
 // gets no credits_left.
@@ -107,10 +105,44 @@ func TestSessionBudgetSeam(t *testing.T) {
 	assert.Nil(t, out.CreditsLeft, "credits_left without a budget")
 	assert.NotContains(t, res.Content[0].(*gomcp.TextContent).Text, "budget")
 
-	tl.budgets = func(*gomcp.ServerSession) sessionBudget { return fixedBudget(41) }
+	budget := memoryBudget{synthient.NewCreditBudget(41, 0)}
+	tl.budgets = func(*gomcp.ServerSession) sessionBudget { return budget }
 	res = callIn(t, cs, "get_account", nil, &out)
 	require.False(t, res.IsError)
 	require.NotNil(t, out.CreditsLeft)
 	assert.Equal(t, int64(41), *out.CreditsLeft)
 	assert.Contains(t, res.Content[0].(*gomcp.TextContent).Text, "Credits spent: 0; left in this session's budget: 41.")
+}
+
+// A session's budget is made at its first call, and dropped once the
+// session closes.
+func TestSessionBudgetDroppedAtClose(t *testing.T) {
+	t.Parallel()
+	sb := newSessionBudgets(5)
+	_, _, cs := inProcess(t, func(tl *tools) *gomcp.Server {
+		tl.budgets = sb.of
+		return newServer(tl)
+	})
+	assert.Zero(t, sb.sessions(), "before the first call")
+	var out outcome
+	callIn(t, cs, "get_account", nil, &out)
+	require.NotNil(t, out.CreditsLeft)
+	assert.Equal(t, int64(5), *out.CreditsLeft)
+	assert.Equal(t, 1, sb.sessions())
+	require.NoError(t, cs.Close())
+	require.Eventually(t, func() bool { return sb.sessions() == 0 }, time.Minute, time.Millisecond, "the closed session's budget is dropped")
+}
+
+// A call whose context carries no session's budget is not sent: the
+// router fails the reservation.
+func TestSessionRouterWithoutASession(t *testing.T) {
+	t.Parallel()
+	fake := synthienttest.NewServer()
+	t.Cleanup(fake.Close)
+	c, err := fake.NewClient(synthient.WithCreditBudget(sessionRouter{}))
+	require.NoError(t, err)
+	t.Cleanup(func() { c.Close() })
+	_, err = c.LookupIP(t.Context(), netip.MustParseAddr("8.8.8.8"))
+	require.ErrorIs(t, err, errNoSessionBudget)
+	assert.Zero(t, fake.Arrivals(synthienttest.RouteLookupIP))
 }

@@ -88,6 +88,9 @@ func hintOf(te *toolError) string {
 		return "fix " + te.Argument + " and call again: nothing was sent"
 	case te.MayHaveBeenCharged:
 		return "the request reached the API and its outcome is unknown: it may have been charged; calling again may be charged again"
+	case te.StopReason == string(retry.CreditBudgetExhausted):
+		return "this session's credit budget has too few credits left for this call (credits_left says what is left): nothing was sent or charged. " +
+			"Answers already in the cache are still free, and a lookup_ip of fewer addresses may fit; ask the user before spending more"
 	case te.Status == http.StatusPaymentRequired:
 		return "the team is out of lookup credits: get_account says when they refill (lookup_quota.resets_in); nothing was charged"
 	case te.Status == http.StatusTooManyRequests && te.RetryAfterSeconds != nil:
@@ -165,6 +168,8 @@ func outcomeOf(err error, shared bool) string {
 	switch {
 	case errors.Is(err, synthient.ErrInvalidArgument):
 		return outcomeInvalid
+	case errors.Is(err, synthient.ErrCreditBudget): // also a retry refused after a 429: nothing charged
+		return outcomeNotSent
 	case !shared && mayHaveCharged(err):
 		return outcomeMaybe
 	case errors.As(err, &ae) && ae.Status < 500:
